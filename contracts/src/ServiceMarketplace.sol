@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+import {IServiceMarketplace} from "./interfaces/IServiceMarketplace.sol";
+
+/// @title ServiceMarketplace
+/// @notice Sells rental credentials for AI agents. Creator earnings and protocol fees stay in the contract
+/// until pulled; per-task deposits stay renter balances until a run is debited.
+contract ServiceMarketplace is IServiceMarketplace {
+    uint256 public constant MAX_FEE_BASIS_POINTS = 1000;
+    uint256 public constant MIN_PRICE = 0.000001 ether;
+    uint256 public constant MAX_METADATA_URI_LENGTH = 200;
+    uint256 public constant SUBSCRIPTION_PERIOD = 30 days;
+    uint256 private constant BASIS_POINTS = 10_000;
+
+    /// @dev One slot read by every sale: who may debit and log runs, the fee, the pause switch.
+    struct Config {
+        address authority;
+        uint16 feeBasisPoints;
+        bool paused;
+    }
+
+    Config private _config;
+    address public feeRecipient;
+
+    mapping(bytes32 listingId => Listing) public listings;
+    mapping(bytes32 listingId => mapping(address buyer => AccessCredential)) public credentials;
+    mapping(bytes32 listingId => mapping(address buyer => PerQueryBalance)) public perQueryBalances;
+    /// @dev Settled run ids as a bitmap: sequential ids share a word, so settling costs a warm write.
+    mapping(uint256 word => uint256 bits) private _recordedRuns;
+
+    bool private transient _locked;
+
+    modifier nonReentrant() {
+        if (_locked) revert Reentrancy();
+        _locked = true;
+        _;
+        _locked = false;
+    }
+
+    modifier onlyAuthority() {
+        if (msg.sender != _config.authority) revert Unauthorized(msg.sender);
+        _;
+    }
+
+    constructor(address authority_, address feeRecipient_) {
+        if (authority_ == address(0) || feeRecipient_ == address(0)) revert ZeroAddress();
+        _config = Config({authority: authority_, feeBasisPoints: 250, paused: false});
+        feeRecipient = feeRecipient_;
+    }
+
+    // ─── Creators ─────────────────────────────────────────────────────────────
+
+    function createListing(bytes32 seed, RentalModel model, uint96 price, string calldata metadataUri)
+        external
+        returns (bytes32 listingId)
+    {
+        _requireNotPaused();
+        _requireValidTerms(price, metadataUri);
+        listingId = deriveListingId(msg.sender, seed);
+        Listing storage listing = listings[listingId];
+        if (listing.creator != address(0)) revert ListingAlreadyExists(listingId);
+
+        listing.creator = msg.sender;
+        listing.price = price;
+        listing.model = model;
+        listing.status = ListingStatus.Active;
+        emit ListingCreated(listingId, msg.sender, model, price, metadataUri);
+    }
+
+    function updateListing(bytes32 listingId, uint96 price, string calldata metadataUri) external {
+        Listing storage listing = _creatorListing(listingId);
+        if (listing.status == ListingStatus.Closed) revert ListingNotActive(listingId);
+        _requireValidTerms(price, metadataUri);
+
+        listing.price = price;
+        emit ListingUpdated(listingId, price, metadataUri);
+    }
+
+    function setListingActive(bytes32 listingId, bool active) external {
+        Listing storage listing = _creatorListing(listingId);
+        if (listing.status == ListingStatus.Closed) revert ListingNotActive(listingId);
+
+        ListingStatus status = active ? ListingStatus.Active : ListingStatus.Paused;
+        listing.status = status;
+        emit ListingStatusChanged(listingId, status);
+    }
+
+    function closeListing(bytes32 listingId) external {
+        Listing storage listing = _creatorListing(listingId);
+        if (listing.status == ListingStatus.Closed) revert ListingNotActive(listingId);
+        if (listing.escrow != 0) revert EscrowNotEmpty(listing.escrow);
+
+        listing.status = ListingStatus.Closed;
+        emit ListingStatusChanged(listingId, ListingStatus.Closed);
+    }
+
+    function revokeAccess(bytes32 listingId, address buyer) external {
+        Listing storage listing = _creatorListing(listingId);
+        if (listing.model == RentalModel.PerQuery) revert InvalidAccessType(listing.model);
+        AccessCredential storage credential = credentials[listingId][buyer];
+        if (credential.purchasedAt == 0) revert CredentialNotFound(listingId, buyer);
+        if (credential.isRevoked) revert CredentialRevoked(listingId, buyer);
+
+        credential.isRevoked = true;
+        emit AccessRevoked(listingId, buyer);
+    }
+
+    function revokePerQueryAccess(bytes32 listingId, address buyer) external {
+        Listing storage listing = _creatorListing(listingId);
+        if (listing.model != RentalModel.PerQuery) revert InvalidAccessType(listing.model);
+        PerQueryBalance storage record = perQueryBalances[listingId][buyer];
+        if (record.purchasedAt == 0) revert CredentialNotFound(listingId, buyer);
+        if (record.isRevoked) revert CredentialRevoked(listingId, buyer);
+
+        record.isRevoked = true;
+        emit PerQueryAccessRevoked(listingId, buyer, record.balance);
+    }
+
+    function withdrawEarnings(bytes32 listingId, uint256 amount) external nonReentrant {
+        Listing storage listing = _creatorListing(listingId);
+        uint256 escrow = listing.escrow;
+        if (amount == 0 || escrow == 0) revert NothingToWithdraw();
+        if (amount > escrow) revert WithdrawalExceedsBalance(amount, escrow);
+
+        listing.escrow = uint112(escrow - amount);
+        emit EarningsWithdrawn(listingId, msg.sender, amount);
+        _sendEth(msg.sender, amount);
+    }
+
+    // ─── Renters ──────────────────────────────────────────────────────────────
+
+    function purchaseOneTime(bytes32 listingId) external payable {
+        (Listing storage listing, uint256 feeRate) = _listingForSale(listingId, RentalModel.OneTime);
+        uint256 price = listing.price;
+        if (msg.value != price) revert IncorrectPayment(msg.value, price);
+        AccessCredential storage credential = _newCredential(listingId);
+
+        credential.buyer = msg.sender;
+        credential.purchasedAt = uint40(block.timestamp);
+        uint256 fee = _collect(listing, msg.value, feeRate);
+        emit AccessPurchased(listingId, msg.sender, RentalModel.OneTime, msg.value, fee, 0);
+    }
+
+    function purchaseSubscription(bytes32 listingId, uint256 duration) external payable {
+        (Listing storage listing, uint256 feeRate) = _listingForSale(listingId, RentalModel.Subscription);
+        _requirePayment(_quote(listing.price, duration));
+        AccessCredential storage credential = _newCredential(listingId);
+
+        uint40 expiresAt = uint40(block.timestamp + duration);
+        credential.buyer = msg.sender;
+        credential.purchasedAt = uint40(block.timestamp);
+        credential.expiresAt = expiresAt;
+        uint256 fee = _collect(listing, msg.value, feeRate);
+        emit AccessPurchased(listingId, msg.sender, RentalModel.Subscription, msg.value, fee, expiresAt);
+    }
+
+    function purchasePerQuery(bytes32 listingId) external payable {
+        (Listing storage listing,) = _listingForSale(listingId, RentalModel.PerQuery);
+        if (msg.value < listing.price) revert DepositTooLow(msg.value, listing.price);
+        PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
+        if (record.isRevoked) revert CredentialRevoked(listingId, msg.sender);
+        if (record.purchasedAt != 0) revert CredentialAlreadyExists(listingId, msg.sender);
+
+        record.balance = uint128(msg.value);
+        record.purchasedAt = uint40(block.timestamp);
+        emit PerQueryPurchased(listingId, msg.sender, msg.value);
+    }
+
+    function renewSubscription(bytes32 listingId, uint256 duration) external payable {
+        (Listing storage listing, uint256 feeRate) = _listingForSale(listingId, RentalModel.Subscription);
+        _requirePayment(_quote(listing.price, duration));
+        AccessCredential storage credential = credentials[listingId][msg.sender];
+        if (credential.purchasedAt == 0) revert CredentialNotFound(listingId, msg.sender);
+        if (credential.isRevoked) revert CredentialRevoked(listingId, msg.sender);
+
+        uint256 from = credential.expiresAt > block.timestamp ? credential.expiresAt : block.timestamp;
+        uint40 expiresAt = uint40(from + duration);
+        credential.expiresAt = expiresAt;
+        uint256 fee = _collect(listing, msg.value, feeRate);
+        emit SubscriptionRenewed(listingId, msg.sender, msg.value, fee, expiresAt);
+    }
+
+    function topUpBalance(bytes32 listingId) external payable {
+        (Listing storage listing,) = _listingForSale(listingId, RentalModel.PerQuery);
+        if (msg.value < listing.price) revert DepositTooLow(msg.value, listing.price);
+        PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
+        if (record.purchasedAt == 0) revert CredentialNotFound(listingId, msg.sender);
+        if (record.isRevoked) revert CredentialRevoked(listingId, msg.sender);
+
+        uint256 balance = record.balance + msg.value;
+        record.balance = uint128(balance);
+        emit BalanceToppedUp(listingId, msg.sender, msg.value, balance);
+    }
+
+    function reclaimBalance(bytes32 listingId) external nonReentrant {
+        PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
+        if (record.purchasedAt == 0) revert CredentialNotFound(listingId, msg.sender);
+        if (!record.isRevoked && listings[listingId].status != ListingStatus.Closed) {
+            revert Unauthorized(msg.sender);
+        }
+        uint256 amount = record.balance;
+        if (amount == 0) revert NothingToWithdraw();
+
+        record.balance = 0;
+        emit BalanceReclaimed(listingId, msg.sender, amount);
+        _sendEth(msg.sender, amount);
+    }
+
+    // ─── Protocol authority ───────────────────────────────────────────────────
+
+    function consumeQuery(bytes32 listingId, address buyer, uint256 runId) external {
+        Config storage config = _config;
+        if (msg.sender != config.authority) revert Unauthorized(msg.sender);
+        if (config.paused) revert ProtocolPaused();
+        Listing storage listing = listings[listingId];
+        _requireRunnable(listingId, listing.status, listing.model);
+        PerQueryBalance storage record = perQueryBalances[listingId][buyer];
+        if (record.purchasedAt == 0) revert CredentialNotFound(listingId, buyer);
+        if (record.isRevoked) revert CredentialRevoked(listingId, buyer);
+        uint256 price = listing.price;
+        uint256 balance = record.balance;
+        if (balance < price) revert InsufficientBalance(balance, price);
+        if (!_markRunRecorded(runId)) revert RunAlreadyRecorded(runId);
+
+        unchecked {
+            balance -= price;
+        }
+        record.balance = uint128(balance);
+        uint256 fee = _collect(listing, price, config.feeBasisPoints);
+        emit QueryConsumed(listingId, buyer, runId, price, fee, balance);
+    }
+
+    function recordRuns(RunRecord[] calldata runs) external onlyAuthority {
+        for (uint256 i; i < runs.length; ++i) {
+            RunRecord calldata run = runs[i];
+            if (_markRunRecorded(run.runId)) emit RunRecorded(run.listingId, run.runId, run.succeeded);
+        }
+    }
+
+    function setFeeBasisPoints(uint256 feeBasisPoints_) external onlyAuthority {
+        if (feeBasisPoints_ > MAX_FEE_BASIS_POINTS) revert FeeTooHigh(feeBasisPoints_, MAX_FEE_BASIS_POINTS);
+        emit FeeBasisPointsUpdated(_config.feeBasisPoints, feeBasisPoints_);
+        _config.feeBasisPoints = uint16(feeBasisPoints_);
+    }
+
+    function setFeeRecipient(address recipient) external onlyAuthority {
+        if (recipient == address(0)) revert ZeroAddress();
+        emit FeeRecipientUpdated(feeRecipient, recipient);
+        feeRecipient = recipient;
+    }
+
+    function setPaused(bool paused_) external onlyAuthority {
+        _config.paused = paused_;
+        emit PausedSet(paused_);
+    }
+
+    function transferAuthority(address authority_) external onlyAuthority {
+        if (authority_ == address(0)) revert ZeroAddress();
+        emit AuthorityTransferred(_config.authority, authority_);
+        _config.authority = authority_;
+    }
+
+    function withdrawFees(bytes32[] calldata listingIds) external nonReentrant {
+        address recipient = feeRecipient;
+        if (msg.sender != recipient) revert Unauthorized(msg.sender);
+        uint256 amount;
+        for (uint256 i; i < listingIds.length; ++i) {
+            Listing storage listing = listings[listingIds[i]];
+            amount += listing.accruedFees;
+            listing.accruedFees = 0;
+        }
+        if (amount == 0) revert NothingToWithdraw();
+
+        emit FeesWithdrawn(recipient, amount);
+        _sendEth(recipient, amount);
+    }
+
+    // ─── Views ────────────────────────────────────────────────────────────────
+
+    function deriveListingId(address creator, bytes32 seed) public pure returns (bytes32) {
+        return keccak256(abi.encodePacked(creator, seed));
+    }
+
+    function isCredentialValid(bytes32 listingId, address buyer) external view returns (bool) {
+        return getAccessState(listingId, buyer).isValid;
+    }
+
+    function getAccessState(bytes32 listingId, address buyer) public view returns (AccessState memory state) {
+        Listing storage listing = listings[listingId];
+        state.listingStatus = listing.status;
+        state.model = listing.model;
+        state.price = listing.price;
+        if (state.model == RentalModel.PerQuery) {
+            PerQueryBalance memory record = perQueryBalances[listingId][buyer];
+            state.hasCredential = record.purchasedAt != 0;
+            state.isRevoked = record.isRevoked;
+            state.purchasedAt = record.purchasedAt;
+            state.balance = record.balance;
+            state.isValid = state.balance >= state.price;
+        } else {
+            AccessCredential memory credential = credentials[listingId][buyer];
+            state.hasCredential = credential.purchasedAt != 0;
+            state.isRevoked = credential.isRevoked;
+            state.purchasedAt = credential.purchasedAt;
+            state.expiresAt = credential.expiresAt;
+            state.isValid = state.model == RentalModel.OneTime || credential.expiresAt > block.timestamp;
+        }
+        state.isValid = state.isValid && state.hasCredential && !state.isRevoked
+            && (state.listingStatus == ListingStatus.Active || state.listingStatus == ListingStatus.Paused);
+    }
+
+    function subscriptionQuote(bytes32 listingId, uint256 duration) external view returns (uint256) {
+        Listing storage listing = listings[listingId];
+        if (listing.status == ListingStatus.None) revert ListingNotFound(listingId);
+        if (listing.model != RentalModel.Subscription) revert InvalidAccessType(listing.model);
+        return _quote(listing.price, duration);
+    }
+
+    function isRunRecorded(uint256 runId) external view returns (bool) {
+        return _recordedRuns[runId >> 8] & (1 << (runId & 0xff)) != 0;
+    }
+
+    function authority() external view returns (address) {
+        return _config.authority;
+    }
+
+    function feeBasisPoints() external view returns (uint256) {
+        return _config.feeBasisPoints;
+    }
+
+    function paused() external view returns (bool) {
+        return _config.paused;
+    }
+
+    // ─── Internals ────────────────────────────────────────────────────────────
+
+    /// @dev An open listing of `model`, and the fee for the sale; reverts on anything a buyer may not buy.
+    function _listingForSale(bytes32 listingId, RentalModel model)
+        private
+        view
+        returns (Listing storage listing, uint256 feeBasisPoints_)
+    {
+        Config memory config = _config;
+        if (config.paused) revert ProtocolPaused();
+        listing = listings[listingId];
+        ListingStatus status = listing.status;
+        if (status == ListingStatus.None) revert ListingNotFound(listingId);
+        if (status != ListingStatus.Active) revert ListingNotActive(listingId);
+        if (listing.model != model) revert InvalidAccessType(listing.model);
+        feeBasisPoints_ = config.feeBasisPoints;
+    }
+
+    /// @dev A run settles on an active or paused listing (a run may start before a pause), never a closed one.
+    function _requireRunnable(bytes32 listingId, ListingStatus status, RentalModel model) private pure {
+        if (status == ListingStatus.None) revert ListingNotFound(listingId);
+        if (status == ListingStatus.Closed) revert ListingNotActive(listingId);
+        if (model != RentalModel.PerQuery) revert InvalidAccessType(model);
+    }
+
+    function _creatorListing(bytes32 listingId) private view returns (Listing storage listing) {
+        listing = listings[listingId];
+        if (listing.creator == address(0)) revert ListingNotFound(listingId);
+        if (listing.creator != msg.sender) revert Unauthorized(msg.sender);
+    }
+
+    function _newCredential(bytes32 listingId) private view returns (AccessCredential storage credential) {
+        credential = credentials[listingId][msg.sender];
+        if (credential.isRevoked) revert CredentialRevoked(listingId, msg.sender);
+        if (credential.purchasedAt != 0) revert CredentialAlreadyExists(listingId, msg.sender);
+    }
+
+    /// @dev Splits `amount` into the protocol fee and the creator's share, exactly.
+    function _collect(Listing storage listing, uint256 amount, uint256 feeBasisPoints_)
+        private
+        returns (uint256 fee)
+    {
+        fee = amount * feeBasisPoints_ / BASIS_POINTS;
+        listing.accruedFees += uint112(fee);
+        listing.escrow += uint112(amount - fee);
+    }
+
+    function _requireNotPaused() private view {
+        if (_config.paused) revert ProtocolPaused();
+    }
+
+    function _requireValidTerms(uint96 price, string calldata metadataUri) private pure {
+        if (price < MIN_PRICE) revert PriceTooLow(price, MIN_PRICE);
+        if (bytes(metadataUri).length == 0) revert MetadataUriEmpty();
+        if (bytes(metadataUri).length > MAX_METADATA_URI_LENGTH) {
+            revert MetadataUriTooLong(bytes(metadataUri).length, MAX_METADATA_URI_LENGTH);
+        }
+    }
+
+    function _requirePayment(uint256 required) private view {
+        if (msg.value != required) revert IncorrectPayment(msg.value, required);
+    }
+
+    function _quote(uint256 price, uint256 duration) private pure returns (uint256) {
+        if (duration != 30 days && duration != 90 days && duration != 365 days) {
+            revert InvalidDuration(duration);
+        }
+        return price * duration / SUBSCRIPTION_PERIOD;
+    }
+
+    /// @dev Marks `runId` settled; false when it already was.
+    function _markRunRecorded(uint256 runId) private returns (bool) {
+        uint256 word = runId >> 8;
+        uint256 bit = 1 << (runId & 0xff);
+        uint256 bits = _recordedRuns[word];
+        if (bits & bit != 0) return false;
+        _recordedRuns[word] = bits | bit;
+        return true;
+    }
+
+    function _sendEth(address to, uint256 amount) private {
+        (bool sent,) = to.call{value: amount}("");
+        if (!sent) revert TransferFailed(to, amount);
+    }
+}

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+/// @title IServiceMarketplace
+/// @notice Rental credentials for AI agents, paid in ETH: one-time, subscription and prepaid per-task.
+interface IServiceMarketplace {
+    enum RentalModel {
+        OneTime,
+        Subscription,
+        PerQuery
+    }
+
+    enum ListingStatus {
+        None,
+        Active,
+        Paused,
+        Closed
+    }
+
+    /// @dev Two storage slots: who may manage it and its price; then everything a sale or a run updates
+    /// (escrow, the protocol fees it accrued, model, status), so each touches one slot for writing.
+    struct Listing {
+        address creator;
+        uint96 price;
+        uint112 escrow;
+        uint112 accruedFees;
+        RentalModel model;
+        ListingStatus status;
+    }
+
+    /// @dev A one-time or subscription credential; `expiresAt` is 0 for one-time.
+    struct AccessCredential {
+        address buyer;
+        uint40 purchasedAt;
+        uint40 expiresAt;
+        bool isRevoked;
+    }
+
+    /// @dev A prepaid per-task balance; `purchasedAt` is 0 when none was ever bought.
+    struct PerQueryBalance {
+        uint128 balance;
+        uint40 purchasedAt;
+        bool isRevoked;
+    }
+
+    /// @notice Everything an execution check needs, read in one call.
+    struct AccessState {
+        ListingStatus listingStatus;
+        RentalModel model;
+        uint256 price;
+        bool hasCredential;
+        bool isRevoked;
+        uint40 purchasedAt;
+        uint40 expiresAt;
+        uint256 balance;
+        bool isValid;
+    }
+
+    /// @notice One run to log on-chain, charged or not.
+    struct RunRecord {
+        bytes32 listingId;
+        uint256 runId;
+        bool succeeded;
+    }
+
+    // ─── Errors ───────────────────────────────────────────────────────────────
+
+    /// @notice Thrown when a listing is paused or closed for the operation.
+    error ListingNotActive(bytes32 listingId);
+    /// @notice Thrown when no listing exists at the id.
+    error ListingNotFound(bytes32 listingId);
+    /// @notice Thrown when the creator already used the seed.
+    error ListingAlreadyExists(bytes32 listingId);
+    /// @notice Thrown when the wallet holds no credential for the listing.
+    error CredentialNotFound(bytes32 listingId, address buyer);
+    /// @notice Thrown when the wallet already holds a credential for the listing.
+    error CredentialAlreadyExists(bytes32 listingId, address buyer);
+    /// @notice Thrown when a per-task balance cannot cover one run.
+    error InsufficientBalance(uint256 balance, uint256 price);
+    /// @notice Thrown when the caller is not permitted.
+    error Unauthorized(address caller);
+    /// @notice Thrown when the operation does not match the listing's rental model.
+    error InvalidAccessType(RentalModel model);
+    /// @notice Thrown when the creator revoked the credential.
+    error CredentialRevoked(bytes32 listingId, address buyer);
+    /// @notice Thrown when a withdrawal exceeds the available amount.
+    error WithdrawalExceedsBalance(uint256 requested, uint256 available);
+    /// @notice Thrown when the fee is above the 10% cap.
+    error FeeTooHigh(uint256 feeBasisPoints, uint256 maxFeeBasisPoints);
+    /// @notice Thrown when a price is below 0.000001 ETH.
+    error PriceTooLow(uint256 price, uint256 minPrice);
+    /// @notice Thrown when a metadata URI is above 200 bytes.
+    error MetadataUriTooLong(uint256 length, uint256 maxLength);
+    /// @notice Thrown when a metadata URI is empty.
+    error MetadataUriEmpty();
+    /// @notice Thrown when a subscription duration is not 30, 90 or 365 days.
+    error InvalidDuration(uint256 duration);
+    /// @notice Thrown when a deposit cannot cover one task.
+    error DepositTooLow(uint256 deposit, uint256 price);
+    /// @notice Thrown when the protocol is paused.
+    error ProtocolPaused();
+    /// @notice Thrown when closing a listing whose escrow holds funds.
+    error EscrowNotEmpty(uint256 escrow);
+    /// @notice Thrown when there is nothing to withdraw.
+    error NothingToWithdraw();
+    /// @notice Thrown when the ETH sent differs from the price.
+    error IncorrectPayment(uint256 sent, uint256 required);
+    /// @notice Thrown when an ETH transfer out of the contract fails.
+    error TransferFailed(address to, uint256 amount);
+    /// @notice Thrown when the zero address is given where a real one is required.
+    error ZeroAddress();
+    /// @notice Thrown on a reentrant call.
+    error Reentrancy();
+    /// @notice Thrown when a run id was already settled, so a replay never debits twice.
+    error RunAlreadyRecorded(uint256 runId);
+
+    // ─── Events ───────────────────────────────────────────────────────────────
+
+    /// @notice Emitted when a creator lists an agent.
+    event ListingCreated(
+        bytes32 indexed listingId,
+        address indexed creator,
+        RentalModel model,
+        uint256 price,
+        string metadataUri
+    );
+    /// @notice Emitted when a creator changes a listing's price or metadata.
+    event ListingUpdated(bytes32 indexed listingId, uint256 price, string metadataUri);
+    /// @notice Emitted when a listing is paused, reactivated or closed.
+    event ListingStatusChanged(bytes32 indexed listingId, ListingStatus status);
+    /// @notice Emitted when a renter buys one-time or subscription access.
+    event AccessPurchased(
+        bytes32 indexed listingId,
+        address indexed buyer,
+        RentalModel model,
+        uint256 amount,
+        uint256 fee,
+        uint40 expiresAt
+    );
+    /// @notice Emitted when a subscription is extended.
+    event SubscriptionRenewed(
+        bytes32 indexed listingId, address indexed buyer, uint256 amount, uint256 fee, uint40 expiresAt
+    );
+    /// @notice Emitted when a renter opens a per-task balance.
+    event PerQueryPurchased(bytes32 indexed listingId, address indexed buyer, uint256 amount);
+    /// @notice Emitted when a renter adds to a per-task balance.
+    event BalanceToppedUp(bytes32 indexed listingId, address indexed buyer, uint256 amount, uint256 balance);
+    /// @notice Emitted when one run is debited from a per-task balance.
+    event QueryConsumed(
+        bytes32 indexed listingId,
+        address indexed buyer,
+        uint256 indexed runId,
+        uint256 price,
+        uint256 fee,
+        uint256 balance
+    );
+    /// @notice Emitted for each uncharged run logged by the authority.
+    event RunRecorded(bytes32 indexed listingId, uint256 indexed runId, bool succeeded);
+    /// @notice Emitted when a creator revokes a one-time or subscription credential.
+    event AccessRevoked(bytes32 indexed listingId, address indexed buyer);
+    /// @notice Emitted when a creator revokes a per-task balance; the renter may reclaim what is left.
+    event PerQueryAccessRevoked(bytes32 indexed listingId, address indexed buyer, uint256 balance);
+    /// @notice Emitted when a renter takes back an unspent balance of a revoked credential or closed listing.
+    event BalanceReclaimed(bytes32 indexed listingId, address indexed buyer, uint256 amount);
+    /// @notice Emitted when a creator withdraws escrowed earnings.
+    event EarningsWithdrawn(bytes32 indexed listingId, address indexed creator, uint256 amount);
+    /// @notice Emitted when the fee recipient collects accrued protocol fees.
+    event FeesWithdrawn(address indexed recipient, uint256 amount);
+    /// @notice Emitted when the protocol fee changes.
+    event FeeBasisPointsUpdated(uint256 previousFeeBasisPoints, uint256 feeBasisPoints);
+    /// @notice Emitted when the fee recipient changes.
+    event FeeRecipientUpdated(address indexed previousRecipient, address indexed recipient);
+    /// @notice Emitted when the protocol is paused or unpaused.
+    event PausedSet(bool paused);
+    /// @notice Emitted when the protocol authority changes.
+    event AuthorityTransferred(address indexed previousAuthority, address indexed authority);
+
+    // ─── Creators ─────────────────────────────────────────────────────────────
+
+    /// @notice Lists an agent at `deriveListingId(msg.sender, seed)`.
+    /// @param price Wei per purchase (one-time), per 30 days (subscription) or per task (per-query).
+    function createListing(bytes32 seed, RentalModel model, uint96 price, string calldata metadataUri)
+        external
+        returns (bytes32 listingId);
+
+    /// @notice Changes price and metadata of an open listing; existing credentials are untouched.
+    function updateListing(bytes32 listingId, uint96 price, string calldata metadataUri) external;
+
+    /// @notice Pauses (no new rentals; the service refuses executions) or reactivates a listing.
+    function setListingActive(bytes32 listingId, bool active) external;
+
+    /// @notice Closes a listing for good; every credential becomes invalid. Escrow must be empty.
+    function closeListing(bytes32 listingId) external;
+
+    /// @notice Revokes a one-time or subscription credential.
+    function revokeAccess(bytes32 listingId, address buyer) external;
+
+    /// @notice Revokes a per-task credential; its unspent balance stays the renter's to reclaim.
+    function revokePerQueryAccess(bytes32 listingId, address buyer) external;
+
+    /// @notice Sends `amount` of the listing's escrow to its creator.
+    function withdrawEarnings(bytes32 listingId, uint256 amount) external;
+
+    // ─── Renters ──────────────────────────────────────────────────────────────
+
+    /// @notice Buys permanent access; `msg.value` must equal the price.
+    function purchaseOneTime(bytes32 listingId) external payable;
+
+    /// @notice Buys access for `duration` seconds (30, 90 or 365 days); `msg.value` must equal the quote.
+    function purchaseSubscription(bytes32 listingId, uint256 duration) external payable;
+
+    /// @notice Opens a prepaid per-task balance of `msg.value`, at least one task's price.
+    function purchasePerQuery(bytes32 listingId) external payable;
+
+    /// @notice Extends a subscription by `duration` from the later of now and its expiry.
+    function renewSubscription(bytes32 listingId, uint256 duration) external payable;
+
+    /// @notice Adds `msg.value`, at least one task's price, to a per-task balance.
+    function topUpBalance(bytes32 listingId) external payable;
+
+    /// @notice Returns the unspent per-task balance of a revoked credential or a closed listing.
+    function reclaimBalance(bytes32 listingId) external;
+
+    // ─── Protocol authority ───────────────────────────────────────────────────
+
+    /// @notice Debits one run's price from a per-task balance; each run id settles once.
+    function consumeQuery(bytes32 listingId, address buyer, uint256 runId) external;
+
+    /// @notice Logs uncharged runs (one-time, subscription, failed); already-settled run ids are skipped.
+    function recordRuns(RunRecord[] calldata runs) external;
+
+    function setFeeBasisPoints(uint256 feeBasisPoints) external;
+
+    function setFeeRecipient(address recipient) external;
+
+    function setPaused(bool paused) external;
+
+    function transferAuthority(address authority) external;
+
+    /// @notice Sends the protocol fees accrued on `listingIds` to the fee recipient; callable by the recipient.
+    function withdrawFees(bytes32[] calldata listingIds) external;
+
+    // ─── Views ────────────────────────────────────────────────────────────────
+
+    function deriveListingId(address creator, bytes32 seed) external pure returns (bytes32);
+
+    /// @notice True when the credential exists, is not revoked, is unexpired (subscription) or covers one
+    /// task (per-query), and the listing is not closed.
+    function isCredentialValid(bytes32 listingId, address buyer) external view returns (bool);
+
+    /// @notice Listing status, rental model, price and the caller's credential in one read.
+    function getAccessState(bytes32 listingId, address buyer) external view returns (AccessState memory);
+
+    /// @notice Wei due for a subscription of `duration` seconds.
+    function subscriptionQuote(bytes32 listingId, uint256 duration) external view returns (uint256);
+
+    function listings(bytes32 listingId)
+        external
+        view
+        returns (
+            address creator,
+            uint96 price,
+            uint112 escrow,
+            uint112 accruedFees,
+            RentalModel model,
+            ListingStatus status
+        );
+
+    function credentials(bytes32 listingId, address buyer)
+        external
+        view
+        returns (address buyer_, uint40 purchasedAt, uint40 expiresAt, bool isRevoked);
+
+    function perQueryBalances(bytes32 listingId, address buyer)
+        external
+        view
+        returns (uint128 balance, uint40 purchasedAt, bool isRevoked);
+
+    function isRunRecorded(uint256 runId) external view returns (bool);
+
+    function authority() external view returns (address);
+
+    function feeRecipient() external view returns (address);
+
+    function feeBasisPoints() external view returns (uint256);
+
+    function paused() external view returns (bool);
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+import {Test} from "forge-std/Test.sol";
+import {ServiceMarketplace} from "../../src/ServiceMarketplace.sol";
+import {IServiceMarketplace} from "../../src/interfaces/IServiceMarketplace.sol";
+
+/// @notice Steady-state cost of each hot operation as a transaction of its own (run with `--isolate`,
+/// so each figure includes the 21k base and calldata): escrow, fees and run bitmap already non-zero.
+contract GasTest is Test {
+    ServiceMarketplace internal market;
+    address internal authority = makeAddr("authority");
+    address internal creator = makeAddr("creator");
+    address internal renter = makeAddr("renter");
+    address internal secondRenter = makeAddr("secondRenter");
+    address internal newRenter = makeAddr("newRenter");
+    string internal constant URI = "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy";
+    uint96 internal constant PRICE = 0.01 ether;
+
+    bytes32 internal oneTime;
+    bytes32 internal subscription;
+    bytes32 internal perQuery;
+
+    function setUp() public {
+        market = new ServiceMarketplace(authority, makeAddr("feeRecipient"));
+        vm.deal(renter, 100 ether);
+        vm.deal(secondRenter, 100 ether);
+        vm.deal(newRenter, 100 ether);
+        vm.startPrank(creator);
+        market.createListing(bytes32(uint256(9)), IServiceMarketplace.RentalModel.OneTime, PRICE, URI);
+        oneTime =
+            market.createListing(bytes32(uint256(1)), IServiceMarketplace.RentalModel.OneTime, PRICE, URI);
+        subscription = market.createListing(
+            bytes32(uint256(2)), IServiceMarketplace.RentalModel.Subscription, PRICE, URI
+        );
+        perQuery =
+            market.createListing(bytes32(uint256(3)), IServiceMarketplace.RentalModel.PerQuery, PRICE, URI);
+        vm.stopPrank();
+        vm.startPrank(secondRenter);
+        market.purchaseOneTime{value: PRICE}(oneTime);
+        market.purchaseSubscription{value: PRICE}(subscription, 30 days);
+        market.purchasePerQuery{value: 10 * PRICE}(perQuery);
+        vm.stopPrank();
+        vm.prank(authority);
+        market.consumeQuery(perQuery, secondRenter, 1);
+        vm.startPrank(renter);
+        market.purchaseSubscription{value: PRICE}(subscription, 30 days);
+        market.purchasePerQuery{value: 10 * PRICE}(perQuery);
+        vm.stopPrank();
+    }
+
+    function test_gas_createListing() public {
+        vm.prank(creator);
+        market.createListing(bytes32(uint256(4)), IServiceMarketplace.RentalModel.OneTime, PRICE, URI);
+        assertLe(vm.snapshotGasLastCall("createListing"), 80_000);
+    }
+
+    function test_gas_purchaseOneTime() public {
+        vm.prank(newRenter);
+        market.purchaseOneTime{value: PRICE}(oneTime);
+        assertLe(vm.snapshotGasLastCall("purchaseOneTime"), 75_000);
+    }
+
+    function test_gas_purchaseSubscription() public {
+        vm.prank(newRenter);
+        market.purchaseSubscription{value: PRICE}(subscription, 30 days);
+        assertLe(vm.snapshotGasLastCall("purchaseSubscription"), 75_000);
+    }
+
+    function test_gas_purchasePerQuery() public {
+        vm.prank(newRenter);
+        market.purchasePerQuery{value: 10 * PRICE}(perQuery);
+        assertLe(vm.snapshotGasLastCall("purchasePerQuery"), 80_000);
+    }
+
+    function test_gas_renewSubscription() public {
+        vm.prank(renter);
+        market.renewSubscription{value: PRICE}(subscription, 30 days);
+        assertLe(vm.snapshotGasLastCall("renewSubscription"), 50_000);
+    }
+
+    function test_gas_topUpBalance() public {
+        vm.prank(renter);
+        market.topUpBalance{value: PRICE}(perQuery);
+        assertLe(vm.snapshotGasLastCall("topUpBalance"), 40_000);
+    }
+
+    function test_gas_consumeQuery() public {
+        vm.prank(authority);
+        market.consumeQuery(perQuery, renter, 2);
+        assertLe(vm.snapshotGasLastCall("consumeQuery"), 50_000);
+    }
+
+    function test_gas_withdrawEarnings() public {
+        (,, uint112 escrow,,,) = market.listings(oneTime);
+        vm.prank(creator);
+        market.withdrawEarnings(oneTime, escrow);
+        assertLe(vm.snapshotGasLastCall("withdrawEarnings"), 40_000);
+    }
+}

@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+import {CommonBase} from "forge-std/Base.sol";
+import {StdCheats} from "forge-std/StdCheats.sol";
+import {StdUtils} from "forge-std/StdUtils.sol";
+import {Vm} from "forge-std/Vm.sol";
+import {ServiceMarketplace} from "../../src/ServiceMarketplace.sol";
+import {IServiceMarketplace} from "../../src/interfaces/IServiceMarketplace.sol";
+
+/// @notice Drives the marketplace with valid calls only: every action picks actors, listings and amounts
+/// that the contract must accept, or does nothing. Ghost variables mirror every wei in and out.
+contract Handler is CommonBase, StdCheats, StdUtils {
+    struct Pair {
+        bytes32 listingId;
+        address buyer;
+    }
+
+    ServiceMarketplace public immutable market;
+    address public immutable authority;
+    address public immutable feeRecipient;
+
+    uint256 public constant MAX_LISTINGS = 10;
+    uint256 private constant MIN_PRICE = 0.000001 ether;
+    uint256 private constant MAX_PRICE = 10 ether;
+    uint256 private constant ANY_STATUS = 0xf;
+    uint256 private constant OPEN = (1 << 1) | (1 << 2); // Active | Paused
+    uint256 private constant ACTIVE = 1 << 1;
+    bytes32 private constant QUERY_CONSUMED = IServiceMarketplace.QueryConsumed.selector;
+    bytes32 private constant RUN_RECORDED = IServiceMarketplace.RunRecorded.selector;
+
+    address[] public creators;
+    address[] public renters;
+    bytes32[] public listingIds;
+    uint256 public nextRunId = 1;
+    uint256[] public usedRunIds;
+    Pair[] internal _revoked;
+    bytes32[] internal _closed;
+
+    // ─── Ghosts ───────────────────────────────────────────────────────────────
+
+    /// @dev One-time, subscription and renewal payments: split into fee and share at once.
+    uint256 public ghost_paidDirect;
+    /// @dev Per-task deposits and top-ups: split only when consumed.
+    uint256 public ghost_deposited;
+    uint256 public ghost_consumed;
+    uint256 public ghost_fees;
+    uint256 public ghost_creatorShares;
+    uint256 public ghost_expectedFees;
+    uint256 public ghost_earningsWithdrawn;
+    uint256 public ghost_feesWithdrawn;
+    uint256 public ghost_reclaimed;
+    uint256 public ghost_replaysAttempted;
+    uint256 public ghost_replaysReverted;
+    uint256 public ghost_replayStateChanges;
+    uint256 public ghost_recordRunsMismatches;
+    mapping(uint256 runId => uint256 count) public ghost_consumedEvents;
+    mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_depositedOf;
+    mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_debitedOf;
+    mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_reclaimedOf;
+    mapping(string action => uint256 count) public calls;
+
+    constructor(ServiceMarketplace market_, address authority_, address feeRecipient_) {
+        market = market_;
+        authority = authority_;
+        feeRecipient = feeRecipient_;
+        for (uint256 i; i < 3; ++i) {
+            creators.push(makeAddr(string.concat("creator", vm.toString(i))));
+        }
+        for (uint256 i; i < 4; ++i) {
+            renters.push(makeAddr(string.concat("renter", vm.toString(i))));
+        }
+    }
+
+    // ─── Creators ─────────────────────────────────────────────────────────────
+
+    function createListing(uint256 creatorSeed, uint256 modelSeed, uint256 priceSeed) public {
+        if (market.paused() || listingIds.length >= MAX_LISTINGS) return;
+        address creator = creators[creatorSeed % creators.length];
+        IServiceMarketplace.RentalModel model = IServiceMarketplace.RentalModel(modelSeed % 3);
+        uint96 price = uint96(_bound(priceSeed, MIN_PRICE, MAX_PRICE));
+        vm.prank(creator);
+        bytes32 id = market.createListing(bytes32(listingIds.length), model, price, "ipfs://agent");
+        listingIds.push(id);
+        ++calls["createListing"];
+    }
+
+    function updatePrice(uint256 listingSeed, uint256 priceSeed) external {
+        (bytes32 id, bool found) = _pickListing(listingSeed, 0x7, OPEN);
+        if (!found) return;
+        uint96 price = uint96(_bound(priceSeed, MIN_PRICE, MAX_PRICE));
+        address creator = _creatorOf(id);
+        vm.prank(creator);
+        market.updateListing(id, price, "ipfs://agent-v2");
+        ++calls["updateListing"];
+    }
+
+    function setListingActive(uint256 listingSeed, bool active) external {
+        (bytes32 id, bool found) = _pickListing(listingSeed, 0x7, OPEN);
+        if (!found) return;
+        address creator = _creatorOf(id);
+        vm.prank(creator);
+        market.setListingActive(id, active);
+        ++calls["setListingActive"];
+    }
+
+    /// @dev Empties the escrow first when needed, since only an empty listing may close.
+    function closeListing(uint256 listingSeed) external {
+        // Closing is final: keep it rarer than the other actions so most listings stay tradeable.
+        if (listingSeed % 3 != 0) return;
+        (bytes32 id, bool found) = _pickListing(listingSeed, 0x7, OPEN);
+        if (!found) return;
+        address creator = _creatorOf(id);
+        uint256 escrow = _escrowOf(id);
+        if (escrow != 0) _withdraw(id, creator, escrow);
+        vm.prank(creator);
+        market.closeListing(id);
+        _closed.push(id);
+        ++calls["closeListing"];
+    }
+
+    function revokeAccess(uint256 listingSeed, uint256 renterSeed) external {
+        // One-time or subscription listings, in any status.
+        (bytes32 id, bool found) = _pickListing(listingSeed, 0x3, ANY_STATUS);
+        if (!found) return;
+        for (uint256 i; i < renters.length; ++i) {
+            address buyer = renters[_at(renterSeed, i, renters.length)];
+            (, uint40 purchasedAt,, bool isRevoked) = market.credentials(id, buyer);
+            if (purchasedAt == 0 || isRevoked) continue;
+            address creator = _creatorOf(id);
+            vm.prank(creator);
+            market.revokeAccess(id, buyer);
+            _revoked.push(Pair(id, buyer));
+            ++calls["revokeAccess"];
+            return;
+        }
+    }
+
+    function revokePerQueryAccess(uint256 listingSeed, uint256 renterSeed) external {
+        (bytes32 id, bool found) = _pickListing(listingSeed, 0x4, ANY_STATUS);
+        if (!found) return;
+        for (uint256 i; i < renters.length; ++i) {
+            address buyer = renters[_at(renterSeed, i, renters.length)];
+            (, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
+            if (purchasedAt == 0 || isRevoked) continue;
+            address creator = _creatorOf(id);
+            vm.prank(creator);
+            market.revokePerQueryAccess(id, buyer);
+            _revoked.push(Pair(id, buyer));
+            ++calls["revokePerQueryAccess"];
+            return;
+        }
+    }
+
+    function withdrawEarnings(uint256 listingSeed, uint256 amountSeed) external {
+        uint256 n = listingIds.length;
+        for (uint256 i; i < n; ++i) {
+            bytes32 id = listingIds[_at(listingSeed, i, n)];
+            uint256 escrow = _escrowOf(id);
+            if (escrow == 0) continue;
+            _withdraw(id, _creatorOf(id), _bound(amountSeed, 1, escrow));
+            ++calls["withdrawEarnings"];
+            return;
+        }
+    }
+
+    // ─── Renters ──────────────────────────────────────────────────────────────
+
+    function purchaseOneTime(uint256 listingSeed, uint256 renterSeed) external {
+        if (market.paused()) return;
+        (bytes32 id, bool found) = _pickListing(listingSeed, 0x1, ACTIVE);
+        if (!found) return;
+        for (uint256 i; i < renters.length; ++i) {
+            address buyer = renters[_at(renterSeed, i, renters.length)];
+            (, uint40 purchasedAt,,) = market.credentials(id, buyer);
+            if (purchasedAt != 0) continue;
+            uint256 price = _priceOf(id);
+            _fund(buyer, price);
+            (uint256 escrowBefore, uint256 feesBefore, uint256 bps) = _snapshot(id);
+            vm.prank(buyer);
+            market.purchaseOneTime{value: price}(id);
+            ghost_paidDirect += price;
+            _recordSplit(id, price, escrowBefore, feesBefore, bps);
+            ++calls["purchaseOneTime"];
+            return;
+        }
+    }
+
+    function purchaseSubscription(uint256 listingSeed, uint256 renterSeed, uint256 durationSeed) external {
+        if (market.paused()) return;
+        (bytes32 id, bool found) = _pickListing(listingSeed, 0x2, ACTIVE);
+        if (!found) return;
+        for (uint256 i; i < renters.length; ++i) {
+            address buyer = renters[_at(renterSeed, i, renters.length)];
+            (, uint40 purchasedAt,,) = market.credentials(id, buyer);
+            if (purchasedAt != 0) continue;
+            uint256 duration = _duration(durationSeed);
+            uint256 quote = market.subscriptionQuote(id, duration);
+            _fund(buyer, quote);
+            (uint256 escrowBefore, uint256 feesBefore, uint256 bps) = _snapshot(id);
+            vm.prank(buyer);
+            market.purchaseSubscription{value: quote}(id, duration);
+            ghost_paidDirect += quote;
+            _recordSplit(id, quote, escrowBefore, feesBefore, bps);
+            ++calls["purchaseSubscription"];
+            return;
+        }
+    }
+
+    function renewSubscription(uint256 listingSeed, uint256 renterSeed, uint256 durationSeed) external {
+        if (market.paused()) return;
+        (bytes32 id, bool found) = _pickListing(listingSeed, 0x2, ACTIVE);
+        if (!found) return;
+        for (uint256 i; i < renters.length; ++i) {
+            address buyer = renters[_at(renterSeed, i, renters.length)];
+            (, uint40 purchasedAt,, bool isRevoked) = market.credentials(id, buyer);
+            if (purchasedAt == 0 || isRevoked) continue;
+            uint256 duration = _duration(durationSeed);
+            uint256 quote = market.subscriptionQuote(id, duration);
+            _fund(buyer, quote);
+            (uint256 escrowBefore, uint256 feesBefore, uint256 bps) = _snapshot(id);
+            vm.prank(buyer);
+            market.renewSubscription{value: quote}(id, duration);
+            ghost_paidDirect += quote;
+            _recordSplit(id, quote, escrowBefore, feesBefore, bps);
+            ++calls["renewSubscription"];
+            return;
+        }
+    }
+
+    function purchasePerQuery(uint256 listingSeed, uint256 renterSeed, uint256 amountSeed) external {
+        if (market.paused()) return;
+        (bytes32 id, bool found) = _pickListing(listingSeed, 0x4, ACTIVE);
+        if (!found) return;
+        for (uint256 i; i < renters.length; ++i) {
+            address buyer = renters[_at(renterSeed, i, renters.length)];
+            (, uint40 purchasedAt,) = market.perQueryBalances(id, buyer);
+            if (purchasedAt != 0) continue;
+            uint256 price = _priceOf(id);
+            uint256 amount = _bound(amountSeed, price, price * 20);
+            _fund(buyer, amount);
+            vm.prank(buyer);
+            market.purchasePerQuery{value: amount}(id);
+            ghost_deposited += amount;
+            ghost_depositedOf[id][buyer] += amount;
+            ++calls["purchasePerQuery"];
+            return;
+        }
+    }
+
+    function topUpBalance(uint256 listingSeed, uint256 renterSeed, uint256 amountSeed) external {
+        if (market.paused()) return;
+        (bytes32 id, bool found) = _pickListing(listingSeed, 0x4, ACTIVE);
+        if (!found) return;
+        for (uint256 i; i < renters.length; ++i) {
+            address buyer = renters[_at(renterSeed, i, renters.length)];
+            (, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
+            if (purchasedAt == 0 || isRevoked) continue;
+            uint256 price = _priceOf(id);
+            uint256 amount = _bound(amountSeed, price, price * 10);
+            _fund(buyer, amount);
+            vm.prank(buyer);
+            market.topUpBalance{value: amount}(id);
+            ghost_deposited += amount;
+            ghost_depositedOf[id][buyer] += amount;
+            ++calls["topUpBalance"];
+            return;
+        }
+    }
+
+    function reclaimBalance(uint256 listingSeed, uint256 renterSeed) external {
+        uint256 n = listingIds.length;
+        for (uint256 j; j < n; ++j) {
+            bytes32 id = listingIds[_at(listingSeed, j, n)];
+            if (_tryReclaim(id, renterSeed)) {
+                ++calls["reclaimBalance"];
+                return;
+            }
+        }
+    }
+
+    function _tryReclaim(bytes32 id, uint256 renterSeed) internal returns (bool) {
+        (,,,, IServiceMarketplace.RentalModel model, IServiceMarketplace.ListingStatus status) =
+            market.listings(id);
+        if (model != IServiceMarketplace.RentalModel.PerQuery) return false;
+        bool closed_ = status == IServiceMarketplace.ListingStatus.Closed;
+        for (uint256 i; i < renters.length; ++i) {
+            address buyer = renters[_at(renterSeed, i, renters.length)];
+            (uint128 balance, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
+            if (purchasedAt == 0 || balance == 0 || !(isRevoked || closed_)) continue;
+            vm.prank(buyer);
+            market.reclaimBalance(id);
+            ghost_reclaimed += balance;
+            ghost_reclaimedOf[id][buyer] += balance;
+            return true;
+        }
+        return false;
+    }
+
+    // ─── Authority ────────────────────────────────────────────────────────────
+
+    /// @dev Debits a fresh run id, or (one call in four) replays a settled one, which must revert
+    /// RunAlreadyRecorded and change nothing.
+    function consumeQuery(uint256 listingSeed, uint256 renterSeed, uint256 replaySeed) external {
+        if (market.paused()) return;
+        uint256 n = listingIds.length;
+        for (uint256 j; j < n; ++j) {
+            bytes32 id = listingIds[_at(listingSeed, j, n)];
+            (address buyer, bool found) = _consumable(id, renterSeed);
+            if (!found) continue;
+            if (replaySeed % 4 == 0 && usedRunIds.length != 0) {
+                _replay(id, buyer, usedRunIds[replaySeed % usedRunIds.length]);
+            } else {
+                _consumeFresh(id, buyer, _priceOf(id));
+            }
+            return;
+        }
+    }
+
+    /// @dev A renter whose per-task credential on an open listing `id` can pay one run.
+    function _consumable(bytes32 id, uint256 renterSeed) internal view returns (address, bool) {
+        (, uint96 price,,, IServiceMarketplace.RentalModel model, IServiceMarketplace.ListingStatus status) =
+            market.listings(id);
+        if (model != IServiceMarketplace.RentalModel.PerQuery || (OPEN >> uint8(status)) & 1 == 0) {
+            return (address(0), false);
+        }
+        for (uint256 i; i < renters.length; ++i) {
+            address buyer = renters[_at(renterSeed, i, renters.length)];
+            (uint128 balance, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
+            if (purchasedAt != 0 && !isRevoked && balance >= price) return (buyer, true);
+        }
+        return (address(0), false);
+    }
+
+    function recordRuns(uint256 countSeed, uint256 listingSeed, bool includeSettled) external {
+        uint256 fresh = _bound(countSeed, 1, 3);
+        bool replay = includeSettled && usedRunIds.length != 0;
+        IServiceMarketplace.RunRecord[] memory runs =
+            new IServiceMarketplace.RunRecord[](fresh + (replay ? 1 : 0));
+        bytes32 id = listingIds.length == 0 ? bytes32(0) : listingIds[listingSeed % listingIds.length];
+        for (uint256 i; i < fresh; ++i) {
+            uint256 runId = nextRunId++;
+            runs[i] = IServiceMarketplace.RunRecord(id, runId, i % 2 == 0);
+            usedRunIds.push(runId);
+        }
+        if (replay) {
+            runs[fresh] = IServiceMarketplace.RunRecord(id, usedRunIds[countSeed % usedRunIds.length], true);
+        }
+        vm.recordLogs();
+        vm.prank(authority);
+        market.recordRuns(runs);
+        if (_countLogs(RUN_RECORDED, 0, false) != fresh) ++ghost_recordRunsMismatches;
+        ++calls["recordRuns"];
+    }
+
+    function withdrawFees() external {
+        uint256 total;
+        for (uint256 i; i < listingIds.length; ++i) {
+            total += _feesOf(listingIds[i]);
+        }
+        if (total == 0) return;
+        uint256 before = feeRecipient.balance;
+        vm.prank(feeRecipient);
+        market.withdrawFees(listingIds);
+        ghost_feesWithdrawn += feeRecipient.balance - before;
+        ++calls["withdrawFees"];
+    }
+
+    function setFeeBasisPoints(uint256 bps) external {
+        bps = _bound(bps, 0, 1000);
+        vm.prank(authority);
+        market.setFeeBasisPoints(bps);
+        ++calls["setFeeBasisPoints"];
+    }
+
+    /// @dev Paused a quarter of the time, so most sequences keep trading.
+    function setPaused(uint256 seed) external {
+        vm.prank(authority);
+        market.setPaused(seed % 4 == 0);
+        ++calls["setPaused"];
+    }
+
+    function warp(uint256 secondsSeed) external {
+        vm.warp(block.timestamp + _bound(secondsSeed, 1, 120 days));
+        ++calls["warp"];
+    }
+
+    // ─── Views for the invariants ─────────────────────────────────────────────
+
+    function listingCount() external view returns (uint256) {
+        return listingIds.length;
+    }
+
+    function renterCount() external view returns (uint256) {
+        return renters.length;
+    }
+
+    function usedRunIdCount() external view returns (uint256) {
+        return usedRunIds.length;
+    }
+
+    function revoked() external view returns (Pair[] memory) {
+        return _revoked;
+    }
+
+    function closed() external view returns (bytes32[] memory) {
+        return _closed;
+    }
+
+    // ─── Internals ────────────────────────────────────────────────────────────
+
+    function _consumeFresh(bytes32 id, address buyer, uint256 price) internal {
+        uint256 runId = nextRunId++;
+        (uint256 escrowBefore, uint256 feesBefore, uint256 bps) = _snapshot(id);
+        vm.recordLogs();
+        vm.prank(authority);
+        market.consumeQuery(id, buyer, runId);
+        ghost_consumedEvents[runId] += _countLogs(QUERY_CONSUMED, runId, true);
+        usedRunIds.push(runId);
+        ghost_consumed += price;
+        ghost_debitedOf[id][buyer] += price;
+        _recordSplit(id, price, escrowBefore, feesBefore, bps);
+        ++calls["consumeQuery"];
+    }
+
+    function _replay(bytes32 id, address buyer, uint256 runId) internal {
+        (uint128 balanceBefore,,) = market.perQueryBalances(id, buyer);
+        (uint256 escrowBefore, uint256 feesBefore,) = _snapshot(id);
+        ++ghost_replaysAttempted;
+        vm.recordLogs();
+        vm.prank(authority);
+        try market.consumeQuery(id, buyer, runId) {}
+        catch (bytes memory reason) {
+            if (
+                keccak256(reason)
+                    == keccak256(
+                        abi.encodeWithSelector(IServiceMarketplace.RunAlreadyRecorded.selector, runId)
+                    )
+            ) {
+                ++ghost_replaysReverted;
+            }
+        }
+        ghost_consumedEvents[runId] += _countLogs(QUERY_CONSUMED, runId, true);
+        (uint128 balanceAfter,,) = market.perQueryBalances(id, buyer);
+        (uint256 escrowAfter, uint256 feesAfter,) = _snapshot(id);
+        if (balanceAfter != balanceBefore || escrowAfter != escrowBefore || feesAfter != feesBefore) {
+            ++ghost_replayStateChanges;
+        }
+        ++calls["consumeQuery.replay"];
+    }
+
+    function _withdraw(bytes32 id, address creator, uint256 amount) internal {
+        uint256 before = creator.balance;
+        vm.prank(creator);
+        market.withdrawEarnings(id, amount);
+        ghost_earningsWithdrawn += creator.balance - before;
+    }
+
+    function _recordSplit(bytes32 id, uint256 amount, uint256 escrowBefore, uint256 feesBefore, uint256 bps)
+        internal
+    {
+        (uint256 escrowAfter, uint256 feesAfter,) = _snapshot(id);
+        ghost_fees += feesAfter - feesBefore;
+        ghost_creatorShares += escrowAfter - escrowBefore;
+        ghost_expectedFees += amount * bps / 10_000;
+    }
+
+    /// @dev First listing from `seed` on whose model bit is in `modelMask` and status bit in `statusMask`.
+    function _pickListing(uint256 seed, uint256 modelMask, uint256 statusMask)
+        internal
+        view
+        returns (bytes32, bool)
+    {
+        uint256 n = listingIds.length;
+        for (uint256 i; i < n; ++i) {
+            bytes32 id = listingIds[_at(seed, i, n)];
+            (,,,, IServiceMarketplace.RentalModel model, IServiceMarketplace.ListingStatus status) =
+                market.listings(id);
+            if ((modelMask >> uint8(model)) & 1 == 1 && (statusMask >> uint8(status)) & 1 == 1) {
+                return (id, true);
+            }
+        }
+        return (bytes32(0), false);
+    }
+
+    function _countLogs(bytes32 topic0, uint256 runId, bool matchRunId) internal returns (uint256 count) {
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].emitter != address(market) || logs[i].topics[0] != topic0) continue;
+            if (matchRunId && logs[i].topics[3] != bytes32(runId)) continue;
+            ++count;
+        }
+    }
+
+    /// @dev The `i`-th index after `seed`, wrapping in `n`, without overflowing on large seeds.
+    function _at(uint256 seed, uint256 i, uint256 n) internal pure returns (uint256) {
+        return (seed % n + i) % n;
+    }
+
+    function _snapshot(bytes32 id) internal view returns (uint256 escrow, uint256 fees, uint256 bps) {
+        (,, escrow, fees,,) = market.listings(id);
+        bps = market.feeBasisPoints();
+    }
+
+    function _fund(address who, uint256 amount) internal {
+        vm.deal(who, who.balance + amount);
+    }
+
+    function _duration(uint256 seed) internal pure returns (uint256) {
+        uint256 i = seed % 3;
+        return i == 0 ? 30 days : i == 1 ? 90 days : 365 days;
+    }
+
+    function _creatorOf(bytes32 id) internal view returns (address creator) {
+        (creator,,,,,) = market.listings(id);
+    }
+
+    function _priceOf(bytes32 id) internal view returns (uint256 price) {
+        (, price,,,,) = market.listings(id);
+    }
+
+    function _escrowOf(bytes32 id) internal view returns (uint256 escrow) {
+        (,, escrow,,,) = market.listings(id);
+    }
+
+    function _feesOf(bytes32 id) internal view returns (uint256 fees) {
+        (,,, fees,,) = market.listings(id);
+    }
+}

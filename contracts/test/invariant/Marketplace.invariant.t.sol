@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+import {Test} from "forge-std/Test.sol";
+import {ServiceMarketplace} from "../../src/ServiceMarketplace.sol";
+import {IServiceMarketplace} from "../../src/interfaces/IServiceMarketplace.sol";
+import {Handler} from "./Handler.sol";
+
+/// @notice Stateful properties of the marketplace under random sequences of valid calls.
+contract MarketplaceInvariantTest is Test {
+    ServiceMarketplace internal market;
+    Handler internal handler;
+    address internal authority = makeAddr("authority");
+    address internal feeRecipient = makeAddr("feeRecipient");
+
+    function setUp() public {
+        vm.warp(1_700_000_000);
+        market = new ServiceMarketplace(authority, feeRecipient);
+        handler = new Handler(market, authority, feeRecipient);
+        // One listing of each model, so every sequence can trade from its first call.
+        handler.createListing(0, 0, 0.01 ether);
+        handler.createListing(1, 1, 0.02 ether);
+        handler.createListing(2, 2, 0.001 ether);
+        // And some credentials on them, so runs, renewals and revocations are possible from the start.
+        handler.purchaseOneTime(0, 0);
+        handler.purchaseSubscription(1, 1, 0);
+        handler.purchasePerQuery(2, 2, 0.01 ether);
+        handler.purchasePerQuery(2, 3, 0.005 ether);
+
+        bytes4[] memory selectors = new bytes4[](24);
+        selectors[0] = Handler.createListing.selector;
+        selectors[1] = Handler.updatePrice.selector;
+        selectors[2] = Handler.setListingActive.selector;
+        selectors[3] = Handler.closeListing.selector;
+        selectors[4] = Handler.revokeAccess.selector;
+        selectors[5] = Handler.revokePerQueryAccess.selector;
+        selectors[6] = Handler.withdrawEarnings.selector;
+        selectors[7] = Handler.purchaseOneTime.selector;
+        selectors[8] = Handler.purchaseSubscription.selector;
+        selectors[9] = Handler.renewSubscription.selector;
+        selectors[10] = Handler.purchasePerQuery.selector;
+        selectors[11] = Handler.topUpBalance.selector;
+        selectors[12] = Handler.reclaimBalance.selector;
+        selectors[13] = Handler.consumeQuery.selector;
+        selectors[14] = Handler.recordRuns.selector;
+        selectors[15] = Handler.withdrawFees.selector;
+        selectors[16] = Handler.setFeeBasisPoints.selector;
+        selectors[17] = Handler.setPaused.selector;
+        selectors[18] = Handler.warp.selector;
+        // Weight the hot paths: sales and runs happen more often than administration.
+        selectors[19] = Handler.consumeQuery.selector;
+        selectors[20] = Handler.purchasePerQuery.selector;
+        selectors[21] = Handler.consumeQuery.selector;
+        selectors[22] = Handler.topUpBalance.selector;
+        selectors[23] = Handler.purchaseSubscription.selector;
+        targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
+        targetContract(address(handler));
+    }
+
+    /// @notice (a) The contract holds exactly every listing's escrow and fees plus every per-task balance.
+    function invariant_BalanceEqualsEscrowFeesAndBalances() public view {
+        uint256 owed;
+        uint256 n = handler.listingCount();
+        uint256 r = handler.renterCount();
+        for (uint256 i; i < n; ++i) {
+            bytes32 id = handler.listingIds(i);
+            (,, uint112 escrow, uint112 fees,,) = market.listings(id);
+            owed += uint256(escrow) + fees;
+            for (uint256 j; j < r; ++j) {
+                (uint128 balance,,) = market.perQueryBalances(id, handler.renters(j));
+                owed += balance;
+            }
+        }
+        assertEq(address(market).balance, owed, "balance != escrow + fees + per-task balances");
+
+        uint256 paidIn = handler.ghost_paidDirect() + handler.ghost_deposited();
+        uint256 paidOut =
+            handler.ghost_earningsWithdrawn() + handler.ghost_feesWithdrawn() + handler.ghost_reclaimed();
+        assertEq(address(market).balance, paidIn - paidOut, "balance != ghost in - ghost out");
+    }
+
+    /// @notice (b) Every paid amount splits exactly into fee and creator share; fees follow the rate.
+    function invariant_FeesPlusSharesEqualPaid() public view {
+        uint256 split = handler.ghost_paidDirect() + handler.ghost_consumed();
+        assertEq(handler.ghost_fees() + handler.ghost_creatorShares(), split, "fee + share != paid");
+        assertEq(handler.ghost_fees(), handler.ghost_expectedFees(), "fee != amount * bps / 10000");
+        assertLe(handler.ghost_fees() * 10_000, split * 1000, "fees above the cap");
+
+        uint256 escrow;
+        uint256 fees;
+        uint256 n = handler.listingCount();
+        for (uint256 i; i < n; ++i) {
+            (,, uint112 e, uint112 f,,) = market.listings(handler.listingIds(i));
+            escrow += e;
+            fees += f;
+        }
+        assertEq(escrow, handler.ghost_creatorShares() - handler.ghost_earningsWithdrawn(), "escrow drift");
+        assertEq(fees, handler.ghost_fees() - handler.ghost_feesWithdrawn(), "fees drift");
+    }
+
+    /// @notice (c) Runs debited from a per-task credential never exceed what was deposited on it.
+    function invariant_ConsumedNeverExceedsPaid() public view {
+        uint256 n = handler.listingCount();
+        uint256 r = handler.renterCount();
+        for (uint256 i; i < n; ++i) {
+            bytes32 id = handler.listingIds(i);
+            for (uint256 j; j < r; ++j) {
+                address buyer = handler.renters(j);
+                uint256 deposited = handler.ghost_depositedOf(id, buyer);
+                uint256 debited = handler.ghost_debitedOf(id, buyer);
+                (uint128 balance,,) = market.perQueryBalances(id, buyer);
+                assertLe(debited, deposited, "debited more than deposited");
+                assertEq(deposited, debited + handler.ghost_reclaimedOf(id, buyer) + balance, "balance drift");
+            }
+        }
+        assertLe(handler.ghost_consumed(), handler.ghost_deposited());
+    }
+
+    /// @notice (d) A run id settles at most once; every replay reverted RunAlreadyRecorded and debited nothing.
+    function invariant_RunIdNeverDebitsTwice() public view {
+        uint256 n = handler.usedRunIdCount();
+        for (uint256 i; i < n; ++i) {
+            uint256 runId = handler.usedRunIds(i);
+            assertLe(handler.ghost_consumedEvents(runId), 1, "run id debited twice");
+            assertTrue(market.isRunRecorded(runId), "used run id not recorded");
+        }
+        assertFalse(market.isRunRecorded(handler.nextRunId()), "unused run id recorded");
+        assertEq(handler.ghost_replaysReverted(), handler.ghost_replaysAttempted(), "replay not rejected");
+        assertEq(handler.ghost_replayStateChanges(), 0, "replay changed balances");
+        assertEq(handler.ghost_recordRunsMismatches(), 0, "recordRuns logged a settled run");
+    }
+
+    /// @notice (e) No credential is valid after its revocation or its listing's close.
+    function invariant_NoValidCredentialAfterRevocationOrClose() public view {
+        Handler.Pair[] memory revoked = handler.revoked();
+        for (uint256 i; i < revoked.length; ++i) {
+            assertFalse(market.isCredentialValid(revoked[i].listingId, revoked[i].buyer), "revoked but valid");
+        }
+        bytes32[] memory closed = handler.closed();
+        uint256 r = handler.renterCount();
+        for (uint256 i; i < closed.length; ++i) {
+            for (uint256 j; j < r; ++j) {
+                assertFalse(market.isCredentialValid(closed[i], handler.renters(j)), "closed but valid");
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import { type Address, isAddress, isHex } from "viem";
+import { z } from "zod/v4";
+import { devAccount, devPrivateKey } from "./chain/devAccounts.ts";
+
+const address = z
+  .string()
+  .refine((value) => isAddress(value), "must be a 0x address")
+  .transform((value) => value as Address);
+const privateKey = z
+  .string()
+  .refine((value) => isHex(value) && value.length === 66, "must be a 0x-prefixed 32-byte hex key")
+  .transform((value) => value as `0x${string}`);
+
+const envSchema = z.object({
+  DATA_DIR: z.string().default(".data"),
+  RPC_URL: z.url().optional(),
+  ANVIL_PORT: z.coerce.number().int().min(1).max(65535).default(8545),
+  DEPLOYMENT_FILE: z.string().optional(),
+  DEPLOYER_PRIVATE_KEY: privateKey.default(devPrivateKey(0)),
+  AUTHORITY_ADDRESS: address.default(devAccount(0).address),
+  FEE_RECIPIENT_ADDRESS: address.default(devAccount(1).address),
+});
+
+export type Env = z.infer<typeof envSchema> & { DEPLOYMENT_FILE: string };
+
+/** Parses the environment once; a bad value stops the process naming the variable. */
+export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const problems = result.error.issues.map(
+      (issue) => `${issue.path.join(".")}: ${issue.message}`,
+    );
+    throw new Error(`Invalid environment:\n  ${problems.join("\n  ")}`);
+  }
+  const env = result.data;
+  return { ...env, DEPLOYMENT_FILE: env.DEPLOYMENT_FILE ?? `${env.DATA_DIR}/deployment.json` };
+}

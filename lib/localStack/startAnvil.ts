@@ -1,0 +1,40 @@
+import { requireBinary } from "./requireBinary.ts";
+import { type Service, spawnService, waitUntilReady } from "./spawnService.ts";
+
+export type Anvil = Service & { rpcUrl: string; chainId: number };
+
+export type AnvilOptions = {
+  port: number;
+  chainId?: number;
+  /** Load the chain from this file if it exists, and keep dumping it there. */
+  statePath?: string;
+  onOutput?: (line: string) => void;
+};
+
+export async function startAnvil({
+  port,
+  chainId = 31337,
+  statePath,
+  onOutput,
+}: AnvilOptions): Promise<Anvil> {
+  const anvil = requireBinary("anvil", "npm install");
+  const args = ["--host", "127.0.0.1", "--port", String(port), "--chain-id", String(chainId)];
+  if (statePath)
+    args.push("--state", statePath, "--state-interval", "1", "--preserve-historical-states");
+  const { child, service } = spawnService(anvil, args, { name: "anvil", onOutput });
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  await waitUntilReady("anvil", () => rpcRequest(rpcUrl, "eth_chainId"), { child });
+  return { ...service, rpcUrl, chainId };
+}
+
+/** A raw JSON-RPC call, for the few anvil methods viem's clients have no use for. */
+export async function rpcRequest(rpcUrl: string, method: string, params: unknown[] = []) {
+  const response = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}

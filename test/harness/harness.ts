@@ -1,0 +1,49 @@
+// Starts real servers for tests, each on a free loopback port in a temp dir of its own.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { findFreePort } from "../../lib/localStack/findFreePort.ts";
+import { type Anvil, startAnvil } from "../../lib/localStack/startAnvil.ts";
+import { type Nats, startNats } from "../../lib/localStack/startNats.ts";
+import { type Postgres, startPostgres } from "../../lib/localStack/startPostgres.ts";
+
+// HARNESS_VERBOSE=1 shows what the servers print.
+const onOutput = process.env.HARNESS_VERBOSE
+  ? (line: string) => process.stderr.write(line)
+  : undefined;
+
+async function withTempDir<T extends { stop: () => Promise<void> }>(
+  prefix: string,
+  start: (dir: string) => Promise<T>,
+): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), `marketplace-${prefix}-`));
+  try {
+    const service = await start(dir);
+    return {
+      ...service,
+      stop: async () => {
+        await service.stop();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+export async function startTestAnvil(): Promise<Anvil> {
+  return startAnvil({ port: await findFreePort(), onOutput });
+}
+
+export async function startTestPostgres(): Promise<Postgres> {
+  const port = await findFreePort();
+  return withTempDir("postgres", (dataDir) =>
+    startPostgres({ port, dataDir, ephemeral: true, onOutput }),
+  );
+}
+
+export async function startTestNats(): Promise<Nats> {
+  const [port, monitorPort] = [await findFreePort(), await findFreePort()];
+  return withTempDir("nats", (storeDir) => startNats({ port, monitorPort, storeDir, onOutput }));
+}
