@@ -1,5 +1,5 @@
 // Writes the ABI and bytecode of the forge build as a typed module, so TypeScript never holds a hand copy.
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 
 const artifactPath = new URL(
   "../contracts/out/ServiceMarketplace.sol/ServiceMarketplace.json",
@@ -13,4 +13,5 @@ export const serviceMarketplaceAbi = ${JSON.stringify(artifact.abi, null, 2)} as
 
 export const serviceMarketplaceBytecode = "${artifact.bytecode.object}" as const;
 `;
+mkdirSync(new URL(".", modulePath), { recursive: true });
 writeFileSync(modulePath, source);
