@@ -8,6 +8,7 @@ import {IServiceMarketplace} from "./interfaces/IServiceMarketplace.sol";
 /// until pulled; per-task deposits stay renter balances until a run is debited.
 contract ServiceMarketplace is IServiceMarketplace {
     uint256 public constant MAX_FEE_BASIS_POINTS = 1000;
+    uint16 public constant DEFAULT_FEE_BASIS_POINTS = 250;
     uint256 public constant MIN_PRICE = 0.000001 ether;
     uint256 public constant MAX_METADATA_URI_LENGTH = 200;
     uint256 public constant SUBSCRIPTION_PERIOD = 30 days;
@@ -45,8 +46,12 @@ contract ServiceMarketplace is IServiceMarketplace {
 
     constructor(address authority_, address feeRecipient_) {
         if (authority_ == address(0) || feeRecipient_ == address(0)) revert ZeroAddress();
-        _config = Config({authority: authority_, feeBasisPoints: 250, paused: false});
+        _config = Config({authority: authority_, feeBasisPoints: DEFAULT_FEE_BASIS_POINTS, paused: false});
         feeRecipient = feeRecipient_;
+        // The initial configuration as events too, so an indexer starting at this block knows it.
+        emit AuthorityTransferred(address(0), authority_);
+        emit FeeRecipientUpdated(address(0), feeRecipient_);
+        emit FeeBasisPointsUpdated(0, DEFAULT_FEE_BASIS_POINTS);
     }
 
     // ─── Creators ─────────────────────────────────────────────────────────────
@@ -272,7 +277,7 @@ contract ServiceMarketplace is IServiceMarketplace {
         }
         if (amount == 0) revert NothingToWithdraw();
 
-        emit FeesWithdrawn(recipient, amount);
+        emit FeesWithdrawn(recipient, amount, listingIds);
         _sendEth(recipient, amount);
     }
 

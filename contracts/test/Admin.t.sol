@@ -267,7 +267,7 @@ contract AdminTest is BaseTest {
         ids[4] = UNKNOWN; // unknown ids add nothing
 
         vm.expectEmit(address(market));
-        emit IServiceMarketplace.FeesWithdrawn(feeRecipient, total);
+        emit IServiceMarketplace.FeesWithdrawn(feeRecipient, total, ids);
         vm.prank(feeRecipient);
         market.withdrawFees(ids);
 

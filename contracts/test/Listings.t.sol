@@ -20,6 +20,16 @@ contract ListingsTest is BaseTest {
         assertEq(market.SUBSCRIPTION_PERIOD(), 30 days);
     }
 
+    function test_constructor_EmitsInitialConfig() public {
+        vm.expectEmit();
+        emit IServiceMarketplace.AuthorityTransferred(address(0), authority);
+        vm.expectEmit();
+        emit IServiceMarketplace.FeeRecipientUpdated(address(0), feeRecipient);
+        vm.expectEmit();
+        emit IServiceMarketplace.FeeBasisPointsUpdated(0, DEFAULT_FEE_BPS);
+        new ServiceMarketplace(authority, feeRecipient);
+    }
+
     function test_constructor_RevertWhen_ZeroAddress_Authority() public {
         vm.expectRevert(_err(IServiceMarketplace.ZeroAddress.selector));
         new ServiceMarketplace(address(0), feeRecipient);

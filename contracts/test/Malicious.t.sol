@@ -178,7 +178,7 @@ contract MaliciousTest is BaseTest {
         vm.prank(authority);
         market.setFeeRecipient(fresh);
         vm.expectEmit(address(market));
-        emit IServiceMarketplace.FeesWithdrawn(fresh, fees);
+        emit IServiceMarketplace.FeesWithdrawn(fresh, fees, ids);
         vm.prank(fresh);
         market.withdrawFees(ids);
         assertEq(fresh.balance, fees);

@@ -20,6 +20,10 @@ export async function readDeployment(path: string): Promise<Deployment | undefin
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
+  return parseDeployment(text);
+}
+
+export function parseDeployment(text: string): Deployment {
   return deploymentSchema.parse(JSON.parse(text));
 }
 

@@ -25,9 +25,18 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
 export function spawnService(
   command: string,
   args: string[],
-  options: { name: string; onOutput?: (line: string) => void },
+  options: {
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    onOutput?: (line: string) => void;
+  },
 ): { child: ChildProcess; service: Service } {
-  const child = spawn(command, args, { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   running.add(child);
   const output = (chunk: Buffer) => options.onOutput?.(chunk.toString("utf8"));
   child.stdout?.on("data", output);

@@ -21,7 +21,7 @@ export async function startAnvil({
   const args = ["--host", "127.0.0.1", "--port", String(port), "--chain-id", String(chainId)];
   if (statePath)
     args.push("--state", statePath, "--state-interval", "1", "--preserve-historical-states");
-  const { child, service } = spawnService(anvil, args, { name: "anvil", onOutput });
+  const { child, service } = spawnService(anvil, args, { onOutput });
   const rpcUrl = `http://127.0.0.1:${port}`;
   await waitUntilReady("anvil", () => rpcRequest(rpcUrl, "eth_chainId"), { child });
   return { ...service, rpcUrl, chainId };

@@ -35,7 +35,7 @@ export async function startNats({
     "-sd",
     storeDir,
   ];
-  const { child, service } = spawnService(natsServer, args, { name: "nats-server", onOutput });
+  const { child, service } = spawnService(natsServer, args, { onOutput });
   await waitUntilReady(
     "nats-server",
     async () => {

@@ -2,9 +2,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Deployment } from "../../lib/chain/deployMarketplace.ts";
+import { writeDeployment } from "../../lib/chain/deploymentFile.ts";
 import { findFreePort } from "../../lib/localStack/findFreePort.ts";
 import { type Anvil, startAnvil } from "../../lib/localStack/startAnvil.ts";
 import { type Nats, startNats } from "../../lib/localStack/startNats.ts";
+import { type Ponder, startPonder } from "../../lib/localStack/startPonder.ts";
 import { type Postgres, startPostgres } from "../../lib/localStack/startPostgres.ts";
 
 // HARNESS_VERBOSE=1 shows what the servers print.
@@ -46,4 +49,38 @@ export async function startTestPostgres(): Promise<Postgres> {
 export async function startTestNats(): Promise<Nats> {
   const [port, monitorPort] = [await findFreePort(), await findFreePort()];
   return withTempDir("nats", (storeDir) => startNats({ port, monitorPort, storeDir, onOutput }));
+}
+
+export type TestPonder = Ponder & { schema: string; viewsSchema: string; deploymentFile: string };
+
+/**
+ * Ponder indexing `deployment` on `rpcUrl` into `databaseUrl`. The same `schema` again resumes that
+ * deployment (crash recovery); by default each call indexes into a schema of its own.
+ */
+export async function startTestPonder(options: {
+  rpcUrl: string;
+  databaseUrl: string;
+  deployment: Deployment;
+  schema?: string;
+  viewsSchema?: string;
+}): Promise<TestPonder> {
+  const suffix = Math.random().toString(36).slice(2, 10);
+  const schema = options.schema ?? `indexer_${suffix}`;
+  const viewsSchema = options.viewsSchema ?? "marketplace";
+  const port = await findFreePort();
+  const ponder = await withTempDir("ponder", async (dir) => {
+    const deploymentFile = join(dir, "deployment.json");
+    await writeDeployment(deploymentFile, options.deployment);
+    const started = await startPonder({
+      port,
+      databaseUrl: options.databaseUrl,
+      rpcUrl: options.rpcUrl,
+      deploymentFile,
+      schema,
+      viewsSchema,
+      onOutput,
+    });
+    return { ...started, deploymentFile };
+  });
+  return { ...ponder, schema, viewsSchema };
 }

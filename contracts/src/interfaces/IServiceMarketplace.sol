@@ -164,8 +164,8 @@ interface IServiceMarketplace {
     event BalanceReclaimed(bytes32 indexed listingId, address indexed buyer, uint256 amount);
     /// @notice Emitted when a creator withdraws escrowed earnings.
     event EarningsWithdrawn(bytes32 indexed listingId, address indexed creator, uint256 amount);
-    /// @notice Emitted when the fee recipient collects accrued protocol fees.
-    event FeesWithdrawn(address indexed recipient, uint256 amount);
+    /// @notice Emitted when the fee recipient collects the protocol fees accrued on `listingIds`.
+    event FeesWithdrawn(address indexed recipient, uint256 amount, bytes32[] listingIds);
     /// @notice Emitted when the protocol fee changes.
     event FeeBasisPointsUpdated(uint256 previousFeeBasisPoints, uint256 feeBasisPoints);
     /// @notice Emitted when the fee recipient changes.

@@ -1,0 +1,19 @@
+import { setDatabaseSchema } from "@ponder/client";
+import { drizzle } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import * as projections from "../../ponder.schema.ts";
+
+export { projections };
+
+/**
+ * Drizzle over the indexer's stable views schema, the one way other processes read projections:
+ * a re-index swaps the views to a new deployment schema without readers noticing.
+ */
+export function connectProjections(databaseUrl: string, viewsSchema = "marketplace") {
+  setDatabaseSchema(projections, viewsSchema);
+  const client = postgres(databaseUrl, { max: 10, onnotice: () => {} });
+  const db = drizzle(client, { schema: projections, casing: "snake_case" });
+  return { db, close: () => client.end() };
+}
+
+export type ProjectionsDb = ReturnType<typeof connectProjections>["db"];

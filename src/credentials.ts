@@ -1,0 +1,201 @@
+import { ponder } from "ponder:registry";
+import {
+  credential,
+  debitEvent,
+  listing,
+  purchaseEvent,
+  renewalEvent,
+  revocationEvent,
+  runEvent,
+  topUpEvent,
+  withdrawalEvent,
+} from "ponder:schema";
+import { creditSale } from "./creditSale.ts";
+import { rentalModelName } from "./onChainEnums.ts";
+
+ponder.on("ServiceMarketplace:AccessPurchased", async ({ event, context }) => {
+  const { listingId, buyer, model, amount, fee, expiresAt } = event.args;
+  const rentalModel = rentalModelName(model);
+  const timestamp = event.block.timestamp;
+  await context.db.insert(credential).values({
+    listingId,
+    buyer,
+    rentalModel,
+    purchasedAt: timestamp,
+    expiresAt: expiresAt === 0 ? null : BigInt(expiresAt),
+    isRevoked: false,
+    balance: 0n,
+    totalPaid: amount,
+    tasksConsumed: 0,
+    updatedAt: timestamp,
+  });
+  await context.db
+    .update(listing, { id: listingId })
+    .set((row) => ({ credentialCount: row.credentialCount + 1 }));
+  await creditSale(context, { listingId, amount, fee });
+  await context.db.insert(purchaseEvent).values({
+    id: event.id,
+    listingId,
+    buyer,
+    rentalModel,
+    amount,
+    fee,
+    expiresAt: expiresAt === 0 ? null : BigInt(expiresAt),
+    blockNumber: event.block.number,
+    timestamp,
+    transactionHash: event.transaction.hash,
+  });
+});
+
+ponder.on("ServiceMarketplace:SubscriptionRenewed", async ({ event, context }) => {
+  const { listingId, buyer, amount, fee, expiresAt } = event.args;
+  const timestamp = event.block.timestamp;
+  await context.db.update(credential, { listingId, buyer }).set((row) => ({
+    expiresAt: BigInt(expiresAt),
+    totalPaid: row.totalPaid + amount,
+    updatedAt: timestamp,
+  }));
+  await creditSale(context, { listingId, amount, fee });
+  await context.db.insert(renewalEvent).values({
+    id: event.id,
+    listingId,
+    buyer,
+    amount,
+    fee,
+    expiresAt: BigInt(expiresAt),
+    blockNumber: event.block.number,
+    timestamp,
+    transactionHash: event.transaction.hash,
+  });
+});
+
+ponder.on("ServiceMarketplace:PerQueryPurchased", async ({ event, context }) => {
+  const { listingId, buyer, amount } = event.args;
+  const timestamp = event.block.timestamp;
+  await context.db.insert(credential).values({
+    listingId,
+    buyer,
+    rentalModel: "per_query",
+    purchasedAt: timestamp,
+    expiresAt: null,
+    isRevoked: false,
+    balance: amount,
+    totalPaid: amount,
+    tasksConsumed: 0,
+    updatedAt: timestamp,
+  });
+  await context.db
+    .update(listing, { id: listingId })
+    .set((row) => ({ credentialCount: row.credentialCount + 1 }));
+  // A deposit is the renter's balance, not a sale: fee and share move when a task is debited.
+  await context.db.insert(purchaseEvent).values({
+    id: event.id,
+    listingId,
+    buyer,
+    rentalModel: "per_query",
+    amount,
+    fee: 0n,
+    expiresAt: null,
+    blockNumber: event.block.number,
+    timestamp,
+    transactionHash: event.transaction.hash,
+  });
+});
+
+ponder.on("ServiceMarketplace:BalanceToppedUp", async ({ event, context }) => {
+  const { listingId, buyer, amount, balance } = event.args;
+  const timestamp = event.block.timestamp;
+  await context.db.update(credential, { listingId, buyer }).set((row) => ({
+    balance,
+    totalPaid: row.totalPaid + amount,
+    updatedAt: timestamp,
+  }));
+  await context.db.insert(topUpEvent).values({
+    id: event.id,
+    listingId,
+    buyer,
+    amount,
+    balance,
+    blockNumber: event.block.number,
+    timestamp,
+    transactionHash: event.transaction.hash,
+  });
+});
+
+ponder.on("ServiceMarketplace:QueryConsumed", async ({ event, context }) => {
+  const { listingId, buyer, runId, price, fee, balance } = event.args;
+  const timestamp = event.block.timestamp;
+  await context.db.update(credential, { listingId, buyer }).set((row) => ({
+    balance,
+    tasksConsumed: row.tasksConsumed + 1,
+    updatedAt: timestamp,
+  }));
+  await context.db
+    .update(listing, { id: listingId })
+    .set((row) => ({ runCount: row.runCount + 1 }));
+  await creditSale(context, { listingId, amount: price, fee });
+  const where = {
+    blockNumber: event.block.number,
+    timestamp,
+    transactionHash: event.transaction.hash,
+  };
+  await context.db
+    .insert(debitEvent)
+    .values({ id: event.id, listingId, buyer, runId, price, fee, balance, ...where });
+  await context.db
+    .insert(runEvent)
+    .values({ id: event.id, listingId, runId, succeeded: true, charged: true, ...where });
+});
+
+ponder.on("ServiceMarketplace:AccessRevoked", async ({ event, context }) => {
+  const { listingId, buyer } = event.args;
+  await revoke(context, event, { listingId, buyer, balance: null });
+});
+
+ponder.on("ServiceMarketplace:PerQueryAccessRevoked", async ({ event, context }) => {
+  const { listingId, buyer, balance } = event.args;
+  await revoke(context, event, { listingId, buyer, balance });
+});
+
+ponder.on("ServiceMarketplace:BalanceReclaimed", async ({ event, context }) => {
+  const { listingId, buyer, amount } = event.args;
+  await context.db
+    .update(credential, { listingId, buyer })
+    .set((row) => ({ balance: row.balance - amount, updatedAt: event.block.timestamp }));
+  await context.db.insert(withdrawalEvent).values({
+    id: event.id,
+    kind: "reclaim",
+    listingId,
+    account: buyer,
+    amount,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+  });
+});
+
+type RevocationEvent = {
+  id: string;
+  block: { number: bigint; timestamp: bigint };
+  transaction: { hash: `0x${string}` };
+};
+
+async function revoke(
+  context: Parameters<typeof creditSale>[0],
+  event: RevocationEvent,
+  revocation: { listingId: `0x${string}`; buyer: `0x${string}`; balance: bigint | null },
+) {
+  const { listingId, buyer, balance } = revocation;
+  await context.db
+    .update(credential, { listingId, buyer })
+    .set({ isRevoked: true, updatedAt: event.block.timestamp });
+  await context.db.insert(revocationEvent).values({
+    id: event.id,
+    listingId,
+    buyer,
+    balance,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+  });
+}

@@ -1,0 +1,85 @@
+import { ponder } from "ponder:registry";
+import { creator, listing, runEvent, withdrawalEvent } from "ponder:schema";
+import { listingStatusName, rentalModelName } from "./onChainEnums.ts";
+
+ponder.on("ServiceMarketplace:ListingCreated", async ({ event, context }) => {
+  const { listingId, creator: creatorAddress, model, price, metadataUri } = event.args;
+  const timestamp = event.block.timestamp;
+  await context.db.insert(listing).values({
+    id: listingId,
+    creator: creatorAddress,
+    rentalModel: rentalModelName(model),
+    price,
+    status: "active",
+    metadataUri,
+    publishedAt: timestamp,
+    updatedAt: timestamp,
+    escrow: 0n,
+    accruedFees: 0n,
+    totalEarned: 0n,
+    totalWithdrawn: 0n,
+    credentialCount: 0,
+    runCount: 0,
+    failedRunCount: 0,
+  });
+  await context.db
+    .insert(creator)
+    .values({ id: creatorAddress, listingCount: 1, totalEarned: 0n, totalWithdrawn: 0n })
+    .onConflictDoUpdate((row) => ({ listingCount: row.listingCount + 1 }));
+});
+
+ponder.on("ServiceMarketplace:ListingUpdated", async ({ event, context }) => {
+  const { listingId, price, metadataUri } = event.args;
+  await context.db
+    .update(listing, { id: listingId })
+    .set({ price, metadataUri, updatedAt: event.block.timestamp });
+});
+
+ponder.on("ServiceMarketplace:ListingStatusChanged", async ({ event, context }) => {
+  await context.db
+    .update(listing, { id: event.args.listingId })
+    .set({ status: listingStatusName(event.args.status), updatedAt: event.block.timestamp });
+});
+
+ponder.on("ServiceMarketplace:EarningsWithdrawn", async ({ event, context }) => {
+  const { listingId, creator: creatorAddress, amount } = event.args;
+  await context.db.update(listing, { id: listingId }).set((row) => ({
+    escrow: row.escrow - amount,
+    totalWithdrawn: row.totalWithdrawn + amount,
+  }));
+  await context.db
+    .update(creator, { id: creatorAddress })
+    .set((row) => ({ totalWithdrawn: row.totalWithdrawn + amount }));
+  await context.db.insert(withdrawalEvent).values({
+    id: event.id,
+    kind: "earnings",
+    listingId,
+    account: creatorAddress,
+    amount,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+  });
+});
+
+ponder.on("ServiceMarketplace:RunRecorded", async ({ event, context }) => {
+  const { listingId, runId, succeeded } = event.args;
+  // The authority may log a run against any id; only listings that exist keep a count.
+  const existing = await context.db.find(listing, { id: listingId });
+  if (existing) {
+    await context.db.update(listing, { id: listingId }).set((row) => ({
+      runCount: row.runCount + 1,
+      failedRunCount: row.failedRunCount + (succeeded ? 0 : 1),
+    }));
+  }
+  await context.db.insert(runEvent).values({
+    id: event.id,
+    listingId,
+    runId,
+    succeeded,
+    charged: false,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+  });
+});
