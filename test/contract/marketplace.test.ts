@@ -1,30 +1,21 @@
-import {
-  type BaseError,
-  ContractFunctionRevertedError,
-  createPublicClient,
-  createWalletClient,
-  getContract,
-  type Hex,
-  http,
-  keccak256,
-  parseEther,
-  toHex,
-} from "viem";
-import type { HDAccount } from "viem/accounts";
-import { foundry } from "viem/chains";
+import { type BaseError, ContractFunctionRevertedError, type Hex, parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contractErrorName } from "../../lib/chain/contractErrorName.ts";
 import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
 import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
-import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
 import type { Anvil } from "../../lib/localStack/startAnvil.ts";
 import { startTestAnvil } from "../harness/harness.ts";
+import {
+  connectMarketplace,
+  type MarketplaceConnection,
+  METADATA_URI,
+  ONE_TIME,
+  PER_QUERY,
+  SUBSCRIPTION,
+  seedOf,
+  THIRTY_DAYS,
+} from "../support/marketplace.ts";
 
-const ONE_TIME = 0;
-const SUBSCRIPTION = 1;
-const PER_QUERY = 2;
-const THIRTY_DAYS = 30n * 24n * 60n * 60n;
-const METADATA_URI = "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy";
 const PRICE = parseEther("0.01");
 
 const authority = devAccount(0);
@@ -33,29 +24,13 @@ const renter = devAccount(3);
 
 let anvil: Anvil;
 let deployment: Deployment;
+let marketplace: MarketplaceConnection;
 
-function publicClient() {
-  return createPublicClient({ chain: foundry, transport: http(anvil.rpcUrl) });
-}
-
-/** The marketplace as `account` sees it: typed reads, simulations and writes. */
-function marketAs(account: HDAccount) {
-  const wallet = createWalletClient({ account, chain: foundry, transport: http(anvil.rpcUrl) });
-  return getContract({
-    address: deployment.address,
-    abi: serviceMarketplaceAbi,
-    client: { public: publicClient(), wallet },
-  });
-}
-
-async function mined(hash: Promise<Hex>) {
-  const receipt = await publicClient().waitForTransactionReceipt({ hash: await hash });
-  expect(receipt.status).toBe("success");
-  return receipt;
-}
+const marketAs = (account: typeof creator) => marketplace.as(account);
+const mined = (hash: Promise<Hex>) => marketplace.mined(hash);
 
 async function createListing(seedText: string, model: number): Promise<Hex> {
-  const seed = keccak256(toHex(seedText));
+  const seed = seedOf(seedText);
   await mined(marketAs(creator).write.createListing([seed, model, PRICE, METADATA_URI]));
   return marketAs(creator).read.deriveListingId([creator.address, seed]);
 }
@@ -68,6 +43,7 @@ beforeAll(async () => {
     authority: authority.address,
     feeRecipient: devAccount(1).address,
   });
+  marketplace = connectMarketplace(anvil.rpcUrl, deployment.address);
 });
 
 afterAll(async () => {
@@ -109,7 +85,7 @@ describe("ServiceMarketplace on anvil", () => {
     const receipt = await mined(
       market.write.purchaseSubscription([listingId, THIRTY_DAYS], { value: PRICE }),
     );
-    const block = await publicClient().getBlock({ blockNumber: receipt.blockNumber });
+    const block = await marketplace.publicClient.getBlock({ blockNumber: receipt.blockNumber });
 
     const [, purchasedAt, expiresAt] = await market.read.credentials([listingId, renter.address]);
     expect(BigInt(purchasedAt)).toBe(block.timestamp);
@@ -168,7 +144,7 @@ describe("gas on a real chain, steady state, 21k base included", () => {
     };
 
     await createListing("gas warm-up", ONE_TIME);
-    const seed = keccak256(toHex("gas one-time"));
+    const seed = seedOf("gas one-time");
     await measure(
       "createListing",
       marketAs(creator).write.createListing([seed, ONE_TIME, PRICE, METADATA_URI]),
