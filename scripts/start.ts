@@ -1,9 +1,14 @@
-// Runs the marketplace on its embedded defaults: a local chain with persisted state and the contract.
+// Runs the marketplace on its embedded defaults: a local chain with persisted state, the contract,
+// an embedded Postgres kept between runs, and the indexer. RPC_URL and DATABASE_URL point elsewhere.
 import { join } from "node:path";
+import postgres from "postgres";
 import { ensureDeployment } from "../lib/chain/ensureDeployment.ts";
 import { parseEnv } from "../lib/env.ts";
+import { indexerSchemaName } from "../lib/localStack/indexerSchemaName.ts";
 import type { Service } from "../lib/localStack/spawnService.ts";
 import { startAnvil } from "../lib/localStack/startAnvil.ts";
+import { startPonder } from "../lib/localStack/startPonder.ts";
+import { startPostgres } from "../lib/localStack/startPostgres.ts";
 
 const env = parseEnv();
 const services: Service[] = [];
@@ -19,7 +24,7 @@ async function main() {
     const anvil = await startAnvil({ port: env.ANVIL_PORT, statePath });
     services.push(anvil);
     rpcUrl = anvil.rpcUrl;
-    console.log(`Chain:             ${rpcUrl} (anvil, state kept in ${statePath})`);
+    console.log(`Chain:              ${rpcUrl} (anvil, state kept in ${statePath})`);
   }
 
   const { deployment, deployedNow } = await ensureDeployment(env.DEPLOYMENT_FILE, {
@@ -31,7 +36,42 @@ async function main() {
   console.log(
     `ServiceMarketplace: ${deployment.address} (chain ${deployment.chainId}, block ${deployment.startBlock}, ${deployedNow ? "deployed now" : "already deployed"})`,
   );
+
+  let databaseUrl = env.DATABASE_URL;
+  if (!databaseUrl) {
+    const dataDir = join(env.DATA_DIR, "postgres");
+    const database = await startPostgres({ port: env.POSTGRES_PORT, dataDir });
+    services.push(database);
+    databaseUrl = database.databaseUrl;
+    console.log(`Postgres:           127.0.0.1:${env.POSTGRES_PORT} (embedded, data in ${dataDir})`);
+    // A fresh deployment on the embedded chain means a new chain history: Ponder's block cache
+    // describes the old one and must not be replayed.
+    if (deployedNow) await dropSyncCache(databaseUrl);
+  }
+
+  console.log("Indexer:            backfilling…");
+  const ponder = await startPonder({
+    port: env.PONDER_PORT,
+    databaseUrl,
+    rpcUrl,
+    deploymentFile: env.DEPLOYMENT_FILE,
+    schema: indexerSchemaName(deployment),
+    viewsSchema: env.VIEWS_SCHEMA,
+  });
+  services.push(ponder);
+  console.log(
+    `Indexer:            ${ponder.url} (GraphQL ${ponder.url}/graphql, SQL ${ponder.url}/sql; projections in schema "${env.VIEWS_SCHEMA}")`,
+  );
   console.log("Press Ctrl+C to stop.");
+}
+
+async function dropSyncCache(databaseUrl: string) {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    await sql`drop schema if exists ponder_sync cascade`;
+  } finally {
+    await sql.end();
+  }
 }
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

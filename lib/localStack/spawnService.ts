@@ -46,7 +46,8 @@ export function spawnService(
 
   const stop = async () => {
     killGroup(child, "SIGTERM");
-    const timeout = setTimeout(() => killGroup(child, "SIGKILL"), 5_000);
+    // Generous: anvil writes its state and Postgres checkpoints on the way out.
+    const timeout = setTimeout(() => killGroup(child, "SIGKILL"), 15_000);
     await exited;
     clearTimeout(timeout);
     killGroup(child, "SIGKILL");

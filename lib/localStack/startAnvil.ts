@@ -1,3 +1,4 @@
+import { readFile, rename } from "node:fs/promises";
 import { requireBinary } from "./requireBinary.ts";
 import { type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
@@ -19,12 +20,34 @@ export async function startAnvil({
 }: AnvilOptions): Promise<Anvil> {
   const anvil = requireBinary("anvil", "npm install");
   const args = ["--host", "127.0.0.1", "--port", String(port), "--chain-id", String(chainId)];
-  if (statePath)
-    args.push("--state", statePath, "--state-interval", "1", "--preserve-historical-states");
+  if (statePath) {
+    await setAsideUnreadableState(statePath);
+    args.push("--state", statePath, "--state-interval", "1");
+  }
   const { child, service } = spawnService(anvil, args, { onOutput });
   const rpcUrl = `http://127.0.0.1:${port}`;
   await waitUntilReady("anvil", () => rpcRequest(rpcUrl, "eth_chainId"), { child });
   return { ...service, rpcUrl, chainId };
+}
+
+/**
+ * anvil rewrites its state file in place, so a crash mid-write leaves it truncated, and anvil then
+ * refuses to start. Such a file is kept aside and the chain starts afresh.
+ */
+async function setAsideUnreadableState(statePath: string) {
+  let text: string;
+  try {
+    text = await readFile(statePath, "utf8");
+  } catch {
+    return;
+  }
+  try {
+    JSON.parse(text);
+  } catch {
+    const aside = `${statePath}.unreadable-${Date.now()}`;
+    await rename(statePath, aside);
+    console.warn(`anvil state ${statePath} was unreadable; kept as ${aside}, starting a new chain`);
+  }
 }
 
 /** A raw JSON-RPC call, for the few anvil methods viem's clients have no use for. */
