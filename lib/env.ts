@@ -22,7 +22,11 @@ const envSchema = z.object({
   DATABASE_URL: z.string().startsWith("postgres").optional(),
   POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   PONDER_PORT: z.coerce.number().int().min(1).max(65535).default(42069),
-  VIEWS_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,44}$/).default("marketplace"),
+  API_PORT: z.coerce.number().int().min(1).max(65535).default(8080),
+  VIEWS_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,44}$/)
+    .default("marketplace"),
 });
 
 export type Env = z.infer<typeof envSchema> & { DEPLOYMENT_FILE: string };

@@ -7,6 +7,7 @@ import { parseEnv } from "../lib/env.ts";
 import { indexerSchemaName } from "../lib/localStack/indexerSchemaName.ts";
 import type { Service } from "../lib/localStack/spawnService.ts";
 import { startAnvil } from "../lib/localStack/startAnvil.ts";
+import { startApi } from "../lib/localStack/startApi.ts";
 import { startPonder } from "../lib/localStack/startPonder.ts";
 import { startPostgres } from "../lib/localStack/startPostgres.ts";
 
@@ -43,7 +44,9 @@ async function main() {
     const database = await startPostgres({ port: env.POSTGRES_PORT, dataDir });
     services.push(database);
     databaseUrl = database.databaseUrl;
-    console.log(`Postgres:           127.0.0.1:${env.POSTGRES_PORT} (embedded, data in ${dataDir})`);
+    console.log(
+      `Postgres:           127.0.0.1:${env.POSTGRES_PORT} (embedded, data in ${dataDir})`,
+    );
     // A fresh deployment on the embedded chain means a new chain history: Ponder's block cache
     // describes the old one and must not be replayed.
     if (deployedNow) await dropSyncCache(databaseUrl);
@@ -62,6 +65,20 @@ async function main() {
   console.log(
     `Indexer:            ${ponder.url} (GraphQL ${ponder.url}/graphql, SQL ${ponder.url}/sql; projections in schema "${env.VIEWS_SCHEMA}")`,
   );
+
+  const api = await startApi({
+    port: env.API_PORT,
+    env: {
+      DATABASE_URL: databaseUrl,
+      RPC_URL: rpcUrl,
+      DATA_DIR: env.DATA_DIR,
+      DEPLOYMENT_FILE: env.DEPLOYMENT_FILE,
+      VIEWS_SCHEMA: env.VIEWS_SCHEMA,
+    },
+    onOutput: (line) => process.stdout.write(line),
+  });
+  services.push(api);
+  console.log(`API:                ${api.url}/v1`);
   console.log("Press Ctrl+C to stop.");
 }
 

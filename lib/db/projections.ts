@@ -1,5 +1,5 @@
 import { setDatabaseSchema } from "@ponder/client";
-import { drizzle } from "drizzle-orm/postgres-js";
+import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import * as projections from "../../ponder.schema.ts";
 
@@ -16,4 +16,7 @@ export function connectProjections(databaseUrl: string, viewsSchema = "marketpla
   return { db, close: () => client.end() };
 }
 
-export type ProjectionsDb = ReturnType<typeof connectProjections>["db"];
+/** The one database handle: the `app` schema and the indexer's views. */
+export type Database = PostgresJsDatabase<typeof projections>;
+/** The same handle, named for code that only reads projections. */
+export type ProjectionsDb = Database;

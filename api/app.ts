@@ -1,0 +1,41 @@
+import { Hono } from "hono";
+import type { ApiDeps, AppEnv } from "./context.ts";
+import { ApiError, errorResponse } from "./errors.ts";
+import { accessLog } from "./middleware/accessLog.ts";
+import { identify, requireIdentity } from "./middleware/identify.ts";
+import { rateLimit } from "./middleware/rateLimit.ts";
+import { requestId } from "./middleware/requestId.ts";
+import { apiKeyRoutes } from "./routes/apiKeys.ts";
+import { authRoutes } from "./routes/auth.ts";
+import { credentialRoutes } from "./routes/credentials.ts";
+import { listingRoutes } from "./routes/listings.ts";
+
+/** The REST API over `deps`: tests call `app.request()`, production serves it over HTTP. */
+export function createApp(deps: ApiDeps) {
+  const app = new Hono<AppEnv>();
+
+  app.use(async (c, next) => {
+    c.set("deps", deps);
+    await next();
+  });
+  app.use(requestId, accessLog, identify, rateLimit);
+
+  // Obtaining a token is the one thing that cannot require one.
+  app.route("/v1/auth", authRoutes);
+  app.use("/v1/*", requireIdentity);
+  app.route("/v1/api-keys", apiKeyRoutes);
+  app.route("/v1/listings", listingRoutes);
+  app.route("/v1/credentials", credentialRoutes);
+
+  app.notFound((c) => errorResponse(c, new ApiError("not_found", "No such endpoint")));
+  app.onError((error, c) => {
+    if (error instanceof ApiError) return errorResponse(c, error);
+    deps.log.error("unhandled error", {
+      request_id: c.get("requestId"),
+      path: c.req.path,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return errorResponse(c, new ApiError("internal_error", "Unexpected error; retry"));
+  });
+  return app;
+}

@@ -1,0 +1,45 @@
+import { errors, jwtVerify, SignJWT } from "jose";
+import type { Address } from "viem";
+import { ApiError } from "../errors.ts";
+
+export const TOKEN_LIFETIME_SECONDS = 3600;
+
+export type JwtSettings = { secret: Uint8Array; issuer: string; audience: string };
+
+export async function issueToken(wallet: Address, settings: JwtSettings, nowSeconds: number) {
+  const expiresAt = nowSeconds + TOKEN_LIFETIME_SECONDS;
+  const token = await new SignJWT({})
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(wallet.toLowerCase())
+    .setIssuer(settings.issuer)
+    .setAudience(settings.audience)
+    .setIssuedAt(nowSeconds)
+    .setExpirationTime(expiresAt)
+    .sign(settings.secret);
+  return { token, expiresAt };
+}
+
+/** The wallet a token speaks for; only HS256 with our key, issuer and audience is accepted. */
+export async function verifyToken(
+  token: string,
+  settings: JwtSettings,
+  nowSeconds: number,
+): Promise<Address> {
+  try {
+    const { payload } = await jwtVerify(token, settings.secret, {
+      algorithms: ["HS256"],
+      issuer: settings.issuer,
+      audience: settings.audience,
+      currentDate: new Date(nowSeconds * 1000),
+      clockTolerance: 0,
+      requiredClaims: ["exp", "sub"],
+    });
+    if (!/^0x[0-9a-f]{40}$/.test(payload.sub ?? "")) throw new Error("subject is not a wallet");
+    return payload.sub as Address;
+  } catch (error) {
+    if (error instanceof errors.JWTExpired) {
+      throw new ApiError("jwt_expired", "The token has expired; authenticate again");
+    }
+    throw new ApiError("unauthorized", "The bearer token is not a valid API key or token");
+  }
+}

@@ -1,0 +1,44 @@
+import type { Context } from "hono";
+import type { Address, PublicClient } from "viem";
+import type { Database } from "../lib/db/projections.ts";
+import type { Logger } from "../lib/log.ts";
+import type { Network } from "./auth/apiKeys.ts";
+import type { JwtSettings } from "./auth/jwt.ts";
+import { ApiError } from "./errors.ts";
+
+/** What the API is built from; tests build it against the real stack too. */
+export type ApiDeps = {
+  /** One database: the `app` schema and the indexer's views. */
+  db: Database;
+  chain: { client: PublicClient; marketplace: Address };
+  settings: {
+    serviceName: string;
+    network: Network;
+    jwt: JwtSettings;
+    rateLimitPerMinute: number;
+  };
+  log: Logger;
+  /** Milliseconds since the epoch; replaceable so tests can move time. */
+  now: () => number;
+};
+
+export type Identity =
+  | { method: "api_key"; wallet: Address; keyId: string }
+  | { method: "jwt"; wallet: Address };
+
+export type AppEnv = {
+  Variables: {
+    deps: ApiDeps;
+    requestId: string;
+    identity?: Identity;
+    /** Why the request could not be authenticated, raised once the rate limit is counted. */
+    authError?: ApiError;
+  };
+};
+
+/** The authenticated caller's wallet (routes behind `requireIdentity` always have one). */
+export function callerWallet(c: Context<AppEnv>): Address {
+  const identity = c.get("identity");
+  if (!identity) throw new ApiError("unauthorized", "Authentication required");
+  return identity.wallet;
+}

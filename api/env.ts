@@ -1,0 +1,40 @@
+import { z } from "zod/v4";
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+const apiEnvSchema = z.object({
+  DATABASE_URL: z.string().startsWith("postgres"),
+  RPC_URL: z.url(),
+  DATA_DIR: z.string().default(".data"),
+  DEPLOYMENT_FILE: z.string().optional(),
+  VIEWS_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,44}$/)
+    .default("marketplace"),
+  API_HOST: z.string().default("127.0.0.1"),
+  API_PORT: port.default(8080),
+  /** HMAC key for wallet JWTs; unset, one is generated once and kept in DATA_DIR. */
+  JWT_SECRET: z.string().min(32).optional(),
+  /** `test` issues `intl_test_` keys (the beta's test network), `live` issues `intl_live_` keys. */
+  NETWORK: z.enum(["test", "live"]).default("test"),
+  SERVICE_NAME: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,30}$/)
+    .default("intl"),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(100),
+});
+
+export type ApiEnv = z.infer<typeof apiEnvSchema> & { DEPLOYMENT_FILE: string };
+
+/** Parses the API's environment once at boot; a bad value stops it naming the variable. */
+export function parseApiEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
+  const result = apiEnvSchema.safeParse(source);
+  if (!result.success) {
+    const problems = result.error.issues.map(
+      (issue) => `${issue.path.join(".")}: ${issue.message}`,
+    );
+    throw new Error(`Invalid environment:\n  ${problems.join("\n  ")}`);
+  }
+  const env = result.data;
+  return { ...env, DEPLOYMENT_FILE: env.DEPLOYMENT_FILE ?? `${env.DATA_DIR}/deployment.json` };
+}

@@ -1,0 +1,54 @@
+// Every failure leaves the API as the spec's error object; this is the one place codes meet statuses.
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+export const ERROR_STATUS = {
+  unauthorized: 401,
+  invalid_api_key: 401,
+  jwt_expired: 401,
+  invalid_signature: 401,
+  forbidden: 403,
+  credential_not_found: 403,
+  credential_expired: 403,
+  insufficient_balance: 403,
+  listing_paused: 403,
+  invalid_request: 400,
+  invalid_listing_id: 400,
+  listing_not_found: 404,
+  not_found: 404,
+  payload_too_large: 413,
+  rate_limit_exceeded: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export type OnChainError = { contract: string; error: string };
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: ContentfulStatusCode;
+  readonly onChainError?: OnChainError;
+
+  constructor(code: ErrorCode, message: string, options: { onChainError?: OnChainError } = {}) {
+    super(message);
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.onChainError = options.onChainError;
+  }
+}
+
+export function errorResponse(c: Context, error: ApiError) {
+  return c.json(
+    {
+      error: {
+        code: error.code,
+        message: error.message,
+        status: error.status,
+        ...(error.onChainError ? { on_chain_error: error.onChainError } : {}),
+      },
+    },
+    error.status,
+  );
+}

@@ -1,0 +1,48 @@
+import { formatEther } from "viem";
+import { toApiListingId } from "../../lib/ids/listingId.ts";
+import type { ListingRow } from "./searchListings.ts";
+
+const SUMMARY_DESCRIPTION_LENGTH = 280;
+
+export function isoFromSeconds(seconds: bigint | number): string {
+  return new Date(Number(seconds) * 1000).toISOString();
+}
+
+/** The summary fields of GET /v1/listings. */
+export function listingSummary(row: ListingRow, { shorten = true } = {}) {
+  return {
+    id: toApiListingId(row.onChainId),
+    title: row.title,
+    description: shorten ? shortened(row.description) : row.description,
+    category: [row.category],
+    rental_model: row.rentalModel,
+    price_eth: Number(formatEther(row.price)),
+    run_count: row.runCount,
+    success_rate: row.runCount === 0 ? 0 : (row.runCount - row.failedRunCount) / row.runCount,
+    creator: {
+      id: row.creator,
+      display_name: row.creatorDisplayName,
+      listing_count: row.creatorListingCount,
+    },
+    rating: row.rating,
+    review_count: row.reviewCount,
+    last_updated: isoFromSeconds(row.updatedAt),
+    sample_output: row.sampleOutput,
+  };
+}
+
+/** GET /v1/listings/:id: the summary fields, the whole description, and four more. */
+export function listingDetail(row: ListingRow) {
+  return {
+    ...listingSummary(row, { shorten: false }),
+    published_at: isoFromSeconds(row.publishedAt),
+    status: row.status,
+    on_chain_id: row.onChainId,
+    metadata_uri: row.metadataUri,
+  };
+}
+
+function shortened(text: string): string {
+  if (text.length <= SUMMARY_DESCRIPTION_LENGTH) return text;
+  return `${text.slice(0, SUMMARY_DESCRIPTION_LENGTH - 1).trimEnd()}…`;
+}

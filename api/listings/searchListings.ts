@@ -1,0 +1,152 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { Hex } from "viem";
+import { agents } from "../../lib/db/appSchema.ts";
+import { type Database, projections } from "../../lib/db/projections.ts";
+
+export const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
+export const RENTAL_MODELS = ["one_time", "subscription", "per_query"] as const;
+export const SORTS = ["relevance", "rating", "price_asc", "price_desc", "newest"] as const;
+
+export type ListingFilters = {
+  q?: string;
+  category?: (typeof CATEGORIES)[number];
+  rentalModel?: (typeof RENTAL_MODELS)[number];
+  minPriceWei?: bigint;
+  maxPriceWei?: bigint;
+  minRating?: number;
+  sort: (typeof SORTS)[number];
+  limit: number;
+  offset: number;
+};
+
+/** A published listing: the indexer's on-chain facts joined with the registered agent. */
+export type ListingRow = {
+  onChainId: Hex;
+  creator: Hex;
+  rentalModel: (typeof RENTAL_MODELS)[number];
+  price: bigint;
+  status: "active" | "paused" | "closed";
+  metadataUri: string;
+  publishedAt: bigint;
+  updatedAt: bigint;
+  runCount: number;
+  failedRunCount: number;
+  title: string;
+  description: string;
+  category: string;
+  sampleOutput: string[];
+  creatorDisplayName: string;
+  creatorListingCount: number;
+  rating: number;
+  reviewCount: number;
+};
+
+const { listing } = projections;
+
+/** Reviews are not collected yet: every listing rates 0 with no reviews until they are. */
+const RATING = sql`0::float8`;
+const REVIEW_COUNT = sql`0`;
+
+const selectedColumns = sql`
+  ${listing.id} as on_chain_id, ${listing.creator} as creator,
+  ${listing.rentalModel}::text as rental_model, ${listing.price} as price,
+  ${listing.status}::text as status, ${listing.metadataUri} as metadata_uri,
+  ${listing.publishedAt} as published_at, ${listing.updatedAt} as updated_at,
+  ${listing.runCount} as run_count, ${listing.failedRunCount} as failed_run_count,
+  ${agents.title} as title, ${agents.description} as description, ${agents.category} as category,
+  ${agents.sampleOutput} as sample_output, ${agents.creatorDisplayName} as creator_display_name,
+  ${RATING} as rating, ${REVIEW_COUNT} as review_count`;
+
+const published = sql`${listing} join ${agents} on ${agents.onChainListingId} = ${listing.id}`;
+
+/** The creator's published, active listings: what the catalogue shows of them. */
+const creatorListingCount = sql`(
+  select count(*)::int from ${listing} as mine
+  join ${agents} as mine_agent on mine_agent.on_chain_listing_id = mine.id
+  where mine.creator = page.creator and mine.status = 'active')`;
+
+/**
+ * One query for a page of the catalogue and its total: filters, full-text search over title and
+ * description, sort with the id as the last key (so pages never repeat or skip a listing).
+ */
+export async function searchListings(
+  db: Database,
+  filters: ListingFilters,
+): Promise<{ rows: ListingRow[]; total: number }> {
+  const query = filters.q ? sql`websearch_to_tsquery('english', ${filters.q})` : undefined;
+  const conditions: SQL[] = [sql`${listing.status} = 'active'`];
+  if (query) conditions.push(sql`${agents.searchDocument} @@ ${query}`);
+  if (filters.category) conditions.push(sql`${agents.category} = ${filters.category}`);
+  if (filters.rentalModel)
+    conditions.push(sql`${listing.rentalModel}::text = ${filters.rentalModel}`);
+  if (filters.minPriceWei !== undefined) {
+    conditions.push(sql`${listing.price} >= ${filters.minPriceWei.toString()}::numeric`);
+  }
+  if (filters.maxPriceWei !== undefined) {
+    conditions.push(sql`${listing.price} <= ${filters.maxPriceWei.toString()}::numeric`);
+  }
+  if (filters.minRating !== undefined) conditions.push(sql`${RATING} >= ${filters.minRating}`);
+  const rank = query ? sql`ts_rank_cd(${agents.searchDocument}, ${query})` : sql`0::real`;
+
+  const rows = await db.execute<Record<string, unknown>>(sql`
+    with catalogue as (
+      select ${selectedColumns}, ${rank} as rank
+      from ${published}
+      where ${sql.join(conditions, sql` and `)}
+    )
+    select totals.total, page.*, ${creatorListingCount} as creator_listing_count
+    from (select count(*)::int as total from catalogue) as totals
+    left join lateral (
+      select * from catalogue order by ${orderBy(filters.sort)}
+      limit ${filters.limit} offset ${filters.offset}
+    ) as page on true`);
+
+  const total = Number(rows[0]?.total ?? 0);
+  return { rows: rows.filter((row) => row.on_chain_id !== null).map(toListingRow), total };
+}
+
+/** One published listing in any status, or undefined. */
+export async function findListing(db: Database, onChainId: Hex) {
+  const rows = await db.execute<Record<string, unknown>>(sql`
+    select page.*, ${creatorListingCount} as creator_listing_count
+    from (select ${selectedColumns} from ${published} where ${listing.id} = ${onChainId.toLowerCase()}) as page`);
+  return rows[0] ? toListingRow(rows[0]) : undefined;
+}
+
+function orderBy(sort: ListingFilters["sort"]): SQL {
+  switch (sort) {
+    case "relevance":
+      return sql`rank desc, published_at desc, on_chain_id asc`;
+    case "rating":
+      return sql`rating desc, review_count desc, on_chain_id asc`;
+    case "price_asc":
+      return sql`price asc, on_chain_id asc`;
+    case "price_desc":
+      return sql`price desc, on_chain_id asc`;
+    case "newest":
+      return sql`published_at desc, on_chain_id asc`;
+  }
+}
+
+function toListingRow(row: Record<string, unknown>): ListingRow {
+  return {
+    onChainId: row.on_chain_id as Hex,
+    creator: row.creator as Hex,
+    rentalModel: row.rental_model as ListingRow["rentalModel"],
+    price: BigInt(row.price as string),
+    status: row.status as ListingRow["status"],
+    metadataUri: row.metadata_uri as string,
+    publishedAt: BigInt(row.published_at as string),
+    updatedAt: BigInt(row.updated_at as string),
+    runCount: Number(row.run_count),
+    failedRunCount: Number(row.failed_run_count),
+    title: row.title as string,
+    description: row.description as string,
+    category: row.category as string,
+    sampleOutput: row.sample_output as string[],
+    creatorDisplayName: row.creator_display_name as string,
+    creatorListingCount: Number(row.creator_listing_count),
+    rating: Number(row.rating),
+    reviewCount: Number(row.review_count),
+  };
+}

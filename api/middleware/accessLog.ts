@@ -1,0 +1,16 @@
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../context.ts";
+
+/** One line per request: never headers, query values or bodies, which can carry secrets. */
+export const accessLog = createMiddleware<AppEnv>(async (c, next) => {
+  const started = performance.now();
+  await next();
+  c.get("deps").log.info("request", {
+    request_id: c.get("requestId"),
+    method: c.req.method,
+    path: c.req.path,
+    status: c.res.status,
+    duration_ms: Math.round(performance.now() - started),
+    auth: c.get("identity")?.method,
+  });
+});

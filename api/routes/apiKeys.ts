@@ -1,0 +1,103 @@
+import { randomBytes } from "node:crypto";
+import { and, desc, eq, isNull } from "drizzle-orm";
+import { Hono } from "hono";
+import { createMiddleware } from "hono/factory";
+import { z } from "zod/v4";
+import { apiKeys } from "../../lib/db/appSchema.ts";
+import { generateApiKey } from "../auth/apiKeys.ts";
+import { verifyWalletSignature } from "../auth/verifyWalletSignature.ts";
+import { type AppEnv, callerWallet } from "../context.ts";
+import { ApiError } from "../errors.ts";
+import { parseJsonBody } from "../validation.ts";
+import { signatureSchema } from "../walletSchema.ts";
+
+/** How long a signed key-creation message stays acceptable. */
+const CONFIRMATION_WINDOW_SECONDS = 300;
+
+/** The message a wallet signs to confirm creating a key with `label`. */
+export function apiKeyConfirmationMessage(serviceName: string, label: string, issuedAt: number) {
+  return `${serviceName}:create-api-key:${issuedAt}:${label}`;
+}
+
+export const apiKeyRoutes = new Hono<AppEnv>();
+
+// Keys are managed from the dashboard with a wallet session, never with another key.
+apiKeyRoutes.use(
+  createMiddleware<AppEnv>(async (c, next) => {
+    if (c.get("identity")?.method !== "jwt") {
+      throw new ApiError("forbidden", "API keys are managed with a wallet token, not an API key");
+    }
+    await next();
+  }),
+);
+
+const createRequest = z.object({
+  label: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .regex(/^[^\p{Cc}]+$/u, "must not contain control characters"),
+  issued_at: z.number().int().positive(),
+  signature: signatureSchema,
+});
+
+apiKeyRoutes.post("/", async (c) => {
+  const { label, issued_at: issuedAt, signature } = await parseJsonBody(c, createRequest);
+  const deps = c.get("deps");
+  const wallet = callerWallet(c);
+  const nowSeconds = Math.floor(deps.now() / 1000);
+  if (Math.abs(nowSeconds - issuedAt) > CONFIRMATION_WINDOW_SECONDS) {
+    throw new ApiError("invalid_signature", "The confirmation is too old or from the future");
+  }
+  const message = apiKeyConfirmationMessage(deps.settings.serviceName, label, issuedAt);
+  if (!(await verifyWalletSignature(deps.chain.client, { wallet, message, signature }))) {
+    throw new ApiError("invalid_signature", "The signature does not confirm this label");
+  }
+
+  const { key, keyHash, keyPreview } = generateApiKey(deps.settings.network);
+  const id = `key_${randomBytes(12).toString("hex")}`;
+  const [created] = await deps.db
+    .insert(apiKeys)
+    .values({ id, wallet, label, keyHash, keyPreview })
+    .returning();
+  if (!created) throw new Error("the new API key was not stored");
+  return c.json({ ...describeKey(created), key }, 201);
+});
+
+apiKeyRoutes.get("/", async (c) => {
+  const keys = await c
+    .get("deps")
+    .db.select()
+    .from(apiKeys)
+    .where(eq(apiKeys.wallet, callerWallet(c)))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+  return c.json({ api_keys: keys.map(describeKey) });
+});
+
+apiKeyRoutes.delete("/:id", async (c) => {
+  const [revoked] = await c
+    .get("deps")
+    .db.update(apiKeys)
+    .set({ revokedAt: new Date() })
+    .where(
+      and(
+        eq(apiKeys.id, c.req.param("id")),
+        eq(apiKeys.wallet, callerWallet(c)),
+        isNull(apiKeys.revokedAt),
+      ),
+    )
+    .returning();
+  if (!revoked) throw new ApiError("not_found", "No active API key with this id");
+  return c.json(describeKey(revoked));
+});
+
+function describeKey(key: typeof apiKeys.$inferSelect) {
+  return {
+    id: key.id,
+    label: key.label,
+    preview: key.keyPreview,
+    created_at: key.createdAt.toISOString(),
+    revoked_at: key.revokedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,44 @@
+import { Hono } from "hono";
+import { z } from "zod/v4";
+import { consumeChallenge, createChallenge, findUsableChallenge } from "../auth/challenges.ts";
+import { issueToken } from "../auth/jwt.ts";
+import { verifyWalletSignature } from "../auth/verifyWalletSignature.ts";
+import type { AppEnv } from "../context.ts";
+import { ApiError } from "../errors.ts";
+import { parseJsonBody, parseQuery } from "../validation.ts";
+import { signatureSchema, walletSchema } from "../walletSchema.ts";
+
+export const authRoutes = new Hono<AppEnv>();
+
+authRoutes.get("/challenge", async (c) => {
+  const { wallet } = parseQuery(c, z.object({ wallet: walletSchema }));
+  const { db, settings, now } = c.get("deps");
+  const nowSeconds = Math.floor(now() / 1000);
+  const { challenge, expiresAt } = await createChallenge(db, {
+    serviceName: settings.serviceName,
+    wallet,
+    nowSeconds,
+  });
+  return c.json({ challenge, expires_at: expiresAt });
+});
+
+const tokenRequest = z.object({
+  wallet: walletSchema,
+  challenge: z.string().min(1).max(200),
+  signature: signatureSchema,
+});
+
+authRoutes.post("/token", async (c) => {
+  const { wallet, challenge, signature } = await parseJsonBody(c, tokenRequest);
+  const deps = c.get("deps");
+  const nowSeconds = Math.floor(deps.now() / 1000);
+  await findUsableChallenge(deps.db, { challenge, wallet, nowSeconds });
+  if (
+    !(await verifyWalletSignature(deps.chain.client, { wallet, message: challenge, signature }))
+  ) {
+    throw new ApiError("invalid_signature", "The signature does not prove control of the wallet");
+  }
+  await consumeChallenge(deps.db, challenge);
+  const { token, expiresAt } = await issueToken(wallet, deps.settings.jwt, nowSeconds);
+  return c.json({ token, expires_at: expiresAt });
+});

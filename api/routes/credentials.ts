@@ -1,0 +1,71 @@
+import { Hono } from "hono";
+import { z } from "zod/v4";
+import { parseApiListingId, toApiListingId } from "../../lib/ids/listingId.ts";
+import { type AppEnv, callerWallet } from "../context.ts";
+import { CREDENTIAL_STATUSES, listCredentials } from "../credentials/listCredentials.ts";
+import { verifyCredential } from "../credentials/verifyCredential.ts";
+import { ApiError } from "../errors.ts";
+import { isoFromSeconds } from "../listings/listingResponse.ts";
+import { findListing } from "../listings/searchListings.ts";
+import { parseQuery } from "../validation.ts";
+import { pageSchema } from "./listings.ts";
+
+export const credentialRoutes = new Hono<AppEnv>();
+
+const listQuery = z.object({ status: z.enum(CREDENTIAL_STATUSES).optional(), ...pageSchema });
+
+credentialRoutes.get("/", async (c) => {
+  const query = parseQuery(c, listQuery);
+  const { db, now } = c.get("deps");
+  const { rows, total } = await listCredentials(db, {
+    wallet: callerWallet(c),
+    status: query.status,
+    limit: query.limit,
+    offset: query.offset,
+    nowSeconds: Math.floor(now() / 1000),
+  });
+  return c.json({
+    credentials: rows.map((row) => ({
+      listing_id: toApiListingId(row.onChainListingId),
+      listing_title: row.listingTitle,
+      rental_model: row.rentalModel,
+      status: row.status,
+      purchased_at: isoFromSeconds(row.purchasedAt),
+      expires_at: row.expiresAt === null ? null : isoFromSeconds(row.expiresAt),
+    })),
+    total,
+  });
+});
+
+credentialRoutes.get("/:listing_id", async (c) => {
+  const listingId = c.req.param("listing_id");
+  const onChainListingId = parseApiListingId(listingId);
+  if (!onChainListingId)
+    throw new ApiError("invalid_listing_id", "Listing ids look like lst_<64 hex>");
+  const { db, chain } = c.get("deps");
+  if (!(await findListing(db, onChainListingId))) {
+    throw new ApiError("listing_not_found", "No published listing has this id");
+  }
+
+  const check = await verifyCredential(chain.client, chain.marketplace, {
+    onChainListingId,
+    wallet: callerWallet(c),
+  });
+  if (!check.found) {
+    return c.json({
+      listing_id: listingId,
+      valid: false,
+      status: "not_found",
+      on_chain_verified: false,
+    });
+  }
+  return c.json({
+    listing_id: listingId,
+    rental_model: check.rentalModel,
+    status: check.status,
+    valid: check.status === "active",
+    ...(check.status === "expired" ? { expired_at: isoFromSeconds(check.expiresAt) } : {}),
+    on_chain_listing_id: onChainListingId,
+    on_chain_verified: true,
+  });
+});

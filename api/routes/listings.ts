@@ -1,0 +1,75 @@
+import { Hono } from "hono";
+import { parseEther } from "viem";
+import { z } from "zod/v4";
+import { parseApiListingId } from "../../lib/ids/listingId.ts";
+import type { AppEnv } from "../context.ts";
+import { ApiError } from "../errors.ts";
+import { listingDetail, listingSummary } from "../listings/listingResponse.ts";
+import {
+  CATEGORIES,
+  findListing,
+  RENTAL_MODELS,
+  SORTS,
+  searchListings,
+} from "../listings/searchListings.ts";
+import { parseQuery } from "../validation.ts";
+
+/** An amount of ETH as a decimal string, at most 18 decimals, converted to wei exactly. */
+const ethAmount = z
+  .string()
+  .regex(/^\d{1,12}(\.\d{1,18})?$/, "must be a non-negative ETH amount with at most 18 decimals")
+  .transform((value) => parseEther(value));
+
+export const pageSchema = {
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+};
+
+const searchQuery = z
+  .object({
+    q: z.string().trim().min(1).max(200).optional(),
+    category: z.enum(CATEGORIES).optional(),
+    rental_model: z.enum(RENTAL_MODELS).optional(),
+    min_price: ethAmount.optional(),
+    max_price: ethAmount.optional(),
+    min_rating: z.coerce.number().min(0).max(5).optional(),
+    sort: z.enum(SORTS).default("relevance"),
+    ...pageSchema,
+  })
+  .refine(
+    (query) =>
+      query.min_price === undefined ||
+      query.max_price === undefined ||
+      query.min_price <= query.max_price,
+    { message: "must not exceed max_price", path: ["min_price"] },
+  );
+
+export const listingRoutes = new Hono<AppEnv>();
+
+listingRoutes.get("/", async (c) => {
+  const query = parseQuery(c, searchQuery);
+  const { rows, total } = await searchListings(c.get("deps").db, {
+    q: query.q,
+    category: query.category,
+    rentalModel: query.rental_model,
+    minPriceWei: query.min_price,
+    maxPriceWei: query.max_price,
+    minRating: query.min_rating,
+    sort: query.sort,
+    limit: query.limit,
+    offset: query.offset,
+  });
+  return c.json({
+    listings: rows.map((row) => listingSummary(row)),
+    total,
+    limit: query.limit,
+    offset: query.offset,
+  });
+});
+
+listingRoutes.get("/:id", async (c) => {
+  const onChainId = parseApiListingId(c.req.param("id"));
+  const row = onChainId && (await findListing(c.get("deps").db, onChainId));
+  if (!row) throw new ApiError("listing_not_found", "No published listing has this id");
+  return c.json(listingDetail(row));
+});

@@ -1,0 +1,15 @@
+import { type Address, getAddress, isAddress } from "viem";
+import { z } from "zod/v4";
+
+/** A 0x address in any case, normalised to lowercase. */
+export const walletSchema = z
+  .string()
+  .max(42)
+  .refine((value) => isAddress(value, { strict: false }), "must be a 0x-prefixed 20-byte address")
+  .transform((value) => getAddress(value).toLowerCase() as Address);
+
+export const signatureSchema = z
+  .string()
+  .max(20_000)
+  .regex(/^0x[0-9a-fA-F]*$/, "must be 0x-prefixed hex")
+  .transform((value) => value as `0x${string}`);

@@ -1,0 +1,52 @@
+import type { Address, Hex } from "viem";
+import { agents } from "../db/appSchema.ts";
+import type { Database } from "../db/projections.ts";
+
+/** What a registered agent shows renters: the manifest without its prompt and credentials. */
+export type PublicManifest = {
+  name: string;
+  category: string;
+  description: string;
+  title?: string;
+  sample_output?: string[];
+  creator_display_name?: string;
+  [field: string]: unknown;
+};
+
+export type RegisteredAgent = {
+  agentId: string;
+  onChainListingId: Hex;
+  creator: Address;
+  publicManifest: PublicManifest;
+  metadataUri: string;
+};
+
+/** Stores a registered agent's public listing fields, derived from its public manifest. */
+export async function saveAgent(db: Database, agent: RegisteredAgent): Promise<void> {
+  const manifest = agent.publicManifest;
+  await db.insert(agents).values({
+    agentId: agent.agentId,
+    onChainListingId: agent.onChainListingId.toLowerCase(),
+    creator: agent.creator.toLowerCase(),
+    title: manifest.title ?? titleFromName(manifest.name),
+    description: manifest.description,
+    category: manifest.category,
+    sampleOutput: manifest.sample_output ?? [],
+    creatorDisplayName: manifest.creator_display_name ?? shortAddress(agent.creator),
+    metadataUri: agent.metadataUri,
+    publicManifest: manifest,
+  });
+}
+
+/** `code-review-bot` → `Code Review Bot`. */
+export function titleFromName(name: string): string {
+  return name
+    .split("-")
+    .filter(Boolean)
+    .map((word) => word[0]?.toUpperCase() + word.slice(1))
+    .join(" ");
+}
+
+function shortAddress(address: Address): string {
+  return `${address.slice(0, 6)}…${address.slice(-4)}`;
+}

@@ -1,0 +1,24 @@
+import { fileURLToPath } from "node:url";
+import { type Service, spawnService, waitUntilReady } from "./spawnService.ts";
+
+export type Api = Service & { url: string };
+
+export type ApiOptions = {
+  port: number;
+  /** Environment of api/env.ts: DATABASE_URL, RPC_URL, DEPLOYMENT_FILE, JWT_SECRET, ... */
+  env: Record<string, string>;
+  onOutput?: (line: string) => void;
+};
+
+const serverScript = fileURLToPath(new URL("../../api/server.ts", import.meta.url));
+
+/** Runs the API as a process of its own and resolves once it answers HTTP. */
+export async function startApi({ port, env, onOutput }: ApiOptions): Promise<Api> {
+  const { child, service } = spawnService(process.execPath, [serverScript], {
+    env: { ...process.env, ...env, API_PORT: String(port), API_HOST: "127.0.0.1" },
+    onOutput,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilReady("api", () => fetch(`${url}/v1/listings`), { child, timeoutMs: 60_000 });
+  return { ...service, url };
+}
