@@ -1,0 +1,74 @@
+import { parseEther } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { toApiListingId } from "../../lib/ids/listingId.ts";
+import { startTestStack, type TestStack } from "../harness/stack.ts";
+import { createApiKey, getJson } from "../support/apiClient.ts";
+import { ONE_TIME } from "../support/marketplace.ts";
+
+const creator = devAccount(2);
+const renter = devAccount(3);
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe("the API over HTTP against the whole stack", () => {
+  it("lists a published agent and confirms a purchase on-chain", async () => {
+    const onChainId = await stack.publishListing({
+      creator,
+      seed: "stack",
+      model: ONE_TIME,
+      price: parseEther("0.02"),
+      manifest: {
+        name: "contract-auditor",
+        category: "coding",
+        description: "Reviews Solidity for reentrancy and access control bugs",
+        sample_output: ["No critical findings."],
+        creator_display_name: "Audit Labs",
+      },
+    });
+    const { key } = await createApiKey(stack.api.url, renter);
+
+    const search = await getJson(stack.api.url, "/v1/listings?q=solidity", key);
+    expect(search.status).toBe(200);
+    expect(search.body.total).toBe(1);
+    expect(search.body.listings[0]).toMatchObject({
+      id: toApiListingId(onChainId),
+      title: "Contract Auditor",
+      price_eth: 0.02,
+      creator: { id: creator.address.toLowerCase(), display_name: "Audit Labs", listing_count: 1 },
+    });
+
+    const before = await getJson(
+      stack.api.url,
+      `/v1/credentials/${toApiListingId(onChainId)}`,
+      key,
+    );
+    expect(before.body).toEqual({
+      listing_id: toApiListingId(onChainId),
+      valid: false,
+      status: "not_found",
+      on_chain_verified: false,
+    });
+
+    await stack.marketplace.mined(
+      stack.marketplace
+        .as(renter)
+        .write.purchaseOneTime([onChainId], { value: parseEther("0.02") }),
+    );
+    const after = await getJson(stack.api.url, `/v1/credentials/${toApiListingId(onChainId)}`, key);
+    expect(after.body).toEqual({
+      listing_id: toApiListingId(onChainId),
+      rental_model: "one_time",
+      status: "active",
+      valid: true,
+      on_chain_listing_id: onChainId,
+      on_chain_verified: true,
+    });
+  });
+});

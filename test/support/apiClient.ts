@@ -1,0 +1,42 @@
+// Talks to a running API the way a client does: over HTTP, with a wallet or a key.
+import type { HDAccount } from "viem/accounts";
+
+export async function signIn(apiUrl: string, account: HDAccount): Promise<string> {
+  const challenge = (await (
+    await fetch(`${apiUrl}/v1/auth/challenge?wallet=${account.address}`)
+  ).json()) as { challenge: string };
+  const signature = await account.signMessage({ message: challenge.challenge });
+  const response = await fetch(`${apiUrl}/v1/auth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ wallet: account.address, challenge: challenge.challenge, signature }),
+  });
+  if (response.status !== 200) throw new Error(`sign-in failed: ${await response.text()}`);
+  return ((await response.json()) as { token: string }).token;
+}
+
+export async function createApiKey(
+  apiUrl: string,
+  account: HDAccount,
+  label = "tests",
+): Promise<{ id: string; key: string }> {
+  const token = await signIn(apiUrl, account);
+  const issuedAt = Math.floor(Date.now() / 1000);
+  const signature = await account.signMessage({
+    message: `intl:create-api-key:${issuedAt}:${label}`,
+  });
+  const response = await fetch(`${apiUrl}/v1/api-keys`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: JSON.stringify({ label, issued_at: issuedAt, signature }),
+  });
+  if (response.status !== 201) throw new Error(`key creation failed: ${await response.text()}`);
+  return (await response.json()) as { id: string; key: string };
+}
+
+export async function getJson(apiUrl: string, path: string, bearer?: string) {
+  const response = await fetch(`${apiUrl}${path}`, {
+    headers: bearer ? { authorization: `Bearer ${bearer}` } : {},
+  });
+  return { status: response.status, headers: response.headers, body: await response.json() };
+}
