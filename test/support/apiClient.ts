@@ -34,7 +34,19 @@ export async function createApiKey(
   return (await response.json()) as { id: string; key: string };
 }
 
-export async function getJson(apiUrl: string, path: string, bearer?: string) {
+/** A JSON response; the body is left untyped because tests assert its exact shape. */
+export type JsonResponse = {
+  status: number;
+  headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: tests compare whole bodies against the spec
+  body: any;
+};
+
+export async function getJson(
+  apiUrl: string,
+  path: string,
+  bearer?: string,
+): Promise<JsonResponse> {
   const response = await fetch(`${apiUrl}${path}`, {
     headers: bearer ? { authorization: `Bearer ${bearer}` } : {},
   });
