@@ -1,0 +1,47 @@
+/** A delivered command: settle it exactly once with `ack`, `retry` or `reject`. */
+export type BusMessage = {
+  /** The id it was published with: also the deduplication key. */
+  id: string;
+  subject: string;
+  data: Uint8Array;
+  /** 1 on first delivery. */
+  deliveryCount: number;
+  ack: () => Promise<void>;
+  /** Deliver again after `delayMs` (a failure a retry can fix). */
+  retry: (delayMs: number) => Promise<void>;
+  /** Never deliver again (a failure no retry can fix). */
+  reject: () => Promise<void>;
+  /** Extends the time to settle before the message counts as lost and is redelivered. */
+  working: () => Promise<void>;
+};
+
+export type ConsumeOptions = {
+  /** Consumers sharing a group share the work: each message goes to one of them. */
+  group: string;
+  /** A message unsettled this long is delivered again (its consumer is presumed dead). */
+  ackWaitMs: number;
+  /** Deliveries after which an unsettled or retried message is dropped. */
+  maxDeliver: number;
+  concurrency?: number;
+};
+
+export type Subscription = { stop: () => Promise<void> };
+
+/**
+ * Durable commands between processes: NATS JetStream in production, an in-process stand-in for the
+ * embedded default. Both pass test/bus/busContract.ts.
+ */
+export type Bus = {
+  /** Stores `data` under `id`; publishing an id again within the dedupe window is a no-op. */
+  publish: (subject: string, id: string, data: Uint8Array) => Promise<{ duplicate: boolean }>;
+  consume: (
+    subject: string,
+    options: ConsumeOptions,
+    handler: (message: BusMessage) => Promise<void>,
+  ) => Promise<Subscription>;
+  close: () => Promise<void>;
+};
+
+/** The subjects the bus carries; each gets a stream (or queue) of its own. */
+export const SUBJECTS = ["jobs.registration", "runs.execute"] as const;
+export type Subject = (typeof SUBJECTS)[number];

@@ -1,0 +1,106 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  type JsMsg,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+} from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { type Bus, type BusMessage, SUBJECTS, type Subscription } from "./bus.ts";
+
+const DEDUPE_WINDOW_NS = 2 * 60 * 1_000_000_000;
+const millisToNanos = (millis: number) => millis * 1_000_000;
+
+/** A stream per subject, named after it: `jobs.registration` → `JOBS_REGISTRATION`. */
+export function streamName(subject: string): string {
+  return subject.toUpperCase().replace(/[^A-Z0-9]/g, "_");
+}
+
+/**
+ * The bus over NATS JetStream: work-queue streams (a message leaves once acknowledged), publish
+ * deduplication by message id, durable pull consumers with explicit acks and finite redelivery.
+ */
+export async function createJetStreamBus(natsUrl: string): Promise<Bus> {
+  const connection = await connect({ servers: natsUrl, name: "marketplace" });
+  const manager = await jetstreamManager(connection);
+  for (const subject of SUBJECTS) {
+    const config = {
+      name: streamName(subject),
+      subjects: [subject],
+      retention: RetentionPolicy.Workqueue,
+      duplicate_window: DEDUPE_WINDOW_NS,
+    };
+    await manager.streams.add(config).catch(async () => {
+      await manager.streams.update(config.name, config);
+    });
+  }
+  const client = jetstream(connection);
+  const subscriptions = new Set<Subscription>();
+
+  return {
+    async publish(subject, id, data) {
+      const ack = await client.publish(subject, data, { msgID: id });
+      return { duplicate: ack.duplicate };
+    },
+
+    async consume(subject, options, handler): Promise<Subscription> {
+      const stream = streamName(subject);
+      await manager.consumers
+        .add(stream, {
+          durable_name: options.group,
+          ack_policy: AckPolicy.Explicit,
+          deliver_policy: DeliverPolicy.All,
+          ack_wait: millisToNanos(options.ackWaitMs),
+          max_deliver: options.maxDeliver,
+        })
+        .catch(async () => {
+          await manager.consumers.update(stream, options.group, {
+            ack_wait: millisToNanos(options.ackWaitMs),
+            max_deliver: options.maxDeliver,
+          });
+        });
+      const consumer = await client.consumers.get(stream, options.group);
+      const messages = await consumer.consume({ max_messages: options.concurrency ?? 1 });
+      const inFlight = new Set<Promise<void>>();
+      const loop = (async () => {
+        for await (const message of messages) {
+          const handled = handler(toBusMessage(message)).catch(() => message.nak(1_000));
+          inFlight.add(handled);
+          handled.finally(() => inFlight.delete(handled));
+          if (inFlight.size >= (options.concurrency ?? 1)) await Promise.race(inFlight);
+        }
+      })();
+      const subscription = {
+        stop: async () => {
+          subscriptions.delete(subscription);
+          await messages.close();
+          await loop;
+          await Promise.allSettled(inFlight);
+        },
+      };
+      subscriptions.add(subscription);
+      return subscription;
+    },
+
+    async close() {
+      await Promise.all([...subscriptions].map((subscription) => subscription.stop()));
+      await connection.drain();
+    },
+  };
+}
+
+function toBusMessage(message: JsMsg): BusMessage {
+  return {
+    id: message.headers?.get("Nats-Msg-Id") ?? String(message.seq),
+    subject: message.subject,
+    data: message.data,
+    deliveryCount: message.info.deliveryCount,
+    ack: async () => {
+      await message.ackAck();
+    },
+    retry: async (delayMs) => message.nak(delayMs),
+    reject: async () => message.term(),
+    working: async () => message.working(),
+  };
+}

@@ -1,0 +1,155 @@
+// The delivery rules every bus implementation keeps; run against each of them.
+import { afterEach, describe, expect, it } from "vitest";
+import type { Bus, BusMessage, ConsumeOptions } from "../../lib/bus/bus.ts";
+
+const SUBJECT = "jobs.registration";
+const OPTIONS: ConsumeOptions = { group: "contract", ackWaitMs: 600, maxDeliver: 3 };
+
+export type BusUnderTest = { bus: Bus; cleanup: () => Promise<void> };
+
+const encode = (text: string) => new TextEncoder().encode(text);
+const decode = (data: Uint8Array) => new TextDecoder().decode(data);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => boolean, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await sleep(10);
+  }
+}
+
+export function describeBusContract(name: string, createBus: () => Promise<BusUnderTest>) {
+  describe(`${name} keeps the bus contract`, () => {
+    let current: BusUnderTest | undefined;
+    const start = async () => {
+      current = await createBus();
+      return current.bus;
+    };
+    afterEach(async () => {
+      await current?.cleanup();
+      current = undefined;
+    });
+
+    it("delivers a message once, with its id and data, and forgets it when acknowledged", async () => {
+      const bus = await start();
+      const received: BusMessage[] = [];
+      await bus.consume(SUBJECT, OPTIONS, async (message) => {
+        received.push(message);
+        await message.ack();
+      });
+      await bus.publish(SUBJECT, "job_1", encode("hello"));
+      await until(() => received.length === 1);
+      await sleep(OPTIONS.ackWaitMs * 2);
+      expect(received).toHaveLength(1);
+      expect(received[0]).toMatchObject({ id: "job_1", subject: SUBJECT, deliveryCount: 1 });
+      expect(decode(received[0]?.data ?? new Uint8Array())).toBe("hello");
+    });
+
+    it("drops a second publish of the same id", async () => {
+      const bus = await start();
+      expect(await bus.publish(SUBJECT, "job_1", encode("first"))).toEqual({ duplicate: false });
+      expect(await bus.publish(SUBJECT, "job_1", encode("second"))).toEqual({ duplicate: true });
+      const received: string[] = [];
+      await bus.consume(SUBJECT, OPTIONS, async (message) => {
+        received.push(decode(message.data));
+        await message.ack();
+      });
+      await until(() => received.length === 1);
+      await sleep(300);
+      expect(received).toEqual(["first"]);
+    });
+
+    it("delivers messages published before anyone consumed", async () => {
+      const bus = await start();
+      for (const id of ["a", "b", "c"]) await bus.publish(SUBJECT, id, encode(id));
+      const received: string[] = [];
+      await bus.consume(SUBJECT, OPTIONS, async (message) => {
+        received.push(message.id);
+        await message.ack();
+      });
+      await until(() => received.length === 3);
+      expect(received.sort()).toEqual(["a", "b", "c"]);
+    });
+
+    it("redelivers a retried message, counting deliveries, at most maxDeliver times", async () => {
+      const bus = await start();
+      const deliveries: number[] = [];
+      await bus.consume(SUBJECT, OPTIONS, async (message) => {
+        deliveries.push(message.deliveryCount);
+        await message.retry(50);
+      });
+      await bus.publish(SUBJECT, "flaky", encode("x"));
+      await until(() => deliveries.length === OPTIONS.maxDeliver);
+      await sleep(OPTIONS.ackWaitMs * 2);
+      expect(deliveries).toEqual([1, 2, 3]);
+    });
+
+    it("never redelivers a rejected message", async () => {
+      const bus = await start();
+      let deliveries = 0;
+      await bus.consume(SUBJECT, OPTIONS, async (message) => {
+        deliveries += 1;
+        await message.reject();
+      });
+      await bus.publish(SUBJECT, "bad", encode("x"));
+      await until(() => deliveries === 1);
+      await sleep(OPTIONS.ackWaitMs * 2);
+      expect(deliveries).toBe(1);
+    });
+
+    it("redelivers to another consumer what a dead consumer held past the ack wait", async () => {
+      const bus = await start();
+      let held = false;
+      const dead = await bus.consume(SUBJECT, OPTIONS, async () => {
+        held = true; // never settles, like a worker killed mid-job
+      });
+      await bus.publish(SUBJECT, "job_1", encode("x"));
+      await until(() => held);
+      await dead.stop();
+
+      const completed: BusMessage[] = [];
+      await bus.consume(SUBJECT, OPTIONS, async (message) => {
+        completed.push(message);
+        await message.ack();
+      });
+      await until(() => completed.length === 1);
+      expect(completed[0]).toMatchObject({ id: "job_1", deliveryCount: 2 });
+    });
+
+    it("keeps a message with its consumer while it reports work in progress", async () => {
+      const bus = await start();
+      const deliveries: number[] = [];
+      await bus.consume(SUBJECT, OPTIONS, async (message) => {
+        deliveries.push(message.deliveryCount);
+        for (let i = 0; i < 4; i++) {
+          await sleep(OPTIONS.ackWaitMs / 2);
+          await message.working();
+        }
+        await message.ack();
+      });
+      await bus.publish(SUBJECT, "slow", encode("x"));
+      await until(() => deliveries.length === 1);
+      await sleep(OPTIONS.ackWaitMs * 3);
+      expect(deliveries).toEqual([1]);
+    });
+
+    it("shares a group's work: each message reaches exactly one of its consumers", async () => {
+      const bus = await start();
+      const handledBy = new Map<string, string[]>();
+      for (const worker of ["one", "two"]) {
+        await bus.consume(SUBJECT, { ...OPTIONS, concurrency: 2 }, async (message) => {
+          handledBy.set(message.id, [...(handledBy.get(message.id) ?? []), worker]);
+          await sleep(5);
+          await message.ack();
+        });
+      }
+      const ids = Array.from({ length: 40 }, (_, i) => `job_${i}`);
+      for (const id of ids) await bus.publish(SUBJECT, id, encode(id));
+      await until(() => handledBy.size === ids.length);
+      await sleep(OPTIONS.ackWaitMs * 2);
+      expect([...handledBy.keys()].sort()).toEqual([...ids].sort());
+      expect([...handledBy.values()].every((workers) => workers.length === 1)).toBe(true);
+    });
+  });
+}
