@@ -5,10 +5,13 @@ import { accessLog } from "./middleware/accessLog.ts";
 import { identify, requireIdentity } from "./middleware/identify.ts";
 import { rateLimit } from "./middleware/rateLimit.ts";
 import { requestId } from "./middleware/requestId.ts";
+import { agentRoutes } from "./routes/agents.ts";
 import { apiKeyRoutes } from "./routes/apiKeys.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { credentialRoutes } from "./routes/credentials.ts";
+import { jobRoutes } from "./routes/jobs.ts";
 import { listingRoutes } from "./routes/listings.ts";
+import { manifestRoutes } from "./routes/manifests.ts";
 
 /** The REST API over `deps`: tests call `app.request()`, production serves it over HTTP. */
 export function createApp(deps: ApiDeps) {
@@ -26,6 +29,9 @@ export function createApp(deps: ApiDeps) {
   app.route("/v1/api-keys", apiKeyRoutes);
   app.route("/v1/listings", listingRoutes);
   app.route("/v1/credentials", credentialRoutes);
+  app.route("/v1/agents", agentRoutes);
+  app.route("/v1/jobs", jobRoutes);
+  app.route("/v1/manifests", manifestRoutes);
 
   app.notFound((c) => errorResponse(c, new ApiError("not_found", "No such endpoint")));
   app.onError((error, c) => {

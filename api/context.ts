@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { Address, PublicClient } from "viem";
+import type { Bus } from "../lib/bus/bus.ts";
 import type { Database } from "../lib/db/projections.ts";
 import type { Logger } from "../lib/log.ts";
 import type { Network } from "./auth/apiKeys.ts";
@@ -10,6 +11,9 @@ import { ApiError } from "./errors.ts";
 export type ApiDeps = {
   /** One database: the `app` schema and the indexer's views. */
   db: Database;
+  bus: Bus;
+  /** Seals registration requests and agents' private parts at rest. */
+  sealingKey: Uint8Array;
   chain: { client: PublicClient; marketplace: Address };
   settings: {
     serviceName: string;

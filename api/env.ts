@@ -22,6 +22,13 @@ const apiEnvSchema = z.object({
     .regex(/^[a-z][a-z0-9-]{0,30}$/)
     .default("intl"),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(100),
+  /** NATS with JetStream; unset, an in-process bus stands in and this process also runs the workers. */
+  NATS_URL: z.string().startsWith("nats://").optional(),
+  /** 64 hex characters sealing prompts and vendor credentials; unset, a key kept in DATA_DIR. */
+  SEALING_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/)
+    .optional(),
 });
 
 export type ApiEnv = z.infer<typeof apiEnvSchema> & { DEPLOYMENT_FILE: string };

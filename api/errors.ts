@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   invalid_request: 400,
   invalid_listing_id: 400,
   listing_not_found: 404,
+  job_not_found: 404,
   not_found: 404,
   payload_too_large: 413,
   rate_limit_exceeded: 429,

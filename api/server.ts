@@ -1,15 +1,21 @@
-// Serves the REST API: `node api/server.ts` with the environment of api/env.ts.
-import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+// Serves the REST API: `node api/server.ts` with the environment of api/env.ts. Without NATS_URL the
+// bus is in-process, so this process also runs the workers.
+import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { createPublicClient, http } from "viem";
+import type { Bus } from "../lib/bus/bus.ts";
+import { createInProcessBus } from "../lib/bus/inProcessBus.ts";
+import { createJetStreamBus } from "../lib/bus/jetStreamBus.ts";
 import { readDeployment } from "../lib/chain/deploymentFile.ts";
+import { loadOrCreateKey } from "../lib/crypto/keyFile.ts";
+import { sealingKey } from "../lib/crypto/sealingKey.ts";
 import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
 import { connectProjections } from "../lib/db/projections.ts";
+import { startOutboxRelay } from "../lib/jobs/outboxRelay.ts";
 import { createLogger } from "../lib/log.ts";
+import { startRegistrationWorker } from "../workers/registration/registrationWorker.ts";
 import { createApp } from "./app.ts";
-import { type ApiEnv, parseApiEnv } from "./env.ts";
+import { parseApiEnv } from "./env.ts";
 
 const env = parseApiEnv();
 const log = createLogger("api");
@@ -18,9 +24,17 @@ const deployment = await readDeployment(env.DEPLOYMENT_FILE);
 if (!deployment) throw new Error(`No deployment recorded in ${env.DEPLOYMENT_FILE}`);
 await migrateAppSchema(env.DATABASE_URL);
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
+const bus: Bus = env.NATS_URL ? await createJetStreamBus(env.NATS_URL) : createInProcessBus();
+const key = await sealingKey(env);
+const relay = startOutboxRelay({ db, bus, log });
+const worker = env.NATS_URL
+  ? undefined
+  : await startRegistrationWorker({ db, bus, sealingKey: key, log: createLogger("worker") });
 
 const app = createApp({
   db,
+  bus,
+  sealingKey: key,
   chain: {
     client: createPublicClient({ transport: http(env.RPC_URL) }),
     marketplace: deployment.address,
@@ -29,7 +43,9 @@ const app = createApp({
     serviceName: env.SERVICE_NAME,
     network: env.NETWORK,
     jwt: {
-      secret: await jwtSecret(env),
+      secret: env.JWT_SECRET
+        ? new TextEncoder().encode(env.JWT_SECRET)
+        : await loadOrCreateKey(join(env.DATA_DIR, "jwt-secret")),
       issuer: env.SERVICE_NAME,
       audience: `${env.SERVICE_NAME}-api`,
     },
@@ -40,28 +56,17 @@ const app = createApp({
 });
 
 const server = serve({ fetch: app.fetch, port: env.API_PORT, hostname: env.API_HOST }, (info) => {
-  const url = `http://${env.API_HOST}:${info.port}/v1`;
-  log.info("listening", { url });
+  log.info("listening", { url: `http://${env.API_HOST}:${info.port}/v1` });
 });
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
-    server.close(() => {
-      close().then(() => process.exit(0));
+    server.close(async () => {
+      await relay.stop();
+      await worker?.stop();
+      await bus.close();
+      await close();
+      process.exit(0);
     });
   });
-}
-
-/** JWT_SECRET, or a key generated once and kept in DATA_DIR so tokens outlive a restart. */
-async function jwtSecret({ JWT_SECRET, DATA_DIR }: ApiEnv): Promise<Uint8Array> {
-  if (JWT_SECRET) return new TextEncoder().encode(JWT_SECRET);
-  const path = join(DATA_DIR, "jwt-secret");
-  try {
-    return Buffer.from(await readFile(path, "utf8"), "hex");
-  } catch {
-    const secret = randomBytes(32);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, secret.toString("hex"), { mode: 0o600, flag: "wx" }).catch(() => {});
-    return Buffer.from(await readFile(path, "utf8"), "hex");
-  }
 }

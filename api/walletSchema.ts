@@ -5,7 +5,11 @@ import { z } from "zod/v4";
 export const walletSchema = z
   .string()
   .max(42)
-  .refine((value) => isAddress(value, { strict: false }), "must be a 0x-prefixed 20-byte address")
+  // `abort`: zod runs a transform even after a failed check, and getAddress throws on "abc".
+  .refine((value) => isAddress(value, { strict: false }), {
+    message: "must be a 0x-prefixed 20-byte address",
+    abort: true,
+  })
   .transform((value) => getAddress(value).toLowerCase() as Address);
 
 export const signatureSchema = z

@@ -2,6 +2,7 @@
 // an embedded Postgres kept between runs, and the indexer. RPC_URL and DATABASE_URL point elsewhere.
 import { join } from "node:path";
 import postgres from "postgres";
+import { devAccount } from "../lib/chain/devAccounts.ts";
 import { ensureDeployment } from "../lib/chain/ensureDeployment.ts";
 import { parseEnv } from "../lib/env.ts";
 import { indexerSchemaName } from "../lib/localStack/indexerSchemaName.ts";
@@ -10,6 +11,7 @@ import { startAnvil } from "../lib/localStack/startAnvil.ts";
 import { startApi } from "../lib/localStack/startApi.ts";
 import { startPonder } from "../lib/localStack/startPonder.ts";
 import { startPostgres } from "../lib/localStack/startPostgres.ts";
+import { seedDemoCatalogue } from "./demo/seedDemoCatalogue.ts";
 
 const env = parseEnv();
 const services: Service[] = [];
@@ -79,6 +81,19 @@ async function main() {
   });
   services.push(api);
   console.log(`API:                ${api.url}/v1`);
+
+  // The demo creator is one of anvil's public dev accounts: only on the embedded chain.
+  if (!env.RPC_URL) {
+    const listed = await seedDemoCatalogue({
+      apiUrl: api.url,
+      rpcUrl,
+      marketplace: deployment.address,
+      creator: devAccount(9),
+      dataDir: env.DATA_DIR,
+      deploymentId: deployment.transactionHash,
+    });
+    for (const listing of listed) console.log(`Demo listing:       ${listing}`);
+  }
   console.log("Press Ctrl+C to stop.");
 }
 

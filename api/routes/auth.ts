@@ -24,7 +24,12 @@ authRoutes.get("/challenge", async (c) => {
 
 const tokenRequest = z.object({
   wallet: walletSchema,
-  challenge: z.string().min(1).max(200),
+  // Postgres refuses NUL in text: let it not become a 500.
+  challenge: z
+    .string()
+    .min(1)
+    .max(200)
+    .refine((value) => !value.includes("\u0000"), "must not contain NUL"),
   signature: signatureSchema,
 });
 

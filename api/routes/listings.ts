@@ -17,8 +17,14 @@ import { parseQuery } from "../validation.ts";
 /** An amount of ETH as a decimal string, at most 18 decimals, converted to wei exactly. */
 const ethAmount = z
   .string()
-  .regex(/^\d{1,12}(\.\d{1,18})?$/, "must be a non-negative ETH amount with at most 18 decimals")
+  // `abort`: zod runs a transform even after a failed check, and parseEther throws on "abc".
+  .regex(/^\d{1,12}(\.\d{1,18})?$/, {
+    message: "must be a non-negative ETH amount with at most 18 decimals",
+    abort: true,
+  })
   .transform((value) => parseEther(value));
+
+const noNul = (value: string) => !value.includes("\u0000");
 
 export const pageSchema = {
   limit: z.coerce.number().int().min(1).max(100).default(20),
@@ -27,7 +33,8 @@ export const pageSchema = {
 
 const searchQuery = z
   .object({
-    q: z.string().trim().min(1).max(200).optional(),
+    // Postgres refuses NUL in text: let it not become a 500.
+    q: z.string().trim().min(1).max(200).refine(noNul, "must not contain NUL").optional(),
     category: z.enum(CATEGORIES).optional(),
     rental_model: z.enum(RENTAL_MODELS).optional(),
     min_price: ethAmount.optional(),

@@ -10,6 +10,7 @@ import {
   primaryKey,
   text,
   timestamp,
+  uniqueIndex,
 } from "drizzle-orm/pg-core";
 
 export const appSchema = pgSchema("app");
@@ -80,3 +81,47 @@ export const rateLimitWindows = appSchema.table(
   },
   (table) => [primaryKey({ columns: [table.subject, table.windowStart] })],
 );
+
+const bytea = customType<{ data: Buffer }>({ dataType: () => "bytea" });
+
+export type JobStatus = "queued" | "completed" | "failed";
+
+/** Asynchronous work a wallet asked for; the bus carries only the id. */
+export const jobs = appSchema.table(
+  "jobs",
+  {
+    id: text().primaryKey(),
+    wallet: text().notNull(),
+    kind: text().$type<"registration">().notNull(),
+    status: text().$type<JobStatus>().notNull(),
+    idempotencyKey: text(),
+    /** SHA-256 of the request body, to tell a retry from a different request under the same key. */
+    requestHash: text().notNull(),
+    /** The sealed request (it holds the prompt and vendor credentials); dropped once processed. */
+    request: bytea(),
+    result: jsonb(),
+    error: jsonb(),
+    /** When the bus took the job; null means the outbox relay still has to publish it. */
+    publishedAt: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex().on(table.wallet, table.idempotencyKey),
+    index().on(table.status, table.publishedAt),
+  ],
+);
+
+/** Public manifests by content id: what a `metadata_uri` points to, byte for byte. */
+export const manifests = appSchema.table("manifests", {
+  cid: text().primaryKey(),
+  content: bytea().notNull(),
+  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+});
+
+/** An agent's private part (prompt, endpoints, vendor credentials), sealed to its listing. */
+export const agentSecrets = appSchema.table("agent_secrets", {
+  onChainListingId: text().primaryKey(),
+  sealed: bytea().notNull(),
+  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+});

@@ -1,19 +1,8 @@
 // Talks to a running API the way a client does: over HTTP, with a wallet or a key.
 import type { HDAccount } from "viem/accounts";
+import { signIn } from "../../lib/client/signIn.ts";
 
-export async function signIn(apiUrl: string, account: HDAccount): Promise<string> {
-  const challenge = (await (
-    await fetch(`${apiUrl}/v1/auth/challenge?wallet=${account.address}`)
-  ).json()) as { challenge: string };
-  const signature = await account.signMessage({ message: challenge.challenge });
-  const response = await fetch(`${apiUrl}/v1/auth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ wallet: account.address, challenge: challenge.challenge, signature }),
-  });
-  if (response.status !== 200) throw new Error(`sign-in failed: ${await response.text()}`);
-  return ((await response.json()) as { token: string }).token;
-}
+export { signIn };
 
 export async function createApiKey(
   apiUrl: string,

@@ -1,0 +1,361 @@
+import { Ajv, type Options } from "ajv";
+
+export const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
+export const MODEL_PROVIDERS = ["openai", "anthropic", "self_hosted"] as const;
+export const TOOL_SCOPES = ["read_only", "input_only", "repo_scoped"] as const;
+
+export type Category = (typeof CATEGORIES)[number];
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+export type ToolScope = (typeof TOOL_SCOPES)[number];
+export type JsonObject = { [key: string]: unknown };
+
+export type Manifest = {
+  name: string;
+  category: Category;
+  description: string;
+  model: { provider: ModelProvider; model?: string; endpoint_url?: string };
+  system_prompt?: string;
+  entrypoint_url?: string;
+  tools?: { name: string; scope: ToolScope }[];
+  input_schema: JsonObject;
+  output_schema: JsonObject;
+  timeout_seconds: number;
+  title?: string;
+  sample_output?: string[];
+  creator_display_name?: string;
+};
+
+/** `field` is a dotted path (`model.endpoint_url`, `tools[3].scope`); `manifest` is the whole input. */
+export type ManifestViolation = { field: string; rule: string; message: string };
+
+export type ManifestValidation =
+  | { ok: true; manifest: Manifest }
+  | { ok: false; violations: ManifestViolation[] };
+
+export const DEFAULT_TIMEOUT_SECONDS = 60;
+const MAX_TIMEOUT_SECONDS = 300;
+const MAX_TOOLS = 10;
+const MAX_SAMPLE_OUTPUTS = 3;
+const MAX_URL_LENGTH = 2048;
+const MAX_SYSTEM_PROMPT_LENGTH = 100_000;
+const KEBAB_CASE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const HOSTED_PROVIDERS: readonly ModelProvider[] = ["openai", "anthropic"];
+
+const MANIFEST_FIELDS = [
+  "name",
+  "category",
+  "description",
+  "model",
+  "system_prompt",
+  "entrypoint_url",
+  "tools",
+  "input_schema",
+  "output_schema",
+  "timeout_seconds",
+  "title",
+  "sample_output",
+  "creator_display_name",
+];
+
+type Report = (field: string, rule: string, message: string) => void;
+
+/** Checks a submitted manifest against the spec, reporting every violation rather than the first. */
+export function validateManifest(input: unknown): ManifestValidation {
+  const violations: ManifestViolation[] = [];
+  const report: Report = (field, rule, message) => violations.push({ field, rule, message });
+
+  if (!isJsonObject(input)) {
+    report("manifest", "type", "must be a JSON object");
+    return { ok: false, violations };
+  }
+  rejectUnknownFields(report, input, MANIFEST_FIELDS);
+
+  const name = readString(report, "name", input.name, { required: true, maxLength: 64 });
+  if (name !== undefined && !KEBAB_CASE.test(name)) {
+    report("name", "kebab_case", "must be lowercase letters and digits joined by single hyphens");
+  }
+  const category = readEnum(report, "category", input.category, CATEGORIES, { required: true });
+  const description = readString(report, "description", input.description, {
+    required: true,
+    maxLength: 2000,
+  });
+  const model = readModel(report, input.model);
+  checkOneInstructionSource(report, input);
+  const system_prompt = readString(report, "system_prompt", input.system_prompt, {
+    maxLength: MAX_SYSTEM_PROMPT_LENGTH,
+  });
+  const entrypoint_url = readHttpsUrl(report, "entrypoint_url", input.entrypoint_url);
+  const tools = readTools(report, input.tools);
+  const input_schema = readJsonSchema(report, "input_schema", input.input_schema);
+  const output_schema = readJsonSchema(report, "output_schema", input.output_schema);
+  const timeout_seconds = readTimeout(report, input.timeout_seconds);
+  const title = readString(report, "title", input.title, { maxLength: 120 });
+  const sample_output = readSampleOutput(report, input.sample_output);
+  const creator_display_name = readString(
+    report,
+    "creator_display_name",
+    input.creator_display_name,
+    { maxLength: 80 },
+  );
+
+  // Every reader that returns undefined for a required field has reported why; the explicit
+  // checks are for the compiler, and fail closed should that ever stop being true.
+  if (
+    violations.length > 0 ||
+    name === undefined ||
+    category === undefined ||
+    description === undefined ||
+    model === undefined ||
+    input_schema === undefined ||
+    output_schema === undefined ||
+    timeout_seconds === undefined
+  ) {
+    return { ok: false, violations };
+  }
+  return {
+    ok: true,
+    manifest: {
+      name,
+      category,
+      description,
+      model,
+      ...(system_prompt !== undefined && { system_prompt }),
+      ...(entrypoint_url !== undefined && { entrypoint_url }),
+      ...(tools !== undefined && { tools }),
+      input_schema,
+      output_schema,
+      timeout_seconds,
+      ...(title !== undefined && { title }),
+      ...(sample_output !== undefined && { sample_output }),
+      ...(creator_display_name !== undefined && { creator_display_name }),
+    },
+  };
+}
+
+function isJsonObject(value: unknown): value is JsonObject {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+function rejectUnknownFields(
+  report: Report,
+  object: JsonObject,
+  allowed: readonly string[],
+  prefix = "",
+) {
+  for (const key of Object.keys(object)) {
+    if (!allowed.includes(key)) {
+      report(`${prefix}${key}`, "unknown_field", "is not a manifest field");
+    }
+  }
+}
+
+function readString(
+  report: Report,
+  field: string,
+  value: unknown,
+  { required = false, maxLength }: { required?: boolean; maxLength: number },
+): string | undefined {
+  if (value === undefined) {
+    if (required) report(field, "required", "is required");
+    return undefined;
+  }
+  if (typeof value !== "string") {
+    report(field, "type", "must be a string");
+    return undefined;
+  }
+  if (value.length === 0) {
+    report(field, "min_length", "must not be empty");
+    return undefined;
+  }
+  if (value.length > maxLength) {
+    report(field, "max_length", `must be at most ${maxLength} characters`);
+    return undefined;
+  }
+  return value;
+}
+
+function readEnum<T extends string>(
+  report: Report,
+  field: string,
+  value: unknown,
+  allowed: readonly T[],
+  { required = false }: { required?: boolean } = {},
+): T | undefined {
+  if (value === undefined) {
+    if (required) report(field, "required", "is required");
+    return undefined;
+  }
+  const match = allowed.find((option) => option === value);
+  if (match === undefined) report(field, "enum", `must be one of: ${allowed.join(", ")}`);
+  return match;
+}
+
+/** Endpoints the marketplace calls with renters' data: HTTPS only, and no secrets in the URL. */
+function readHttpsUrl(
+  report: Report,
+  field: string,
+  value: unknown,
+  { required = false }: { required?: boolean } = {},
+): string | undefined {
+  const text = readString(report, field, value, { required, maxLength: MAX_URL_LENGTH });
+  if (text === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    report(field, "https", "must be an absolute https:// URL");
+    return undefined;
+  }
+  if (url.protocol !== "https:" || url.hostname === "") {
+    report(field, "https", "must be an https:// URL with a host");
+    return undefined;
+  }
+  if (url.username !== "" || url.password !== "") {
+    report(field, "no_credentials", "must not carry credentials (user:password@)");
+    return undefined;
+  }
+  return text;
+}
+
+function readModel(report: Report, value: unknown): Manifest["model"] | undefined {
+  if (value === undefined) {
+    report("model", "required", "is required");
+    return undefined;
+  }
+  if (!isJsonObject(value)) {
+    report("model", "type", "must be an object");
+    return undefined;
+  }
+  rejectUnknownFields(report, value, ["provider", "model", "endpoint_url"], "model.");
+  const provider = readEnum(report, "model.provider", value.provider, MODEL_PROVIDERS, {
+    required: true,
+  });
+  const isHosted = provider !== undefined && HOSTED_PROVIDERS.includes(provider);
+  const model = readString(report, "model.model", value.model, {
+    required: isHosted,
+    maxLength: 200,
+  });
+  const endpoint_url = readHttpsUrl(report, "model.endpoint_url", value.endpoint_url, {
+    required: provider === "self_hosted",
+  });
+  if (provider === undefined) return undefined;
+  return {
+    provider,
+    ...(model !== undefined && { model }),
+    ...(endpoint_url !== undefined && { endpoint_url }),
+  };
+}
+
+/** A declarative agent runs on its system prompt, a connected one at its entrypoint: exactly one. */
+function checkOneInstructionSource(report: Report, input: JsonObject) {
+  const hasPrompt = input.system_prompt !== undefined;
+  const hasEntrypoint = input.entrypoint_url !== undefined;
+  if (hasPrompt && hasEntrypoint) {
+    report("system_prompt", "exclusive", "declare system_prompt or entrypoint_url, not both");
+  } else if (!hasPrompt && !hasEntrypoint) {
+    report("system_prompt", "one_of_required", "declare system_prompt or entrypoint_url");
+  }
+}
+
+function readTools(report: Report, value: unknown): Manifest["tools"] {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) {
+    report("tools", "type", "must be an array");
+    return undefined;
+  }
+  if (value.length > MAX_TOOLS) {
+    report("tools", "max_items", `must have at most ${MAX_TOOLS} tools`);
+  }
+  const tools: NonNullable<Manifest["tools"]> = [];
+  value.forEach((tool: unknown, index) => {
+    const field = `tools[${index}]`;
+    if (!isJsonObject(tool)) {
+      report(field, "type", "must be an object with name and scope");
+      return;
+    }
+    rejectUnknownFields(report, tool, ["name", "scope"], `${field}.`);
+    const name = readString(report, `${field}.name`, tool.name, { required: true, maxLength: 64 });
+    const scope = readEnum(report, `${field}.scope`, tool.scope, TOOL_SCOPES, { required: true });
+    if (name !== undefined && scope !== undefined) tools.push({ name, scope });
+  });
+  return tools;
+}
+
+function readSampleOutput(report: Report, value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) {
+    report("sample_output", "type", "must be an array of strings");
+    return undefined;
+  }
+  if (value.length === 0) report("sample_output", "min_items", "must have at least one sample");
+  if (value.length > MAX_SAMPLE_OUTPUTS) {
+    report("sample_output", "max_items", `must have at most ${MAX_SAMPLE_OUTPUTS} samples`);
+  }
+  return value.flatMap((sample: unknown, index) => {
+    const text = readString(report, `sample_output[${index}]`, sample, { maxLength: 2000 });
+    return text === undefined ? [] : [text];
+  });
+}
+
+function readTimeout(report: Report, value: unknown): number | undefined {
+  if (value === undefined) return DEFAULT_TIMEOUT_SECONDS;
+  if (typeof value !== "number") {
+    report("timeout_seconds", "type", "must be a number of seconds");
+  } else if (!Number.isInteger(value)) {
+    report("timeout_seconds", "integer", "must be a whole number of seconds");
+  } else if (value < 1) {
+    report("timeout_seconds", "min", "must be at least 1");
+  } else if (value > MAX_TIMEOUT_SECONDS) {
+    report("timeout_seconds", "max", `must be at most ${MAX_TIMEOUT_SECONDS}`);
+  } else {
+    return value;
+  }
+  return undefined;
+}
+
+function readJsonSchema(report: Report, field: string, value: unknown): JsonObject | undefined {
+  if (value === undefined) {
+    report(field, "required", "is required");
+    return undefined;
+  }
+  if (!isJsonObject(value)) {
+    report(field, "type", "must be a JSON Schema object");
+    return undefined;
+  }
+  const problem = jsonSchemaProblem(value);
+  if (problem !== undefined) {
+    report(field, "json_schema", `is not a valid JSON Schema: ${problem}`);
+    return undefined;
+  }
+  return value;
+}
+
+// Unknown keywords are tolerated (strict off); formats are skipped, as only compilation is checked
+// here and unknown ones would otherwise be logged.
+const AJV_OPTIONS: Options = { strict: false, validateFormats: false };
+const DRAFT_07 = /^http:\/\/json-schema\.org\/draft-07\/schema#?$/;
+
+// Checking a schema against the meta-schema leaves no state behind, so one instance (whose compiled
+// meta-schema is the expensive part) serves every manifest.
+const metaSchemaChecker = new Ajv(AJV_OPTIONS);
+
+function jsonSchemaProblem(schema: JsonObject): string | undefined {
+  // Ajv's default dialect; pinning it keeps creators' `$schema` lookups off the shared instance.
+  const dialect = schema.$schema;
+  if (dialect !== undefined && !(typeof dialect === "string" && DRAFT_07.test(dialect))) {
+    return "$schema must be http://json-schema.org/draft-07/schema#";
+  }
+  try {
+    if (!metaSchemaChecker.validateSchema(schema)) {
+      return metaSchemaChecker.errorsText(metaSchemaChecker.errors, { dataVar: "schema" });
+    }
+    // Compiling registers the schema's `$id`s, so each schema gets a throwaway instance: one
+    // creator's ids must neither clash with nor resolve in another's schema.
+    new Ajv({ ...AJV_OPTIONS, validateSchema: false }).compile(schema);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}

@@ -1,0 +1,63 @@
+import { eq } from "drizzle-orm";
+import type { Bus, Subscription } from "../../lib/bus/bus.ts";
+import { jobs } from "../../lib/db/appSchema.ts";
+import type { Database } from "../../lib/db/projections.ts";
+import { REGISTRATION_SUBJECT } from "../../lib/jobs/publishJob.ts";
+import type { Logger } from "../../lib/log.ts";
+import { processRegistration } from "./processRegistration.ts";
+
+export type RegistrationWorkerOptions = {
+  db: Database;
+  bus: Bus;
+  sealingKey: Uint8Array;
+  log: Logger;
+  concurrency?: number;
+  /** A job held longer without an answer is presumed lost with its worker and redelivered. */
+  ackWaitMs?: number;
+};
+
+const MAX_DELIVER = 5;
+
+/** Consumes registration jobs: acknowledged once their outcome is committed, retried on failures. */
+export function startRegistrationWorker({
+  db,
+  bus,
+  sealingKey,
+  log,
+  concurrency = 4,
+  ackWaitMs = 30_000,
+}: RegistrationWorkerOptions): Promise<Subscription> {
+  return bus.consume(
+    REGISTRATION_SUBJECT,
+    { group: "registration", ackWaitMs, maxDeliver: MAX_DELIVER, concurrency },
+    async (message) => {
+      const jobId = new TextDecoder().decode(message.data);
+      try {
+        const outcome = await processRegistration({ db, sealingKey }, jobId);
+        await message.ack();
+        log.info("registration processed", { job_id: jobId, outcome });
+      } catch (error) {
+        // Database or decryption trouble: worth retrying, until the last delivery gives up.
+        log.warn("registration attempt failed", {
+          job_id: jobId,
+          delivery: message.deliveryCount,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        if (message.deliveryCount < MAX_DELIVER) {
+          await message.retry(500 * 2 ** message.deliveryCount);
+          return;
+        }
+        await db
+          .update(jobs)
+          .set({
+            status: "failed",
+            error: { code: "internal_error", message: "The registration could not be processed" },
+            request: null,
+            updatedAt: new Date(),
+          })
+          .where(eq(jobs.id, jobId));
+        await message.reject();
+      }
+    },
+  );
+}
