@@ -11,10 +11,14 @@ import { migrateAppSchema } from "../../lib/db/migrateAppSchema.ts";
 import { connectProjections } from "../../lib/db/projections.ts";
 import { findFreePort } from "../../lib/localStack/findFreePort.ts";
 import { type Api, startApi } from "../../lib/localStack/startApi.ts";
+import type { Nats } from "../../lib/localStack/startNats.ts";
+import { startWorker, type Worker } from "../../lib/localStack/startWorker.ts";
 import { connectMarketplace, METADATA_URI, seedOf } from "../support/marketplace.ts";
-import { startTestAnvil, startTestPonder, startTestPostgres } from "./harness.ts";
+import { startTestAnvil, startTestNats, startTestPonder, startTestPostgres } from "./harness.ts";
 
 export const JWT_SECRET = randomBytes(32).toString("hex");
+/** The key the API and workers seal prompts and credentials with in tests. */
+export const SEALING_KEY = randomBytes(32).toString("hex");
 
 export type TestStack = Awaited<ReturnType<typeof startTestStack>>;
 
@@ -26,10 +30,17 @@ export async function startTestStack({
   apiProcesses = 1,
   rateLimitPerMinute = 100,
   onApiOutput,
+  nats: withNats = false,
 }: {
   apiProcesses?: number;
   rateLimitPerMinute?: number;
+  /** Every line the API (and worker) processes print: their JSON logs. */
   onApiOutput?: (line: string) => void;
+  /**
+   * Real NATS JetStream as the bus, with workers as processes of their own (`startWorker`); without
+   * it the API processes use the in-process bus and run the workers themselves.
+   */
+  nats?: boolean;
 } = {}) {
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
@@ -56,23 +67,42 @@ export async function startTestStack({
     const database = connectProjections(postgres.databaseUrl, ponder.viewsSchema);
     stops.push(database.close);
 
+    let nats: Nats | undefined;
+    if (withNats) {
+      nats = await startTestNats();
+      stops.push(nats.stop);
+    }
+    const sharedEnv: Record<string, string> = {
+      DATABASE_URL: postgres.databaseUrl,
+      VIEWS_SCHEMA: ponder.viewsSchema,
+      SEALING_KEY,
+      DATA_DIR: join(ponder.deploymentFile, ".."),
+      ...(nats ? { NATS_URL: nats.natsUrl } : {}),
+    };
+
     const apis: Api[] = [];
     for (let i = 0; i < apiProcesses; i++) {
       const api = await startApi({
         port: await findFreePort(),
         env: {
-          DATABASE_URL: postgres.databaseUrl,
+          ...sharedEnv,
           RPC_URL: anvil.rpcUrl,
           DEPLOYMENT_FILE: ponder.deploymentFile,
-          VIEWS_SCHEMA: ponder.viewsSchema,
           JWT_SECRET,
           RATE_LIMIT_PER_MINUTE: String(rateLimitPerMinute),
-          DATA_DIR: join(ponder.deploymentFile, ".."),
         },
         onOutput: onApiOutput,
       });
       stops.push(api.stop);
       apis.push(api);
+    }
+
+    /** A worker process consuming from NATS (only with `nats: true`); stopped with the stack. */
+    async function startWorkerProcess(env: Record<string, string> = {}): Promise<Worker> {
+      if (!nats) throw new Error("workers run as processes only with nats: true");
+      const worker = await startWorker({ env: { ...sharedEnv, ...env }, onOutput: onApiOutput });
+      stops.push(worker.stop);
+      return worker;
     }
 
     const marketplace = connectMarketplace(anvil.rpcUrl, deployment.address);
@@ -108,6 +138,8 @@ export async function startTestStack({
     return {
       anvil,
       postgres,
+      nats,
+      startWorker: startWorkerProcess,
       deployment,
       ponder,
       apis,

@@ -1,0 +1,40 @@
+import { fileURLToPath } from "node:url";
+import { type Service, spawnService } from "./spawnService.ts";
+
+export type Worker = Service & {
+  /** Sends `signal` to the worker's process group, e.g. SIGKILL to simulate a crash. */
+  kill: (signal: NodeJS.Signals) => void;
+  exited: Promise<void>;
+};
+
+const workerScript = fileURLToPath(new URL("../../workers/main.ts", import.meta.url));
+
+/** Runs workers/main.ts as a process of its own; resolves once it consumes from the bus. */
+export function startWorker({
+  env,
+  onOutput,
+}: {
+  env: Record<string, string>;
+  onOutput?: (line: string) => void;
+}): Promise<Worker> {
+  return new Promise((resolve, reject) => {
+    let started = false;
+    const { child, service } = spawnService(process.execPath, [workerScript], {
+      env: { ...process.env, ...env },
+      onOutput: (line) => {
+        onOutput?.(line);
+        if (!started && line.includes('"workers started"')) {
+          started = true;
+          resolve({ ...service, kill, exited });
+        }
+      },
+    });
+    const exited = new Promise<void>((done) => child.once("exit", () => done()));
+    const kill = (signal: NodeJS.Signals) => {
+      if (child.pid !== undefined) process.kill(-child.pid, signal);
+    };
+    child.once("exit", (code) => {
+      if (!started) reject(new Error(`the worker exited before it started (code ${code})`));
+    });
+  });
+}

@@ -1,0 +1,128 @@
+import { parseEther } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { startTestStack, type TestStack } from "../harness/stack.ts";
+import { createApiKey, getJson, signIn } from "../support/apiClient.ts";
+import { PER_QUERY } from "../support/marketplace.ts";
+
+const creator = devAccount(4);
+const renter = devAccount(5);
+let stack: TestStack;
+
+const manifest = {
+  name: "tax-summariser",
+  title: "Tax Return Summariser",
+  category: "finance",
+  description: "Turns a year of statements into a one-page summary of deductible expenses",
+  model: { provider: "anthropic", model: "claude-sonnet-4" },
+  system_prompt: "You are a careful tax assistant. SECRET-PROMPT-7f3a",
+  input_schema: { type: "object", properties: { statements: { type: "string" } } },
+  output_schema: { type: "string" },
+  sample_output: ["Deductible: 4,210 USD across 37 receipts."],
+  creator_display_name: "Ledger & Co",
+};
+
+async function pollJob(token: string, jobId: string) {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const job = await getJson(stack.api.url, `/v1/jobs/${jobId}`, token);
+    if (job.body.status !== "queued") return job;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`job ${jobId} stayed queued`);
+}
+
+beforeAll(async () => {
+  stack = await startTestStack({ nats: true });
+  await stack.startWorker();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe("registering an agent end to end (API, NATS, worker process, chain, indexer)", () => {
+  it("registers, lists on-chain with the job's seed and URI, and appears in search", async () => {
+    const token = await signIn(stack.api.url, creator);
+    const submitted = await fetch(`${stack.api.url}/v1/agents`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ ...manifest, vendor_credentials: { api_key: "sk-vendor-SECRET" } }),
+    });
+    expect(submitted.status).toBe(202);
+    const { job_id: jobId, status } = await submitted.json();
+    expect(status).toBe("queued");
+    expect(jobId).toMatch(/^job_[0-9a-f]{24}$/);
+
+    const job = await pollJob(token, jobId);
+    expect(job.body).toEqual({
+      job_id: jobId,
+      status: "completed",
+      result: {
+        agent_id: expect.stringMatching(/^tax-summariser-[0-9a-f]{8}$/),
+        listing_id: expect.stringMatching(/^lst_[0-9a-f]{64}$/),
+        create_listing: {
+          seed: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+          metadata_uri: expect.stringMatching(/^ipfs:\/\/bafkrei[a-z2-7]{52}$/),
+          on_chain_listing_id: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        },
+      },
+    });
+    const { listing_id: listingId, create_listing: onChain } = job.body.result;
+
+    const market = stack.marketplace.as(creator);
+    const receipt = await stack.marketplace.mined(
+      market.write.createListing([
+        onChain.seed,
+        PER_QUERY,
+        parseEther("0.001"),
+        onChain.metadata_uri,
+      ]),
+    );
+    expect(await market.read.deriveListingId([creator.address, onChain.seed])).toBe(
+      onChain.on_chain_listing_id,
+    );
+    await stack.ponder.waitForBlock(receipt.blockNumber);
+
+    const { key } = await createApiKey(stack.api.url, renter);
+    const search = await getJson(stack.api.url, "/v1/listings?q=deductible", key);
+    expect(search.body.total).toBe(1);
+    const block = await stack.marketplace.publicClient.getBlock({
+      blockNumber: receipt.blockNumber,
+    });
+    const publishedAt = new Date(Number(block.timestamp) * 1000).toISOString();
+    expect(search.body.listings[0]).toEqual({
+      id: listingId,
+      title: "Tax Return Summariser",
+      description: manifest.description,
+      category: ["finance"],
+      rental_model: "per_query",
+      price_eth: 0.001,
+      run_count: 0,
+      success_rate: 0,
+      creator: { id: creator.address.toLowerCase(), display_name: "Ledger & Co", listing_count: 1 },
+      rating: 0,
+      review_count: 0,
+      last_updated: publishedAt,
+      sample_output: manifest.sample_output,
+    });
+    const detail = await getJson(stack.api.url, `/v1/listings/${listingId}`, key);
+    expect(detail.body).toMatchObject({
+      id: listingId,
+      published_at: publishedAt,
+      status: "active",
+      on_chain_id: onChain.on_chain_listing_id,
+      metadata_uri: onChain.metadata_uri,
+    });
+
+    const cid = onChain.metadata_uri.slice("ipfs://".length);
+    const published = await fetch(`${stack.api.url}/v1/manifests/${cid}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const publicManifest = await published.text();
+    expect(JSON.parse(publicManifest)).toMatchObject({
+      name: "tax-summariser",
+      kind: "declarative",
+    });
+    expect(publicManifest).not.toContain("SECRET-PROMPT");
+    expect(publicManifest).not.toContain("sk-vendor");
+  });
+});
