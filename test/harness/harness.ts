@@ -55,7 +55,9 @@ export type TestPonder = Ponder & { schema: string; viewsSchema: string; deploym
 
 /**
  * Ponder indexing `deployment` on `rpcUrl` into `databaseUrl`. The same `schema` again resumes that
- * deployment (crash recovery); by default each call indexes into a schema of its own.
+ * deployment (crash recovery); by default each call indexes into a schema of its own. It resolves at
+ * `/ready`, when the finalized history is indexed; the latest 30 blocks follow, so wait for a block
+ * (`waitForBlock`) before reading what it holds.
  */
 export async function startTestPonder(options: {
   rpcUrl: string;

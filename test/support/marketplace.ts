@@ -25,7 +25,12 @@ export function seedOf(text: string): Hex {
 }
 
 export function connectMarketplace(rpcUrl: string, address: Address) {
-  const publicClient = createPublicClient({ chain: foundry, transport: http(rpcUrl) });
+  // No block-number cache: tests compare against the head right after mining.
+  const publicClient = createPublicClient({
+    chain: foundry,
+    transport: http(rpcUrl),
+    cacheTime: 0,
+  });
 
   /** The marketplace as `account` sees it: typed reads, simulations and writes. */
   function as(account: HDAccount) {

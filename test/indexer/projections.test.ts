@@ -1,0 +1,704 @@
+import { and, eq } from "drizzle-orm";
+import { type Address, type Hex, parseEther } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
+import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
+import { connectProjections, type ProjectionsDb, projections } from "../../lib/db/projections.ts";
+import { rpcRequest } from "../../lib/localStack/startAnvil.ts";
+import {
+  startTestAnvil,
+  startTestPonder,
+  startTestPostgres,
+  type TestPonder,
+} from "../harness/harness.ts";
+import {
+  connectMarketplace,
+  type MarketplaceConnection,
+  METADATA_URI,
+  ONE_TIME,
+  PER_QUERY,
+  SUBSCRIPTION,
+  seedOf,
+  THIRTY_DAYS,
+} from "../support/marketplace.ts";
+
+const {
+  listing,
+  credential,
+  creator,
+  protocol,
+  purchaseEvent,
+  renewalEvent,
+  topUpEvent,
+  debitEvent,
+  runEvent,
+  revocationEvent,
+  withdrawalEvent,
+  feeChangeEvent,
+} = projections;
+
+const authority = devAccount(0);
+const feeRecipient = devAccount(1);
+const alice = devAccount(2); // creates the one-time and subscription listings
+const bob = devAccount(3); // creates the per-task listing
+const carol = devAccount(4);
+const dave = devAccount(5);
+const erin = devAccount(6);
+
+const ONE_TIME_PRICE = parseEther("0.01");
+const SUBSCRIPTION_PRICE = parseEther("0.02");
+const TASK_PRICE = parseEther("0.001");
+const UPDATED_PRICE = parseEther("0.015");
+const UPDATED_URI = "ipfs://bafkreiupdatedmetadata";
+const NINETY_DAYS = 3n * THIRTY_DAYS;
+const DAY = 24n * 60n * 60n;
+
+const feeOf = (amount: bigint) => (amount * 250n) / 10_000n;
+const shareOf = (amount: bigint) => amount - feeOf(amount);
+const lower = (address: Address) => address.toLowerCase() as Hex;
+const anyId = expect.any(String);
+
+/** Where a transaction landed, as the event tables record it. */
+type Landed = { blockNumber: bigint; timestamp: bigint; transactionHash: Hex };
+
+const started: { stop: () => Promise<void> }[] = [];
+let rpcUrl: string;
+let deployment: Deployment;
+let marketplace: MarketplaceConnection;
+let ponder: TestPonder;
+let db: ProjectionsDb;
+
+beforeAll(async () => {
+  const anvil = await startTestAnvil();
+  started.push(anvil);
+  rpcUrl = anvil.rpcUrl;
+  const postgres = await startTestPostgres();
+  started.push(postgres);
+  deployment = await deployMarketplace({
+    rpcUrl: anvil.rpcUrl,
+    deployerKey: devPrivateKey(0),
+    authority: authority.address,
+    feeRecipient: feeRecipient.address,
+  });
+  marketplace = connectMarketplace(anvil.rpcUrl, deployment.address);
+  ponder = await startTestPonder({
+    rpcUrl: anvil.rpcUrl,
+    databaseUrl: postgres.databaseUrl,
+    deployment,
+  });
+  started.push(ponder);
+  // Ready means the finalized history is indexed; the young deployment block is indexed live.
+  await ponder.waitForBlock(deployment.startBlock);
+  const projectionsDb = connectProjections(postgres.databaseUrl, ponder.viewsSchema);
+  started.push({ stop: projectionsDb.close });
+  db = projectionsDb.db;
+});
+
+afterAll(async () => {
+  for (const service of started.reverse()) await service.stop().catch(() => {});
+});
+
+/** Sends a transaction, waits until Ponder indexed its block and returns where it landed. */
+async function indexed(transaction: Promise<Hex>): Promise<Landed> {
+  const receipt = await marketplace.mined(transaction);
+  await ponder.waitForBlock(receipt.blockNumber);
+  const block = await marketplace.publicClient.getBlock({ blockNumber: receipt.blockNumber });
+  return {
+    blockNumber: receipt.blockNumber,
+    timestamp: block.timestamp,
+    transactionHash: receipt.transactionHash,
+  };
+}
+
+const listingRows = (id: Hex) => db.select().from(listing).where(eq(listing.id, id));
+const credentialRows = (listingId: Hex, buyer: Address) =>
+  db
+    .select()
+    .from(credential)
+    .where(and(eq(credential.listingId, listingId), eq(credential.buyer, buyer)));
+const creatorRows = () => db.select().from(creator).orderBy(creator.id);
+const protocolRows = () => db.select().from(protocol);
+
+describe("projections follow every marketplace operation", () => {
+  let oneTimeId: Hex;
+  let subscriptionId: Hex;
+  let perQueryId: Hex;
+
+  // The rows expected so far; each step states what it changes.
+  let oneTime: Awaited<ReturnType<typeof listingRows>>[number];
+  let subscription: typeof oneTime;
+  let perQuery: typeof oneTime;
+  let aliceCreator: Awaited<ReturnType<typeof creatorRows>>[number];
+  let bobCreator: typeof aliceCreator;
+  let protocolRow: Awaited<ReturnType<typeof protocolRows>>[number];
+  let carolOneTime: Awaited<ReturnType<typeof credentialRows>>[number];
+  let daveSubscription: typeof carolOneTime;
+  let erinPerQuery: typeof carolOneTime;
+  const purchases: Awaited<ReturnType<typeof purchaseRows>> = [];
+  const runs: Awaited<ReturnType<typeof runRows>> = [];
+  const revocations: Awaited<ReturnType<typeof revocationRows>> = [];
+  const withdrawals: Awaited<ReturnType<typeof withdrawalRows>> = [];
+  const feeChanges: Awaited<ReturnType<typeof feeChangeRows>> = [];
+
+  const purchaseRows = () => db.select().from(purchaseEvent).orderBy(purchaseEvent.id);
+  const renewalRows = () => db.select().from(renewalEvent).orderBy(renewalEvent.id);
+  const topUpRows = () => db.select().from(topUpEvent).orderBy(topUpEvent.id);
+  const debitRows = () => db.select().from(debitEvent).orderBy(debitEvent.id);
+  const runRows = () => db.select().from(runEvent).orderBy(runEvent.id);
+  const revocationRows = () => db.select().from(revocationEvent).orderBy(revocationEvent.id);
+  const withdrawalRows = () => db.select().from(withdrawalEvent).orderBy(withdrawalEvent.id);
+  const feeChangeRows = () => db.select().from(feeChangeEvent).orderBy(feeChangeEvent.id);
+
+  function newListing(
+    created: { id: Hex; landed: Landed },
+    owner: typeof alice,
+    rentalModel: "one_time" | "subscription" | "per_query",
+    price: bigint,
+  ): typeof oneTime {
+    return {
+      id: created.id,
+      creator: lower(owner.address),
+      rentalModel,
+      price,
+      status: "active",
+      metadataUri: METADATA_URI,
+      publishedAt: created.landed.timestamp,
+      updatedAt: created.landed.timestamp,
+      escrow: 0n,
+      accruedFees: 0n,
+      totalEarned: 0n,
+      totalWithdrawn: 0n,
+      credentialCount: 0,
+      runCount: 0,
+      failedRunCount: 0,
+    };
+  }
+
+  async function createListing(
+    owner: typeof alice,
+    seedText: string,
+    model: number,
+    price: bigint,
+  ): Promise<{ id: Hex; landed: Landed }> {
+    const seed = seedOf(seedText);
+    const market = marketplace.as(owner);
+    const landed = await indexed(market.write.createListing([seed, model, price, METADATA_URI]));
+    return { id: await market.read.deriveListingId([owner.address, seed]), landed };
+  }
+
+  it("starts from the configuration the constructor announced", async () => {
+    const deployBlock = await marketplace.publicClient.getBlock({
+      blockNumber: BigInt(deployment.startBlock),
+    });
+    protocolRow = {
+      id: lower(deployment.address),
+      authority: lower(authority.address),
+      feeRecipient: lower(feeRecipient.address),
+      feeBasisPoints: 250,
+      paused: false,
+      totalFees: 0n,
+      totalFeesWithdrawn: 0n,
+    };
+    expect(await protocolRows()).toEqual([protocolRow]);
+    feeChanges.push({
+      id: anyId,
+      previousFeeBasisPoints: 0,
+      feeBasisPoints: 250,
+      blockNumber: BigInt(deployment.startBlock),
+      timestamp: deployBlock.timestamp,
+      transactionHash: deployment.transactionHash,
+    });
+    expect(await feeChangeRows()).toEqual(feeChanges);
+    expect(await db.select().from(listing)).toEqual([]);
+    expect(await creatorRows()).toEqual([]);
+  });
+
+  it("lists agents of all three rental models for two creators", async () => {
+    const created = {
+      oneTime: await createListing(alice, "one-time", ONE_TIME, ONE_TIME_PRICE),
+      subscription: await createListing(alice, "subscription", SUBSCRIPTION, SUBSCRIPTION_PRICE),
+      perQuery: await createListing(bob, "per-task", PER_QUERY, TASK_PRICE),
+    };
+    oneTimeId = created.oneTime.id;
+    subscriptionId = created.subscription.id;
+    perQueryId = created.perQuery.id;
+    oneTime = newListing(created.oneTime, alice, "one_time", ONE_TIME_PRICE);
+    subscription = newListing(created.subscription, alice, "subscription", SUBSCRIPTION_PRICE);
+    perQuery = newListing(created.perQuery, bob, "per_query", TASK_PRICE);
+    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
+    expect(await listingRows(subscriptionId)).toEqual([subscription]);
+    expect(await listingRows(perQueryId)).toEqual([perQuery]);
+
+    const newCreator = { totalEarned: 0n, totalWithdrawn: 0n };
+    aliceCreator = { ...newCreator, id: lower(alice.address), listingCount: 2 };
+    bobCreator = { ...newCreator, id: lower(bob.address), listingCount: 1 };
+    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
+  });
+
+  it("updates price and metadata, keeping the publication time", async () => {
+    const landed = await indexed(
+      marketplace.as(alice).write.updateListing([oneTimeId, UPDATED_PRICE, UPDATED_URI]),
+    );
+    oneTime = {
+      ...oneTime,
+      price: UPDATED_PRICE,
+      metadataUri: UPDATED_URI,
+      updatedAt: landed.timestamp,
+    };
+    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
+  });
+
+  it("pauses and reactivates a listing", async () => {
+    const paused = await indexed(
+      marketplace.as(alice).write.setListingActive([subscriptionId, false]),
+    );
+    subscription = { ...subscription, status: "paused", updatedAt: paused.timestamp };
+    expect(await listingRows(subscriptionId)).toEqual([subscription]);
+
+    const reactivated = await indexed(
+      marketplace.as(alice).write.setListingActive([subscriptionId, true]),
+    );
+    subscription = { ...subscription, status: "active", updatedAt: reactivated.timestamp };
+    expect(await listingRows(subscriptionId)).toEqual([subscription]);
+  });
+
+  it("sells one-time access: a permanent credential, escrow and fee booked", async () => {
+    const landed = await indexed(
+      marketplace.as(carol).write.purchaseOneTime([oneTimeId], { value: UPDATED_PRICE }),
+    );
+    carolOneTime = {
+      listingId: oneTimeId,
+      buyer: lower(carol.address),
+      rentalModel: "one_time",
+      purchasedAt: landed.timestamp,
+      expiresAt: null,
+      isRevoked: false,
+      balance: 0n,
+      totalPaid: UPDATED_PRICE,
+      tasksConsumed: 0,
+      updatedAt: landed.timestamp,
+    };
+    expect(await credentialRows(oneTimeId, carol.address)).toEqual([carolOneTime]);
+    oneTime = {
+      ...oneTime,
+      escrow: shareOf(UPDATED_PRICE),
+      accruedFees: feeOf(UPDATED_PRICE),
+      totalEarned: shareOf(UPDATED_PRICE),
+      credentialCount: 1,
+    };
+    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
+    aliceCreator = { ...aliceCreator, totalEarned: shareOf(UPDATED_PRICE) };
+    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
+    protocolRow = { ...protocolRow, totalFees: feeOf(UPDATED_PRICE) };
+    expect(await protocolRows()).toEqual([protocolRow]);
+    purchases.push({
+      id: anyId,
+      listingId: oneTimeId,
+      buyer: lower(carol.address),
+      rentalModel: "one_time",
+      amount: UPDATED_PRICE,
+      fee: feeOf(UPDATED_PRICE),
+      expiresAt: null,
+      ...landed,
+    });
+    expect(await purchaseRows()).toEqual(purchases);
+  });
+
+  it("sells a subscription expiring 30 days after the purchase block", async () => {
+    const landed = await indexed(
+      marketplace
+        .as(dave)
+        .write.purchaseSubscription([subscriptionId, THIRTY_DAYS], { value: SUBSCRIPTION_PRICE }),
+    );
+    daveSubscription = {
+      listingId: subscriptionId,
+      buyer: lower(dave.address),
+      rentalModel: "subscription",
+      purchasedAt: landed.timestamp,
+      expiresAt: landed.timestamp + THIRTY_DAYS,
+      isRevoked: false,
+      balance: 0n,
+      totalPaid: SUBSCRIPTION_PRICE,
+      tasksConsumed: 0,
+      updatedAt: landed.timestamp,
+    };
+    expect(await credentialRows(subscriptionId, dave.address)).toEqual([daveSubscription]);
+    subscription = {
+      ...subscription,
+      escrow: shareOf(SUBSCRIPTION_PRICE),
+      accruedFees: feeOf(SUBSCRIPTION_PRICE),
+      totalEarned: shareOf(SUBSCRIPTION_PRICE),
+      credentialCount: 1,
+    };
+    expect(await listingRows(subscriptionId)).toEqual([subscription]);
+    aliceCreator = {
+      ...aliceCreator,
+      totalEarned: aliceCreator.totalEarned + shareOf(SUBSCRIPTION_PRICE),
+    };
+    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
+    protocolRow = { ...protocolRow, totalFees: protocolRow.totalFees + feeOf(SUBSCRIPTION_PRICE) };
+    expect(await protocolRows()).toEqual([protocolRow]);
+    purchases.push({
+      id: anyId,
+      listingId: subscriptionId,
+      buyer: lower(dave.address),
+      rentalModel: "subscription",
+      amount: SUBSCRIPTION_PRICE,
+      fee: feeOf(SUBSCRIPTION_PRICE),
+      expiresAt: landed.timestamp + THIRTY_DAYS,
+      ...landed,
+    });
+    expect(await purchaseRows()).toEqual(purchases);
+  });
+
+  it("renews an active subscription from its expiry, and a lapsed one from the renewal", async () => {
+    const ninetyDaysPrice = 3n * SUBSCRIPTION_PRICE;
+    const whileActive = await indexed(
+      marketplace
+        .as(dave)
+        .write.renewSubscription([subscriptionId, NINETY_DAYS], { value: ninetyDaysPrice }),
+    );
+    const extendedExpiry = (daveSubscription.expiresAt ?? 0n) + NINETY_DAYS;
+    daveSubscription = {
+      ...daveSubscription,
+      expiresAt: extendedExpiry,
+      totalPaid: SUBSCRIPTION_PRICE + ninetyDaysPrice,
+      updatedAt: whileActive.timestamp,
+    };
+    expect(await credentialRows(subscriptionId, dave.address)).toEqual([daveSubscription]);
+
+    await rpcRequest(rpcUrl, "evm_increaseTime", [
+      Number(extendedExpiry - whileActive.timestamp + DAY),
+    ]);
+    const afterExpiry = await indexed(
+      marketplace
+        .as(dave)
+        .write.renewSubscription([subscriptionId, THIRTY_DAYS], { value: SUBSCRIPTION_PRICE }),
+    );
+    expect(afterExpiry.timestamp).toBeGreaterThan(extendedExpiry);
+    daveSubscription = {
+      ...daveSubscription,
+      expiresAt: afterExpiry.timestamp + THIRTY_DAYS,
+      totalPaid: daveSubscription.totalPaid + SUBSCRIPTION_PRICE,
+      updatedAt: afterExpiry.timestamp,
+    };
+    expect(await credentialRows(subscriptionId, dave.address)).toEqual([daveSubscription]);
+
+    const renewedShare = shareOf(ninetyDaysPrice) + shareOf(SUBSCRIPTION_PRICE);
+    const renewedFees = feeOf(ninetyDaysPrice) + feeOf(SUBSCRIPTION_PRICE);
+    subscription = {
+      ...subscription,
+      escrow: subscription.escrow + renewedShare,
+      accruedFees: subscription.accruedFees + renewedFees,
+      totalEarned: subscription.totalEarned + renewedShare,
+    };
+    expect(await listingRows(subscriptionId)).toEqual([subscription]);
+    aliceCreator = { ...aliceCreator, totalEarned: aliceCreator.totalEarned + renewedShare };
+    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
+    protocolRow = { ...protocolRow, totalFees: protocolRow.totalFees + renewedFees };
+    expect(await protocolRows()).toEqual([protocolRow]);
+    const renewal = { listingId: subscriptionId, buyer: lower(dave.address) };
+    expect(await renewalRows()).toEqual([
+      {
+        ...renewal,
+        id: anyId,
+        amount: ninetyDaysPrice,
+        fee: feeOf(ninetyDaysPrice),
+        expiresAt: extendedExpiry,
+        ...whileActive,
+      },
+      {
+        ...renewal,
+        id: anyId,
+        amount: SUBSCRIPTION_PRICE,
+        fee: feeOf(SUBSCRIPTION_PRICE),
+        expiresAt: afterExpiry.timestamp + THIRTY_DAYS,
+        ...afterExpiry,
+      },
+    ]);
+  });
+
+  it("opens a per-task balance without booking a sale", async () => {
+    const deposit = 5n * TASK_PRICE;
+    const landed = await indexed(
+      marketplace.as(erin).write.purchasePerQuery([perQueryId], { value: deposit }),
+    );
+    erinPerQuery = {
+      listingId: perQueryId,
+      buyer: lower(erin.address),
+      rentalModel: "per_query",
+      purchasedAt: landed.timestamp,
+      expiresAt: null,
+      isRevoked: false,
+      balance: deposit,
+      totalPaid: deposit,
+      tasksConsumed: 0,
+      updatedAt: landed.timestamp,
+    };
+    expect(await credentialRows(perQueryId, erin.address)).toEqual([erinPerQuery]);
+    perQuery = { ...perQuery, credentialCount: 1 };
+    expect(await listingRows(perQueryId)).toEqual([perQuery]);
+    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
+    expect(await protocolRows()).toEqual([protocolRow]);
+    purchases.push({
+      id: anyId,
+      listingId: perQueryId,
+      buyer: lower(erin.address),
+      rentalModel: "per_query",
+      amount: deposit,
+      fee: 0n,
+      expiresAt: null,
+      ...landed,
+    });
+    expect(await purchaseRows()).toEqual(purchases);
+  });
+
+  it("tops up a per-task balance", async () => {
+    const topUp = 2n * TASK_PRICE;
+    const landed = await indexed(
+      marketplace.as(erin).write.topUpBalance([perQueryId], { value: topUp }),
+    );
+    erinPerQuery = {
+      ...erinPerQuery,
+      balance: 7n * TASK_PRICE,
+      totalPaid: 7n * TASK_PRICE,
+      updatedAt: landed.timestamp,
+    };
+    expect(await credentialRows(perQueryId, erin.address)).toEqual([erinPerQuery]);
+    expect(await listingRows(perQueryId)).toEqual([perQuery]);
+    expect(await topUpRows()).toEqual([
+      {
+        id: anyId,
+        listingId: perQueryId,
+        buyer: lower(erin.address),
+        amount: topUp,
+        balance: 7n * TASK_PRICE,
+        ...landed,
+      },
+    ]);
+  });
+
+  it("debits one task: balance down, the price split into escrow and fee", async () => {
+    const landed = await indexed(
+      marketplace.as(authority).write.consumeQuery([perQueryId, erin.address, 1001n]),
+    );
+    erinPerQuery = {
+      ...erinPerQuery,
+      balance: 6n * TASK_PRICE,
+      tasksConsumed: 1,
+      updatedAt: landed.timestamp,
+    };
+    expect(await credentialRows(perQueryId, erin.address)).toEqual([erinPerQuery]);
+    perQuery = {
+      ...perQuery,
+      escrow: shareOf(TASK_PRICE),
+      accruedFees: feeOf(TASK_PRICE),
+      totalEarned: shareOf(TASK_PRICE),
+      runCount: 1,
+    };
+    expect(await listingRows(perQueryId)).toEqual([perQuery]);
+    bobCreator = { ...bobCreator, totalEarned: shareOf(TASK_PRICE) };
+    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
+    protocolRow = { ...protocolRow, totalFees: protocolRow.totalFees + feeOf(TASK_PRICE) };
+    expect(await protocolRows()).toEqual([protocolRow]);
+    expect(await debitRows()).toEqual([
+      {
+        id: anyId,
+        listingId: perQueryId,
+        buyer: lower(erin.address),
+        runId: 1001n,
+        price: TASK_PRICE,
+        fee: feeOf(TASK_PRICE),
+        balance: 6n * TASK_PRICE,
+        ...landed,
+      },
+    ]);
+    runs.push({
+      id: anyId,
+      listingId: perQueryId,
+      runId: 1001n,
+      succeeded: true,
+      charged: true,
+      ...landed,
+    });
+    expect(await runRows()).toEqual(runs);
+  });
+
+  it("records uncharged runs, counting failures and skipping settled run ids", async () => {
+    const unknownListing = seedOf("no such listing");
+    const landed = await indexed(
+      marketplace.as(authority).write.recordRuns([
+        [
+          { listingId: oneTimeId, runId: 2001n, succeeded: true },
+          { listingId: oneTimeId, runId: 2002n, succeeded: false },
+          { listingId: subscriptionId, runId: 2003n, succeeded: true },
+          { listingId: unknownListing, runId: 2004n, succeeded: false },
+          { listingId: perQueryId, runId: 1001n, succeeded: false },
+        ],
+      ]),
+    );
+    oneTime = { ...oneTime, runCount: 2, failedRunCount: 1 };
+    subscription = { ...subscription, runCount: 1 };
+    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
+    expect(await listingRows(subscriptionId)).toEqual([subscription]);
+    expect(await listingRows(perQueryId)).toEqual([perQuery]);
+    expect(await listingRows(unknownListing)).toEqual([]);
+    const uncharged = { id: anyId, charged: false, ...landed };
+    runs.push(
+      { ...uncharged, listingId: oneTimeId, runId: 2001n, succeeded: true },
+      { ...uncharged, listingId: oneTimeId, runId: 2002n, succeeded: false },
+      { ...uncharged, listingId: subscriptionId, runId: 2003n, succeeded: true },
+      { ...uncharged, listingId: unknownListing, runId: 2004n, succeeded: false },
+    );
+    expect(await runRows()).toEqual(runs);
+  });
+
+  it("revokes one-time access", async () => {
+    const landed = await indexed(
+      marketplace.as(alice).write.revokeAccess([oneTimeId, carol.address]),
+    );
+    carolOneTime = { ...carolOneTime, isRevoked: true, updatedAt: landed.timestamp };
+    expect(await credentialRows(oneTimeId, carol.address)).toEqual([carolOneTime]);
+    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
+    revocations.push({
+      id: anyId,
+      listingId: oneTimeId,
+      buyer: lower(carol.address),
+      balance: null,
+      ...landed,
+    });
+    expect(await revocationRows()).toEqual(revocations);
+  });
+
+  it("revokes a per-task balance, which the renter then reclaims", async () => {
+    const revoked = await indexed(
+      marketplace.as(bob).write.revokePerQueryAccess([perQueryId, erin.address]),
+    );
+    erinPerQuery = { ...erinPerQuery, isRevoked: true, updatedAt: revoked.timestamp };
+    expect(await credentialRows(perQueryId, erin.address)).toEqual([erinPerQuery]);
+    revocations.push({
+      id: anyId,
+      listingId: perQueryId,
+      buyer: lower(erin.address),
+      balance: 6n * TASK_PRICE,
+      ...revoked,
+    });
+    expect(await revocationRows()).toEqual(revocations);
+
+    const reclaimed = await indexed(marketplace.as(erin).write.reclaimBalance([perQueryId]));
+    erinPerQuery = { ...erinPerQuery, balance: 0n, updatedAt: reclaimed.timestamp };
+    expect(await credentialRows(perQueryId, erin.address)).toEqual([erinPerQuery]);
+    expect(await listingRows(perQueryId)).toEqual([perQuery]);
+    withdrawals.push({
+      id: anyId,
+      kind: "reclaim",
+      listingId: perQueryId,
+      account: lower(erin.address),
+      amount: 6n * TASK_PRICE,
+      ...reclaimed,
+    });
+    expect(await withdrawalRows()).toEqual(withdrawals);
+  });
+
+  it("withdraws earnings from escrow in parts, then closes the emptied listing", async () => {
+    const escrow = oneTime.escrow;
+    const firstPart = escrow / 3n;
+    const first = await indexed(
+      marketplace.as(alice).write.withdrawEarnings([oneTimeId, firstPart]),
+    );
+    oneTime = { ...oneTime, escrow: escrow - firstPart, totalWithdrawn: firstPart };
+    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
+    aliceCreator = { ...aliceCreator, totalWithdrawn: firstPart };
+    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
+
+    const rest = await indexed(
+      marketplace.as(alice).write.withdrawEarnings([oneTimeId, escrow - firstPart]),
+    );
+    oneTime = { ...oneTime, escrow: 0n, totalWithdrawn: escrow };
+    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
+    aliceCreator = { ...aliceCreator, totalWithdrawn: escrow };
+    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
+    const earnings = { id: anyId, kind: "earnings", listingId: oneTimeId } as const;
+    withdrawals.push(
+      { ...earnings, account: lower(alice.address), amount: firstPart, ...first },
+      { ...earnings, account: lower(alice.address), amount: escrow - firstPart, ...rest },
+    );
+    expect(await withdrawalRows()).toEqual(withdrawals);
+
+    const closed = await indexed(marketplace.as(alice).write.closeListing([oneTimeId]));
+    oneTime = { ...oneTime, status: "closed", updatedAt: closed.timestamp };
+    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
+  });
+
+  it("withdraws the fees accrued on the listed ids only", async () => {
+    const collected = oneTime.accruedFees + subscription.accruedFees;
+    const landed = await indexed(
+      marketplace.as(feeRecipient).write.withdrawFees([[oneTimeId, subscriptionId]]),
+    );
+    oneTime = { ...oneTime, accruedFees: 0n };
+    subscription = { ...subscription, accruedFees: 0n };
+    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
+    expect(await listingRows(subscriptionId)).toEqual([subscription]);
+    expect(await listingRows(perQueryId)).toEqual([perQuery]);
+    protocolRow = { ...protocolRow, totalFeesWithdrawn: collected };
+    expect(await protocolRows()).toEqual([protocolRow]);
+    withdrawals.push({
+      id: anyId,
+      kind: "fees",
+      listingId: null,
+      account: lower(feeRecipient.address),
+      amount: collected,
+      ...landed,
+    });
+    expect(await withdrawalRows()).toEqual(withdrawals);
+  });
+
+  it("changes the protocol fee, fee recipient, pause switch and authority", async () => {
+    const asAuthority = marketplace.as(authority);
+    const feeChanged = await indexed(asAuthority.write.setFeeBasisPoints([500n]));
+    protocolRow = { ...protocolRow, feeBasisPoints: 500 };
+    expect(await protocolRows()).toEqual([protocolRow]);
+    feeChanges.push({
+      id: anyId,
+      previousFeeBasisPoints: 250,
+      feeBasisPoints: 500,
+      ...feeChanged,
+    });
+    expect(await feeChangeRows()).toEqual(feeChanges);
+
+    const newRecipient = devAccount(7);
+    await indexed(asAuthority.write.setFeeRecipient([newRecipient.address]));
+    protocolRow = { ...protocolRow, feeRecipient: lower(newRecipient.address) };
+    expect(await protocolRows()).toEqual([protocolRow]);
+
+    await indexed(asAuthority.write.setPaused([true]));
+    expect(await protocolRows()).toEqual([{ ...protocolRow, paused: true }]);
+    await indexed(asAuthority.write.setPaused([false]));
+    expect(await protocolRows()).toEqual([protocolRow]);
+
+    const newAuthority = devAccount(8);
+    await indexed(asAuthority.write.transferAuthority([newAuthority.address]));
+    protocolRow = { ...protocolRow, authority: lower(newAuthority.address) };
+    expect(await protocolRows()).toEqual([protocolRow]);
+    expect(await feeChangeRows()).toEqual(feeChanges);
+  });
+
+  it("ends with escrow and accrued fees equal to the contract's, one event row per event", async () => {
+    for (const row of [oneTime, subscription, perQuery]) {
+      const [, , escrow, accruedFees] = await marketplace.as(alice).read.listings([row.id]);
+      expect(await listingRows(row.id)).toEqual([{ ...row, escrow, accruedFees }]);
+    }
+    expect(await purchaseRows()).toEqual(purchases);
+    expect(await runRows()).toEqual(runs);
+    expect(await withdrawalRows()).toEqual(withdrawals);
+    expect(await feeChangeRows()).toEqual(feeChanges);
+    expect(await renewalRows()).toHaveLength(2);
+    expect(await topUpRows()).toHaveLength(1);
+    expect(await debitRows()).toHaveLength(1);
+    expect(await revocationRows()).toEqual(revocations);
+  });
+});
+
+function byId(a: { id: string }, b: { id: string }) {
+  return a.id < b.id ? -1 : 1;
+}
