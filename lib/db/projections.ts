@@ -7,7 +7,8 @@ export { projections };
 
 /**
  * Drizzle over the indexer's stable views schema, the one way other processes read projections:
- * a re-index swaps the views to a new deployment schema without readers noticing.
+ * a re-index swaps the views to a new deployment schema without readers noticing. It points the
+ * shared table objects at `viewsSchema`, so a process reads one views schema.
  */
 export function connectProjections(databaseUrl: string, viewsSchema = "marketplace") {
   setDatabaseSchema(projections, viewsSchema);

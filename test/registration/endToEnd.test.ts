@@ -48,7 +48,10 @@ describe("registering an agent end to end (API, NATS, worker process, chain, ind
       body: JSON.stringify({ ...manifest, vendor_credentials: { api_key: "sk-vendor-SECRET" } }),
     });
     expect(submitted.status).toBe(202);
-    const { job_id: jobId, status } = await submitted.json();
+    const { job_id: jobId, status } = (await submitted.json()) as {
+      job_id: string;
+      status: string;
+    };
     expect(status).toBe("queued");
     expect(jobId).toMatch(/^job_[0-9a-f]{24}$/);
 
