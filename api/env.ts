@@ -1,4 +1,5 @@
 import { z } from "zod/v4";
+import { parseEnvironment } from "../lib/parseEnvironment.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -33,15 +34,8 @@ const apiEnvSchema = z.object({
 
 export type ApiEnv = z.infer<typeof apiEnvSchema> & { DEPLOYMENT_FILE: string };
 
-/** Parses the API's environment once at boot; a bad value stops it naming the variable. */
+/** The API's environment, parsed once at boot. */
 export function parseApiEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
-  const result = apiEnvSchema.safeParse(source);
-  if (!result.success) {
-    const problems = result.error.issues.map(
-      (issue) => `${issue.path.join(".")}: ${issue.message}`,
-    );
-    throw new Error(`Invalid environment:\n  ${problems.join("\n  ")}`);
-  }
-  const env = result.data;
+  const env = parseEnvironment(apiEnvSchema, source);
   return { ...env, DEPLOYMENT_FILE: env.DEPLOYMENT_FILE ?? `${env.DATA_DIR}/deployment.json` };
 }

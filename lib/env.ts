@@ -1,6 +1,7 @@
 import { type Address, isAddress, isHex } from "viem";
 import { z } from "zod/v4";
 import { devAccount, devPrivateKey } from "./chain/devAccounts.ts";
+import { parseEnvironment } from "./parseEnvironment.ts";
 
 const address = z
   .string()
@@ -31,15 +32,8 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema> & { DEPLOYMENT_FILE: string };
 
-/** Parses the environment once; a bad value stops the process naming the variable. */
+/** The environment of `npm start`, parsed once at boot. */
 export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  const result = envSchema.safeParse(source);
-  if (!result.success) {
-    const problems = result.error.issues.map(
-      (issue) => `${issue.path.join(".")}: ${issue.message}`,
-    );
-    throw new Error(`Invalid environment:\n  ${problems.join("\n  ")}`);
-  }
-  const env = result.data;
+  const env = parseEnvironment(envSchema, source);
   return { ...env, DEPLOYMENT_FILE: env.DEPLOYMENT_FILE ?? `${env.DATA_DIR}/deployment.json` };
 }

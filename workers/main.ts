@@ -4,10 +4,11 @@ import { createJetStreamBus } from "../lib/bus/jetStreamBus.ts";
 import { sealingKey } from "../lib/crypto/sealingKey.ts";
 import { connectProjections } from "../lib/db/projections.ts";
 import { createLogger } from "../lib/log.ts";
+import { parseEnvironment } from "../lib/parseEnvironment.ts";
 import { startRegistrationWorker } from "./registration/registrationWorker.ts";
 
-const env = z
-  .object({
+const env = parseEnvironment(
+  z.object({
     DATABASE_URL: z.string().startsWith("postgres"),
     NATS_URL: z.string().startsWith("nats://"),
     DATA_DIR: z.string().default(".data"),
@@ -18,8 +19,8 @@ const env = z
       .optional(),
     WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
     REGISTRATION_ACK_WAIT_MS: z.coerce.number().int().positive().default(30_000),
-  })
-  .parse(process.env);
+  }),
+);
 
 const log = createLogger("worker");
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
