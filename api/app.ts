@@ -1,11 +1,12 @@
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import type { ApiDeps, AppEnv } from "./context.ts";
 import { ApiError, errorResponse } from "./errors.ts";
 import { accessLog } from "./middleware/accessLog.ts";
 import { identify, requireIdentity } from "./middleware/identify.ts";
 import { rateLimit } from "./middleware/rateLimit.ts";
 import { requestId } from "./middleware/requestId.ts";
-import { agentRoutes } from "./routes/agents.ts";
+import { agentRoutes, MAX_MANIFEST_BYTES } from "./routes/agents.ts";
 import { apiKeyRoutes } from "./routes/apiKeys.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { credentialRoutes } from "./routes/credentials.ts";
@@ -22,6 +23,20 @@ export function createApp(deps: ApiDeps) {
     await next();
   });
   app.use(requestId, accessLog, identify, rateLimit);
+  // No request body is ever larger than a manifest: refuse more without reading it all.
+  app.use(
+    bodyLimit({
+      maxSize: MAX_MANIFEST_BYTES,
+      onError: (c) =>
+        errorResponse(
+          c,
+          new ApiError(
+            "payload_too_large",
+            `Request bodies are limited to ${MAX_MANIFEST_BYTES} bytes`,
+          ),
+        ),
+    }),
+  );
 
   // Obtaining a token is the one thing that cannot require one.
   app.route("/v1/auth", authRoutes);

@@ -76,6 +76,9 @@ apiKeyRoutes.get("/", async (c) => {
 });
 
 apiKeyRoutes.delete("/:id", async (c) => {
+  if (!/^key_[0-9a-f]{24}$/.test(c.req.param("id"))) {
+    throw new ApiError("not_found", "No active API key with this id");
+  }
   const [revoked] = await c
     .get("deps")
     .db.update(apiKeys)

@@ -8,6 +8,9 @@ export const jobRoutes = new Hono<AppEnv>();
 
 /** A job, to the wallet that created it only: anyone else is told it does not exist. */
 jobRoutes.get("/:job_id", async (c) => {
+  if (!/^job_[0-9a-f]{24}$/.test(c.req.param("job_id"))) {
+    throw new ApiError("job_not_found", "No job with this id");
+  }
   const [job] = await c
     .get("deps")
     .db.select({ id: jobs.id, status: jobs.status, result: jobs.result, error: jobs.error })

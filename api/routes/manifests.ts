@@ -8,6 +8,9 @@ export const manifestRoutes = new Hono<AppEnv>();
 
 /** The bytes behind `ipfs://<cid>`: a registered agent's public manifest, immutable. */
 manifestRoutes.get("/:cid", async (c) => {
+  if (!/^b[a-z2-7]{58}$/.test(c.req.param("cid"))) {
+    throw new ApiError("not_found", "No manifest has this content id");
+  }
   const [manifest] = await c
     .get("deps")
     .db.select({ content: manifests.content })

@@ -1,0 +1,649 @@
+// Authentication over HTTP against the whole stack: wallet challenges and JWTs, API keys, the 401
+// codes of every way a credential can be wrong, what the key table stores and what the logs print.
+import { createHash, randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
+import { decodeJwt, SignJWT, UnsecuredJWT } from "jose";
+import type { Hex } from "viem";
+import type { HDAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { authChallenges } from "../../lib/db/appSchema.ts";
+import { JWT_SECRET, startTestStack, type TestStack } from "../harness/stack.ts";
+
+const alice = devAccount(4);
+const bob = devAccount(5);
+const carol = devAccount(6);
+
+/** Everything the API processes print during this file, as it arrived. */
+const apiOutput: string[] = [];
+/** Every key, token and signature this file sends or receives: none may ever reach a log line. */
+const secrets = new Set<string>([JWT_SECRET]);
+/** Remembers `value` as a secret, unless it is too short to be one ("0x", "intl_test_"). */
+function remember(value: string) {
+  if (value.length >= 20) secrets.add(value);
+}
+/** Every API key issued in this file, with its id, to compare against the stored table. */
+const issuedKeys: { id: string; key: string }[] = [];
+
+const API_KEY = /^intl_test_[0-9A-Za-z]{43}$/;
+const CHALLENGE = /^intl:auth:(\d+):[0-9a-f]+$/;
+const NO_SUCH_LISTING = `lst_${"0".repeat(64)}`;
+const secretKey = new TextEncoder().encode(JWT_SECRET);
+
+let stack: TestStack;
+let url: string;
+
+beforeAll(async () => {
+  // A high limit: this file tests authentication, and its ~200 requests must not hit the rate limit
+  // (unauthenticated requests share one per-address budget). test/api/rateLimit.test.ts covers that.
+  stack = await startTestStack({
+    rateLimitPerMinute: 100_000,
+    onApiOutput: (chunk) => apiOutput.push(chunk),
+  });
+  url = stack.api.url;
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+type Reply = { status: number; body: unknown; text: string };
+
+async function call(
+  path: string,
+  { method = "GET", bearer, body }: { method?: string; bearer?: string; body?: unknown } = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = {};
+  if (bearer !== undefined) headers.authorization = `Bearer ${bearer}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = text;
+  }
+  return { status: response.status, body: parsed, text };
+}
+
+function expectError(reply: Reply, status: number, code: string) {
+  expect({ status: reply.status, body: reply.body }).toStrictEqual({
+    status,
+    body: { error: { code, message: expect.any(String), status } },
+  });
+}
+
+function nowSeconds() {
+  return Math.floor(Date.now() / 1000);
+}
+
+/** personal_sign by `account`, remembered as a secret for the log scan. */
+async function sign(account: HDAccount, message: string): Promise<Hex> {
+  const signature = await account.signMessage({ message });
+  remember(signature);
+  remember(signature.slice(2));
+  return signature;
+}
+
+function rememberToken(token: string) {
+  remember(token);
+  const signaturePart = token.split(".")[2];
+  if (signaturePart) remember(signaturePart);
+}
+
+async function challengeFor(wallet: string): Promise<string> {
+  const reply = await call(`/v1/auth/challenge?wallet=${wallet}`);
+  expect(reply.status).toBe(200);
+  return (reply.body as { challenge: string }).challenge;
+}
+
+function postToken(body: unknown) {
+  return call("/v1/auth/token", { method: "POST", body });
+}
+
+async function signIn(account: HDAccount): Promise<string> {
+  const challenge = await challengeFor(account.address);
+  const signature = await sign(account, challenge);
+  const reply = await postToken({ wallet: account.address, challenge, signature });
+  expect(reply.status).toBe(200);
+  const { token } = reply.body as { token: string };
+  rememberToken(token);
+  return token;
+}
+
+async function createKey(account: HDAccount, token: string, label: string) {
+  const issuedAt = nowSeconds();
+  const signature = await sign(account, `intl:create-api-key:${issuedAt}:${label}`);
+  const reply = await call("/v1/api-keys", {
+    method: "POST",
+    bearer: token,
+    body: { label, issued_at: issuedAt, signature },
+  });
+  if (reply.status === 201) {
+    const { id, key } = reply.body as { id: string; key: string };
+    remember(key);
+    remember(key.slice("intl_test_".length));
+    issuedKeys.push({ id, key });
+  }
+  return reply;
+}
+
+/** A token with our HMAC key unless told otherwise: claims as the API issues them, overridable. */
+async function forgeToken(
+  options: {
+    key?: Uint8Array;
+    alg?: string;
+    sub?: string | null;
+    iss?: string;
+    aud?: string;
+    exp?: number | null;
+  } = {},
+): Promise<string> {
+  const now = nowSeconds();
+  let jwt = new SignJWT({})
+    .setProtectedHeader({ alg: options.alg ?? "HS256", typ: "JWT" })
+    .setIssuer(options.iss ?? "intl")
+    .setAudience(options.aud ?? "intl-api")
+    .setIssuedAt(now - 5);
+  const sub = options.sub === undefined ? alice.address.toLowerCase() : options.sub;
+  if (sub !== null) jwt = jwt.setSubject(sub);
+  const exp = options.exp === undefined ? now + 600 : options.exp;
+  if (exp !== null) jwt = jwt.setExpirationTime(exp);
+  const token = await jwt.sign(options.key ?? secretKey);
+  rememberToken(token);
+  return token;
+}
+
+function base64url(value: unknown) {
+  return Buffer.from(JSON.stringify(value)).toString("base64url");
+}
+
+/** Both bearer-protected read endpoints answer `status` and `code` for `bearer`. */
+async function expectRefused(bearer: string | undefined, status: number, code: string) {
+  for (const path of ["/v1/listings", "/v1/credentials"]) {
+    expectError(await call(path, { bearer }), status, code);
+  }
+}
+
+async function expectAccepted(bearer: string) {
+  const listings = await call("/v1/listings", { bearer });
+  expect(listings.status).toBe(200);
+  expect(listings.body).toMatchObject({ listings: [], total: 0, limit: 20, offset: 0 });
+  const credentials = await call("/v1/credentials", { bearer });
+  expect(credentials.status).toBe(200);
+  expect(credentials.body).toStrictEqual({ credentials: [], total: 0 });
+}
+
+describe("wallet sign-in", () => {
+  it("issues a challenge of the documented form, valid 60 seconds", async () => {
+    const before = nowSeconds();
+    const reply = await call(`/v1/auth/challenge?wallet=${alice.address}`);
+    const after = nowSeconds();
+    expect(reply.status).toBe(200);
+    const body = reply.body as { challenge: string; expires_at: number };
+    expect(Object.keys(body).sort()).toEqual(["challenge", "expires_at"]);
+    const match = CHALLENGE.exec(body.challenge);
+    expect(match, body.challenge).not.toBeNull();
+    const issued = Number(match?.[1]);
+    expect(issued).toBeGreaterThanOrEqual(before);
+    expect(issued).toBeLessThanOrEqual(after);
+    expect(body.expires_at).toBe(issued + 60);
+
+    // Fresh randomness every time, in any letter case of the address.
+    const again = await challengeFor(alice.address.toLowerCase());
+    expect(again).toMatch(CHALLENGE);
+    expect(again).not.toBe(body.challenge);
+  });
+
+  it("exchanges a signed challenge for a one-hour JWT that is a bearer on listings and credentials", async () => {
+    const challenge = await challengeFor(alice.address);
+    const signature = await sign(alice, challenge);
+    const before = nowSeconds();
+    // The wallet may be sent in another letter case than the one the challenge was asked for.
+    const reply = await postToken({ wallet: alice.address.toLowerCase(), challenge, signature });
+    const after = nowSeconds();
+    expect(reply.status).toBe(200);
+    const body = reply.body as { token: string; expires_at: number };
+    expect(Object.keys(body).sort()).toEqual(["expires_at", "token"]);
+    rememberToken(body.token);
+    expect(body.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(body.expires_at).toBeGreaterThanOrEqual(before + 3600);
+    expect(body.expires_at).toBeLessThanOrEqual(after + 3600);
+    expect(decodeJwt(body.token)).toMatchObject({
+      sub: alice.address.toLowerCase(),
+      iss: "intl",
+      aud: "intl-api",
+      exp: body.expires_at,
+    });
+
+    await expectAccepted(body.token);
+  });
+
+  it("refuses a replayed challenge, also when the replays race each other", async () => {
+    const challenge = await challengeFor(alice.address);
+    const signature = await sign(alice, challenge);
+    const body = { wallet: alice.address, challenge, signature };
+    expect((await postToken(body)).status).toBe(200);
+    expectError(await postToken(body), 401, "unauthorized");
+
+    // Single use holds under concurrency: of five simultaneous exchanges exactly one wins.
+    const raced = await challengeFor(bob.address);
+    const racedBody = { wallet: bob.address, challenge: raced, signature: await sign(bob, raced) };
+    const replies = await Promise.all(Array.from({ length: 5 }, () => postToken(racedBody)));
+    for (const reply of replies) {
+      if (reply.status === 200) rememberToken((reply.body as { token: string }).token);
+    }
+    expect(replies.filter((reply) => reply.status === 200)).toHaveLength(1);
+    for (const reply of replies.filter((reply) => reply.status !== 200)) {
+      expectError(reply, 401, "unauthorized");
+    }
+  });
+
+  it("refuses an expired challenge", async () => {
+    // The challenge lives 60 s. Rather than wait a minute, store exactly the row GET
+    // /v1/auth/challenge would have stored 61 s ago: same format, same wallet, expires_at one second
+    // in the past. The server decides expiry from that stored expires_at against its own clock, so
+    // this is the same state waiting would produce. The control row, identical but unexpired, is
+    // accepted, so the refusal is due to the expiry alone.
+    const now = nowSeconds();
+    const store = async (issuedAt: number) => {
+      const challenge = `intl:auth:${issuedAt}:${randomBytes(16).toString("hex")}`;
+      await stack.db.insert(authChallenges).values({
+        challenge,
+        wallet: alice.address.toLowerCase(),
+        expiresAt: new Date((issuedAt + 60) * 1000),
+      });
+      return { wallet: alice.address, challenge, signature: await sign(alice, challenge) };
+    };
+
+    const expired = await store(now - 61);
+    expectError(await postToken(expired), 401, "unauthorized");
+
+    const control = await store(now);
+    const accepted = await postToken(control);
+    expect(accepted.status).toBe(200);
+    rememberToken((accepted.body as { token: string }).token);
+  });
+
+  it("refuses an unknown challenge and one issued to another wallet", async () => {
+    const unknown = `intl:auth:${nowSeconds()}:${randomBytes(16).toString("hex")}`;
+    expectError(
+      await postToken({
+        wallet: alice.address,
+        challenge: unknown,
+        signature: await sign(alice, unknown),
+      }),
+      401,
+      "unauthorized",
+    );
+
+    // Bob signs Alice's challenge and presents it as his own: it was not issued to him.
+    const alicesChallenge = await challengeFor(alice.address);
+    const bobsSignature = await sign(bob, alicesChallenge);
+    expectError(
+      await postToken({
+        wallet: bob.address,
+        challenge: alicesChallenge,
+        signature: bobsSignature,
+      }),
+      401,
+      "unauthorized",
+    );
+  });
+
+  it("refuses a challenge signed by another wallet with invalid_signature", async () => {
+    const challenge = await challengeFor(alice.address);
+    const signature = await sign(bob, challenge);
+    expectError(
+      await postToken({ wallet: alice.address, challenge, signature }),
+      401,
+      "invalid_signature",
+    );
+  });
+
+  it("refuses malformed and wrong signatures with invalid_signature", async () => {
+    const challenge = await challengeFor(alice.address);
+    const good = await sign(alice, challenge);
+    const otherMessage = await sign(alice, `${challenge}x`);
+    const flippedV = `${good.slice(0, -2)}${good.endsWith("1b") ? "1c" : "1b"}` as Hex;
+    const malformed = [
+      "0x",
+      "0x1234",
+      `0x${"00".repeat(65)}`,
+      `0x${"ff".repeat(65)}`,
+      // (Not the 64-byte r||s: viem reads that as an EIP-2098 compact signature, which is valid.)
+      `${good}00`, // 66 bytes
+      `${good.slice(0, -2)}05`, // recovery byte out of range
+      flippedV,
+      otherMessage,
+      `0x${"ab".repeat(500)}`,
+    ];
+    for (const signature of malformed) {
+      remember(signature);
+      const reply = await postToken({ wallet: alice.address, challenge, signature });
+      expect({ signature, status: reply.status, body: reply.body }).toStrictEqual({
+        signature,
+        status: 401,
+        body: { error: { code: "invalid_signature", message: expect.any(String), status: 401 } },
+      });
+    }
+    // Not hex at all is a malformed body, refused before any signature check.
+    expectError(
+      await postToken({ wallet: alice.address, challenge, signature: "not-hex" }),
+      400,
+      "invalid_request",
+    );
+    // None of these used the challenge up.
+    const reply = await postToken({ wallet: alice.address, challenge, signature: good });
+    expect(reply.status).toBe(200);
+    rememberToken((reply.body as { token: string }).token);
+  });
+});
+
+describe("JWT bearer tokens", () => {
+  it("accepts a token forged with the API's own key and claims (the control for the cases below)", async () => {
+    await expectAccepted(await forgeToken());
+  });
+
+  it("refuses alg: none", async () => {
+    const now = nowSeconds();
+    const unsecured = new UnsecuredJWT({})
+      .setSubject(alice.address.toLowerCase())
+      .setIssuer("intl")
+      .setAudience("intl-api")
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600)
+      .encode();
+    // The same with a real token's payload and signature kept, and with other spellings of "none".
+    const [, payload, signature] = (await signIn(alice)).split(".");
+    const variants = [
+      unsecured,
+      `${base64url({ alg: "none", typ: "JWT" })}.${payload}.`,
+      `${base64url({ alg: "none", typ: "JWT" })}.${payload}.${signature}`,
+      `${base64url({ alg: "None" })}.${payload}.`,
+      `${base64url({ alg: "NONE" })}.${payload}.`,
+      `${base64url({ alg: "HS256", typ: "JWT" })}.${payload}.`,
+    ];
+    for (const token of variants) {
+      remember(token);
+      await expectRefused(token, 401, "unauthorized");
+    }
+  });
+
+  it("refuses a token signed with another key, or another algorithm", async () => {
+    await expectRefused(await forgeToken({ key: randomBytes(32) }), 401, "unauthorized");
+    await expectRefused(
+      await forgeToken({ key: new TextEncoder().encode(`${JWT_SECRET}x`) }),
+      401,
+      "unauthorized",
+    );
+    await expectRefused(await forgeToken({ alg: "HS512" }), 401, "unauthorized");
+    await expectRefused(await forgeToken({ alg: "HS384" }), 401, "unauthorized");
+  });
+
+  it("refuses a token with a tampered payload", async () => {
+    const [header, payload, signature] = (await signIn(alice)).split(".");
+    const claims = JSON.parse(Buffer.from(payload ?? "", "base64url").toString());
+    const tampered = `${header}.${base64url({ ...claims, sub: bob.address.toLowerCase() })}.${signature}`;
+    remember(tampered);
+    await expectRefused(tampered, 401, "unauthorized");
+  });
+
+  it("refuses a token of another issuer or audience, or without a wallet subject or expiry", async () => {
+    await expectRefused(await forgeToken({ iss: "someone-else" }), 401, "unauthorized");
+    await expectRefused(await forgeToken({ aud: "other-api" }), 401, "unauthorized");
+    await expectRefused(await forgeToken({ sub: "not-a-wallet" }), 401, "unauthorized");
+    await expectRefused(await forgeToken({ sub: null }), 401, "unauthorized");
+    await expectRefused(await forgeToken({ exp: null }), 401, "unauthorized");
+  });
+
+  it("refuses a token past expires_at with jwt_expired, only when it is otherwise genuine", async () => {
+    const expired = await forgeToken({ exp: nowSeconds() - 5 });
+    await expectRefused(expired, 401, "jwt_expired");
+    // An expired token under another key says nothing about our tokens: plain unauthorized.
+    await expectRefused(
+      await forgeToken({ key: randomBytes(32), exp: nowSeconds() - 5 }),
+      401,
+      "unauthorized",
+    );
+  });
+
+  it("refuses garbage tokens and other schemes, and a missing header", async () => {
+    for (const token of ["garbage", "a.b.c", "eyJhbGciOiJIUzI1NiJ9", "eyJ.eyJ.", "...", "0x1234"]) {
+      await expectRefused(token, 401, "unauthorized");
+    }
+    for (const header of ["Basic YWxpY2U6c2VjcmV0", "Bearer", "Bearer ", "Token abc"]) {
+      for (const path of ["/v1/listings", "/v1/credentials"]) {
+        const response = await fetch(`${url}${path}`, { headers: { authorization: header } });
+        expectError(
+          { status: response.status, body: await response.json(), text: "" },
+          401,
+          "unauthorized",
+        );
+      }
+    }
+    for (const path of ["/v1/listings", "/v1/credentials", `/v1/listings/${NO_SUCH_LISTING}`]) {
+      expectError(await call(path), 401, "unauthorized");
+    }
+    expectError(await call("/v1/api-keys"), 401, "unauthorized");
+  });
+});
+
+describe("API keys", () => {
+  it("creates a key shown once, lists it without the secret, and revokes it for the very next request", async () => {
+    const token = await signIn(alice);
+    const before = Date.now();
+    const created = await createKey(alice, token, "ci runner");
+    expect(created.status).toBe(201);
+    const body = created.body as Record<string, unknown>;
+    const key = body.key as string;
+    expect(body).toStrictEqual({
+      id: expect.any(String),
+      label: "ci runner",
+      preview: `${key.slice(0, 16)}…`,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      revoked_at: null,
+      key: expect.stringMatching(API_KEY),
+    });
+    expect(Date.parse(body.created_at as string)).toBeGreaterThanOrEqual(before - 2_000);
+    expect(Date.parse(body.created_at as string)).toBeLessThanOrEqual(Date.now() + 2_000);
+    const id = body.id as string;
+
+    await expectAccepted(key);
+
+    // The list shows the key's description, never its value.
+    const listed = await call("/v1/api-keys", { bearer: token });
+    expect(listed.status).toBe(200);
+    const entries = (listed.body as { api_keys: Record<string, unknown>[] }).api_keys;
+    expect(entries.find((entry) => entry.id === id)).toStrictEqual({
+      id,
+      label: "ci runner",
+      preview: `${key.slice(0, 16)}…`,
+      created_at: body.created_at,
+      revoked_at: null,
+    });
+    expect(listed.text).not.toContain(key.slice(0, 17));
+    expect(Object.keys(listed.body as object)).toEqual(["api_keys"]);
+
+    // Another wallet neither sees nor revokes it.
+    const bobsToken = await signIn(bob);
+    const bobsList = await call("/v1/api-keys", { bearer: bobsToken });
+    expect(bobsList.status).toBe(200);
+    expect(bobsList.text).not.toContain(id);
+    expectError(
+      await call(`/v1/api-keys/${id}`, { method: "DELETE", bearer: bobsToken }),
+      404,
+      "not_found",
+    );
+    await expectAccepted(key);
+
+    // A second key of the same wallet outlives the first one's revocation.
+    const second = await createKey(alice, token, "spare");
+    expect(second.status).toBe(201);
+    const secondKey = (second.body as { key: string }).key;
+    expect(secondKey).not.toBe(key);
+
+    const revoked = await call(`/v1/api-keys/${id}`, { method: "DELETE", bearer: token });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toStrictEqual({
+      id,
+      label: "ci runner",
+      preview: `${key.slice(0, 16)}…`,
+      created_at: body.created_at,
+      revoked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    // The very next request with the key fails.
+    await expectRefused(key, 401, "invalid_api_key");
+    await expectAccepted(secondKey);
+
+    const afterRevocation = await call("/v1/api-keys", { bearer: token });
+    const entry = (afterRevocation.body as { api_keys: Record<string, unknown>[] }).api_keys.find(
+      (item) => item.id === id,
+    );
+    expect(entry?.revoked_at).toEqual(expect.any(String));
+    expectError(
+      await call(`/v1/api-keys/${id}`, { method: "DELETE", bearer: token }),
+      404,
+      "not_found",
+    );
+  });
+
+  it("refuses creation unless the wallet signed this label recently", async () => {
+    const token = await signIn(carol);
+    const issuedAt = nowSeconds();
+    const create = (body: unknown) => call("/v1/api-keys", { method: "POST", bearer: token, body });
+
+    const otherLabel = await sign(carol, `intl:create-api-key:${issuedAt}:other`);
+    expectError(
+      await create({ label: "mine", issued_at: issuedAt, signature: otherLabel }),
+      401,
+      "invalid_signature",
+    );
+    const byBob = await sign(bob, `intl:create-api-key:${issuedAt}:mine`);
+    expectError(
+      await create({ label: "mine", issued_at: issuedAt, signature: byBob }),
+      401,
+      "invalid_signature",
+    );
+    const old = issuedAt - 301;
+    const stale = await sign(carol, `intl:create-api-key:${old}:mine`);
+    expectError(
+      await create({ label: "mine", issued_at: old, signature: stale }),
+      401,
+      "invalid_signature",
+    );
+    const listed = await call("/v1/api-keys", { bearer: token });
+    expect(listed.body).toStrictEqual({ api_keys: [] });
+  });
+
+  it("manages keys only with a wallet token: a key on /v1/api-keys is forbidden", async () => {
+    const token = await signIn(bob);
+    const created = await createKey(bob, token, "bob's key");
+    expect(created.status).toBe(201);
+    const { key, id } = created.body as { key: string; id: string };
+
+    expectError(await call("/v1/api-keys", { bearer: key }), 403, "forbidden");
+    expectError(
+      await call(`/v1/api-keys/${id}`, { method: "DELETE", bearer: key }),
+      403,
+      "forbidden",
+    );
+    const issuedAt = nowSeconds();
+    expectError(
+      await call("/v1/api-keys", {
+        method: "POST",
+        bearer: key,
+        body: {
+          label: "from a key",
+          issued_at: issuedAt,
+          signature: await sign(bob, `intl:create-api-key:${issuedAt}:from a key`),
+        },
+      }),
+      403,
+      "forbidden",
+    );
+    await expectAccepted(key);
+  });
+
+  it("refuses unknown keys and keys of the wrong prefix with invalid_api_key", async () => {
+    const token = await signIn(carol);
+    const created = await createKey(carol, token, "prefix test");
+    expect(created.status).toBe(201);
+    const key = (created.body as { key: string }).key;
+    await expectAccepted(key);
+
+    const random = () => {
+      const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+      return Array.from(randomBytes(43), (byte) => alphabet[byte % 62]).join("");
+    };
+    const wrong = [
+      key.replace("intl_test_", "intl_live_"), // the live twin of a valid key
+      `intl_live_${random()}`,
+      `intl_test_${random()}`, // well-formed, never issued
+      `${key.slice(0, -1)}${key.endsWith("a") ? "b" : "a"}`,
+      `${key}x`,
+      "intl_test_",
+      "intl_test_short",
+      "intl_prod_abc",
+    ];
+    for (const bad of wrong) {
+      remember(bad);
+      await expectRefused(bad, 401, "invalid_api_key");
+    }
+  });
+});
+
+describe("what is stored and printed", () => {
+  it("keeps no usable key material: only SHA-256 hashes and short previews", async () => {
+    expect(issuedKeys.length).toBeGreaterThanOrEqual(4);
+    const rows = (await stack.db.execute(sql`select * from app.api_keys`)) as unknown as Record<
+      string,
+      unknown
+    >[];
+    expect(rows.length).toBe(issuedKeys.length);
+    for (const { id, key } of issuedKeys) {
+      const row = rows.find((candidate) => candidate.id === id);
+      expect(row, id).toBeDefined();
+      expect(row?.key_hash).toBe(createHash("sha256").update(key).digest("hex"));
+      expect(row?.key_preview).toBe(`${key.slice(0, 16)}…`);
+
+      // The preview shows the first 6 characters of the 43-character secret; no column may hold
+      // any longer run of it.
+      const secret = key.slice("intl_test_".length);
+      const windows = Array.from({ length: secret.length - 6 }, (_, i) => secret.slice(i, i + 7));
+      for (const stored of rows) {
+        for (const [column, value] of Object.entries(stored)) {
+          const text = value instanceof Date ? value.toISOString() : String(value);
+          expect(text.includes(key), `${column} holds a key`).toBe(false);
+          const leaked = windows.find((window) => text.includes(window));
+          expect(
+            leaked,
+            `${column} of ${String(stored.id)} holds part of a secret`,
+          ).toBeUndefined();
+        }
+      }
+    }
+  });
+
+  it("never prints a key, token or signature in any log line", async () => {
+    // The processes' output arrives through pipes: let the last lines in.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const lines = apiOutput.join("").split("\n");
+    const requests = lines.filter((line) => line.includes('"message":"request"'));
+    // The scan means something only if the request log was captured.
+    expect(requests.length).toBeGreaterThan(100);
+    expect(secrets.size).toBeGreaterThan(50);
+    const leaks: string[] = [];
+    for (const secret of secrets) {
+      for (const line of lines) {
+        if (line.includes(secret)) leaks.push(`${secret.slice(0, 12)}… in ${line.slice(0, 300)}`);
+      }
+    }
+    expect(leaks).toEqual([]);
+  });
+});

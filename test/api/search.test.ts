@@ -1,0 +1,584 @@
+// GET /v1/listings over a seeded catalogue of 500+ listings: every sort with every filter alone and
+// a few combined, compared with the same query computed here, and paging walked page by page.
+//
+// The expectation is computed independently of the API's SQL: filters and sorts in TypeScript over
+// what the test published; only the full-text part (`q`) asks Postgres, with a plain query of its
+// own over the seeded titles and descriptions (not over the API's tables or their generated search
+// column): `to_tsvector('english')` with the title weighted A and the description B, matched with
+// `websearch_to_tsquery('english', q)` and ranked with `ts_rank_cd`, as the search is specified.
+import postgres from "postgres";
+import { encodePacked, formatEther, type Hex, keccak256, parseEther } from "viem";
+import type { HDAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { saveAgent } from "../../lib/agents/saveAgent.ts";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { toApiListingId } from "../../lib/ids/listingId.ts";
+import { rpcRequest } from "../../lib/localStack/startAnvil.ts";
+import { startTestStack, type TestStack } from "../harness/stack.ts";
+import { createApiKey } from "../support/apiClient.ts";
+import { METADATA_URI, seedOf } from "../support/marketplace.ts";
+
+const CREATORS = [2, 3, 4, 5, 6, 7, 8, 9].map((index) => devAccount(index));
+const DISPLAY_NAMES = ["Ledgerline", "Northwind Labs", "Ada & Co", undefined];
+const LISTINGS_PER_CREATOR = 70;
+const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
+const RENTAL_MODELS = ["one_time", "subscription", "per_query"] as const;
+const SORTS = ["relevance", "rating", "price_asc", "price_desc", "newest"] as const;
+const PRICES = [
+  "0.000001",
+  "0.0005",
+  "0.001",
+  "0.0025",
+  "0.005",
+  "0.01",
+  "0.015",
+  "0.02",
+  "0.05",
+  "0.1",
+  "0.123456789012345678",
+  "0.25",
+  "1",
+  "2.5",
+  "10",
+];
+const WORDS = [
+  "ledger",
+  "invoice",
+  "audit",
+  "auditing",
+  "contract",
+  "review",
+  "compliance",
+  "risk",
+  "report",
+  "portfolio",
+  "forecast",
+  "citation",
+  "patent",
+  "pipeline",
+  "outreach",
+  "newsletter",
+  "refactor",
+  "solidity",
+  "python",
+  "tax",
+  "revenue",
+  "churn",
+  "sentiment",
+  "clause",
+  "pricing",
+  "campaign",
+  "translation",
+  "summary",
+];
+const FILLER = ["the", "for", "and", "with", "every", "fast", "clear", "daily", "team", "data"];
+
+type Seeded = {
+  seed: Hex;
+  onChainId: Hex;
+  id: string;
+  creator: HDAccount;
+  displayName: string | undefined;
+  title: string;
+  description: string;
+  category: (typeof CATEGORIES)[number];
+  rentalModel: (typeof RENTAL_MODELS)[number];
+  price: bigint;
+  publishedAt: number;
+  lastUpdated: number;
+  status: "active" | "paused" | "closed";
+  /** The agent was registered (saved) through the registration code path. */
+  registered: boolean;
+  /** `createListing` was sent on-chain. */
+  onChain: boolean;
+};
+
+let stack: TestStack;
+let key: string;
+let sqlClient: postgres.Sql;
+const seeded: Seeded[] = [];
+
+/** mulberry32: a small seeded PRNG, so the catalogue is the same on every run. */
+function seededRandom(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (n: number) => Math.floor(next() * n);
+  const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
+  return { next, int, pick };
+}
+
+// ─── Seeding ────────────────────────────────────────────────────────────────
+
+type Send = { listing: Seeded; send: (nonce: number) => Promise<Hex> };
+
+/**
+ * Mines `sends` a few per account per block (accounts in parallel, each in nonce order), with
+ * automine off so the indexer has a few dozen blocks to follow rather than one per transaction;
+ * each block a second after the last. Returns each transaction's block time (seconds).
+ */
+async function mineInBlocks(sends: Send[], perAccountPerBlock = 3) {
+  const client = stack.marketplace.publicClient;
+  const rpc = (method: string, params: unknown[] = []) =>
+    rpcRequest(stack.anvil.rpcUrl, method, params);
+  const queues = new Map<HDAccount, Send[]>();
+  for (const one of sends) {
+    queues.set(one.listing.creator, [...(queues.get(one.listing.creator) ?? []), one]);
+  }
+  const nonces = new Map<HDAccount, number>();
+  for (const account of queues.keys()) {
+    nonces.set(account, await client.getTransactionCount({ address: account.address }));
+  }
+  let { timestamp } = await client.getBlock({ blockTag: "latest" });
+  const sent: { listing: Seeded; hash: Hex }[] = [];
+  await rpc("evm_setAutomine", [false]);
+  try {
+    while ([...queues.values()].some((queue) => queue.length > 0)) {
+      await Promise.all(
+        [...queues].map(async ([account, queue]) => {
+          for (const { listing, send } of queue.splice(0, perAccountPerBlock)) {
+            const nonce = nonces.get(account) as number;
+            nonces.set(account, nonce + 1);
+            sent.push({ listing, hash: await send(nonce) });
+          }
+        }),
+      );
+      timestamp += 1n;
+      await rpc("evm_setNextBlockTimestamp", [Number(timestamp)]);
+      await rpc("evm_mine");
+    }
+  } finally {
+    await rpc("evm_setAutomine", [true]);
+  }
+  const receipts = await inChunks(sent, async ({ listing, hash }) => ({
+    listing,
+    receipt: await client.getTransactionReceipt({ hash }),
+  }));
+  expect(receipts.every(({ receipt }) => receipt.status === "success")).toBe(true);
+  const blockNumbers = [...new Set(receipts.map(({ receipt }) => receipt.blockNumber))];
+  const blocks = await inChunks(blockNumbers, (blockNumber) => client.getBlock({ blockNumber }));
+  const timeOf = new Map(blocks.map((block) => [block.number, Number(block.timestamp)]));
+  return {
+    mined: receipts.map(({ listing, receipt }) => ({
+      listing,
+      at: timeOf.get(receipt.blockNumber) as number,
+    })),
+    lastBlock: await client.getBlockNumber({ cacheTime: 0 }),
+  };
+}
+
+async function inChunks<T, R>(items: T[], run: (item: T) => Promise<R>, size = 50): Promise<R[]> {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += size) {
+    results.push(...(await Promise.all(items.slice(i, i + size).map(run))));
+  }
+  return results;
+}
+
+function describeAgent(random: ReturnType<typeof seededRandom>) {
+  const titleWords = Array.from({ length: 2 + random.int(2) }, () => random.pick(WORDS));
+  const title = titleWords.map((word) => word[0]?.toUpperCase() + word.slice(1)).join(" ");
+  // Mostly short descriptions, some far beyond the 280 characters a search result shows.
+  const length = random.next() < 0.15 ? 50 + random.int(20) : 5 + random.int(20);
+  const words = Array.from({ length }, () =>
+    random.next() < 0.35 ? random.pick(FILLER) : random.pick(WORDS),
+  );
+  const description = `${words.join(" ")}.`;
+  return { title, description: description[0]?.toUpperCase() + description.slice(1) };
+}
+
+async function seedCatalogue() {
+  const random = seededRandom(20_240_601);
+  for (const [creatorIndex, creator] of CREATORS.entries()) {
+    // Two more than the others: one on-chain only (never registered), one registered only.
+    for (let n = 0; n < LISTINGS_PER_CREATOR + 2; n++) {
+      const seed = seedOf(`search-${creatorIndex}-${n}`);
+      // The spec's derivation: keccak256 over the packed creator address and seed.
+      const onChainId = keccak256(encodePacked(["address", "bytes32"], [creator.address, seed]));
+      seeded.push({
+        seed,
+        onChainId,
+        id: toApiListingId(onChainId),
+        creator,
+        displayName: DISPLAY_NAMES[creatorIndex % DISPLAY_NAMES.length],
+        ...describeAgent(random),
+        category: random.pick(CATEGORIES),
+        rentalModel: random.pick(RENTAL_MODELS),
+        price: parseEther(random.pick(PRICES)),
+        publishedAt: 0,
+        lastUpdated: 0,
+        status: "active",
+        registered: n !== LISTINGS_PER_CREATOR,
+        onChain: n !== LISTINGS_PER_CREATOR + 1,
+      });
+    }
+  }
+
+  const registering = inChunks(
+    seeded.filter((listing) => listing.registered),
+    (listing) =>
+      saveAgent(stack.db, {
+        agentId: `agent-${listing.onChainId.slice(2, 18)}`,
+        onChainListingId: listing.onChainId,
+        creator: listing.creator.address,
+        publicManifest: {
+          name: `agent-${listing.onChainId.slice(2, 10)}`,
+          title: listing.title,
+          category: listing.category,
+          description: listing.description,
+          sample_output: [`Sample from ${listing.title}`],
+          ...(listing.displayName ? { creator_display_name: listing.displayName } : {}),
+        },
+        metadataUri: METADATA_URI,
+      }),
+    10,
+  );
+  const onChain = seeded.filter((listing) => listing.onChain);
+  const created = await mineInBlocks(
+    onChain.map((listing) => ({
+      listing,
+      send: (nonce) =>
+        stack.marketplace
+          .as(listing.creator)
+          .write.createListing(
+            [listing.seed, RENTAL_MODELS.indexOf(listing.rentalModel), listing.price, METADATA_URI],
+            { nonce, gas: 300_000n },
+          ),
+    })),
+  );
+  for (const { listing, at } of created.mined) {
+    listing.publishedAt = at;
+    listing.lastUpdated = at;
+  }
+  await registering;
+
+  // Some listings are closed, some paused; a few paused ones come back.
+  const changes: Send[] = [];
+  for (const [n, listing] of onChain.entries()) {
+    const market = stack.marketplace.as(listing.creator).write;
+    const options = (nonce: number) => ({ nonce, gas: 200_000n });
+    if (n % 29 === 3) {
+      listing.status = "closed";
+      changes.push({
+        listing,
+        send: (nonce) => market.closeListing([listing.onChainId], options(nonce)),
+      });
+    } else if (n % 23 === 5) {
+      listing.status = "paused";
+      changes.push({
+        listing,
+        send: (nonce) => market.setListingActive([listing.onChainId, false], options(nonce)),
+      });
+      if (n % 3 === 0) {
+        listing.status = "active";
+        changes.push({
+          listing,
+          send: (nonce) => market.setListingActive([listing.onChainId, true], options(nonce)),
+        });
+      }
+    }
+  }
+  const changed = await mineInBlocks(changes);
+  // In nonce order per listing, so a reactivation comes after its pause.
+  for (const { listing, at } of changed.mined)
+    listing.lastUpdated = Math.max(listing.lastUpdated, at);
+  await stack.ponder.waitForBlock(changed.lastBlock, 180_000);
+}
+
+// ─── The expectation ────────────────────────────────────────────────────────
+
+type Query = {
+  q?: string;
+  category?: string;
+  rental_model?: string;
+  min_price?: string;
+  max_price?: string;
+  min_rating?: string;
+  sort?: (typeof SORTS)[number];
+};
+
+/** Rating and review count: no reviews are collected yet, so 0 for every listing (docs/decisions). */
+const RATING = 0;
+const REVIEW_COUNT = 0;
+const ratingOf = (_: Seeded) => RATING;
+const reviewCountOf = (_: Seeded) => REVIEW_COUNT;
+
+const rankCache = new Map<string, Map<Hex, number>>();
+
+/** The listings `q` matches, with their rank, from Postgres' full-text functions over the seed. */
+async function fullTextRanks(q: string): Promise<Map<Hex, number>> {
+  const cached = rankCache.get(q);
+  if (cached) return cached;
+  const registered = seeded.filter((listing) => listing.registered);
+  const rows = await sqlClient<{ id: Hex; rank: number }[]>`
+    with seed as (
+      select id, setweight(to_tsvector('english', title), 'A')
+        || setweight(to_tsvector('english', description), 'B') as document
+      from unnest(
+        ${registered.map((listing) => listing.onChainId)}::text[],
+        ${registered.map((listing) => listing.title)}::text[],
+        ${registered.map((listing) => listing.description)}::text[]
+      ) as seed(id, title, description)
+    )
+    select id, ts_rank_cd(document, query) as rank
+    from seed, websearch_to_tsquery('english', ${q}) as query
+    where document @@ query`;
+  const ranks = new Map(rows.map((row) => [row.id, Number(row.rank)]));
+  rankCache.set(q, ranks);
+  return ranks;
+}
+
+/** What a user should see for `query`: the catalogue's listings in order. */
+async function expectedListings(query: Query): Promise<Seeded[]> {
+  const ranks = query.q ? await fullTextRanks(query.q.trim()) : undefined;
+  const rows = seeded.filter(
+    (listing) =>
+      listing.registered &&
+      listing.onChain &&
+      listing.status === "active" &&
+      (!ranks || ranks.has(listing.onChainId)) &&
+      (!query.category || listing.category === query.category) &&
+      (!query.rental_model || listing.rentalModel === query.rental_model) &&
+      (!query.min_price || listing.price >= parseEther(query.min_price)) &&
+      (!query.max_price || listing.price <= parseEther(query.max_price)) &&
+      (!query.min_rating || ratingOf(listing) >= Number(query.min_rating)),
+  );
+  const rankOf = (listing: Seeded) => ranks?.get(listing.onChainId) ?? 0;
+  const keys: Record<(typeof SORTS)[number], (a: Seeded, b: Seeded) => number> = {
+    relevance: (a, b) => rankOf(b) - rankOf(a) || b.publishedAt - a.publishedAt,
+    rating: (a, b) => ratingOf(b) - ratingOf(a) || reviewCountOf(b) - reviewCountOf(a),
+    price_asc: (a, b) => compareBig(a.price, b.price),
+    price_desc: (a, b) => compareBig(b.price, a.price),
+    newest: (a, b) => b.publishedAt - a.publishedAt,
+  };
+  const byKey = keys[query.sort ?? "relevance"];
+  // Ties are broken by the on-chain id, ascending.
+  return rows.sort((a, b) => byKey(a, b) || compareText(a.onChainId, b.onChainId));
+}
+
+const compareBig = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+// ─── Over HTTP ──────────────────────────────────────────────────────────────
+
+type Summary = { id: string; description: string } & Record<string, unknown>;
+type Page = { listings: Summary[]; total: number; limit: number; offset: number };
+
+function queryString(query: Query, page: { limit: number; offset: number }) {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query))
+    if (value !== undefined) params.set(name, value);
+  params.set("limit", String(page.limit));
+  params.set("offset", String(page.offset));
+  return params.toString();
+}
+
+async function search(query: Query, page: { limit: number; offset: number }): Promise<Page> {
+  const response = await fetch(`${stack.api.url}/v1/listings?${queryString(query, page)}`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  const body = (await response.json()) as Page;
+  expect(response.status, JSON.stringify(body)).toBe(200);
+  expect(response.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{24}$/);
+  expect(body.limit).toBe(page.limit);
+  expect(body.offset).toBe(page.offset);
+  return body;
+}
+
+/** Every page of `query` in turn, until a short page: the listings and each page's total. */
+async function walk(query: Query, limit: number) {
+  const listings: Summary[] = [];
+  const totals: number[] = [];
+  for (let offset = 0; ; offset += limit) {
+    const page = await search(query, { limit, offset });
+    listings.push(...page.listings);
+    totals.push(page.total);
+    if (page.listings.length < limit) break;
+  }
+  return { listings, ids: listings.map((listing) => listing.id), totals };
+}
+
+async function expectWalk(query: Query, limit: number) {
+  const expected = (await expectedListings(query)).map((listing) => listing.id);
+  const { ids, totals } = await walk(query, limit);
+  expect(ids).toEqual(expected);
+  expect(new Set(ids).size).toBe(ids.length);
+  expect(new Set(totals)).toEqual(new Set([expected.length]));
+  return expected;
+}
+
+// ─── Tests ──────────────────────────────────────────────────────────────────
+
+beforeAll(async () => {
+  stack = await startTestStack({ rateLimitPerMinute: 1_000_000 });
+  sqlClient = postgres(stack.postgres.databaseUrl, { max: 2, onnotice: () => {} });
+  ({ key } = await createApiKey(stack.api.url, devAccount(9), "search"));
+  await seedCatalogue();
+}, 600_000);
+
+afterAll(async () => {
+  await sqlClient?.end();
+  await stack?.stop();
+});
+
+/** Each filter alone, then a few together. */
+const FILTERS: [string, Query][] = [
+  ["no filter", {}],
+  ["q=ledger", { q: "ledger" }],
+  ["q=auditing (stemmed like audit)", { q: "auditing" }],
+  ["q=Solidity (any case)", { q: "Solidity" }],
+  ["q=contract review (both words)", { q: "contract review" }],
+  ["q=invoice or forecast", { q: "invoice or forecast" }],
+  ['q="risk report" (a phrase)', { q: '"risk report"' }],
+  ["q=compliance -tax (without tax)", { q: "compliance -tax" }],
+  ["q= churn  (trimmed)", { q: " churn " }],
+  ["q=zebra (no match)", { q: "zebra" }],
+  ["q=the (a stop word only)", { q: "the" }],
+  ...CATEGORIES.map((category): [string, Query] => [`category=${category}`, { category }]),
+  ...RENTAL_MODELS.map((model): [string, Query] => [
+    `rental_model=${model}`,
+    { rental_model: model },
+  ]),
+  ["min_price=0.01", { min_price: "0.01" }],
+  ["min_price at the lowest price", { min_price: "0.000001" }],
+  ["min_price to the wei", { min_price: "0.123456789012345678" }],
+  ["max_price=0.01", { max_price: "0.01" }],
+  ["max_price just under a price", { max_price: "0.123456789012345677" }],
+  ["min_price=0.005 max_price=0.1", { min_price: "0.005", max_price: "0.1" }],
+  ["min_rating=0", { min_rating: "0" }],
+  ["min_rating=0.5", { min_rating: "0.5" }],
+  ["min_rating=5", { min_rating: "5" }],
+  ["q=ledger category=finance", { q: "ledger", category: "finance" }],
+  [
+    "category=coding rental_model=per_query max_price=0.05",
+    { category: "coding", rental_model: "per_query", max_price: "0.05" },
+  ],
+  [
+    "q=contract review rental_model=subscription min_price=0.01",
+    { q: "contract review", rental_model: "subscription", min_price: "0.01" },
+  ],
+  [
+    "q=audit or invoice category=legal min_rating=0",
+    { q: "audit or invoice", category: "legal", min_rating: "0" },
+  ],
+  [
+    "category=sales rental_model=one_time min_price=0.001 max_price=1",
+    { category: "sales", rental_model: "one_time", min_price: "0.001", max_price: "1" },
+  ],
+];
+
+describe("the seeded catalogue", () => {
+  it("holds at least 500 active published listings, and not the others", async () => {
+    const active = seeded.filter((one) => one.registered && one.onChain && one.status === "active");
+    expect(active.length).toBeGreaterThanOrEqual(500);
+    expect(seeded.filter((one) => one.status === "paused").length).toBeGreaterThan(0);
+    expect(seeded.filter((one) => one.status === "closed").length).toBeGreaterThan(0);
+    const page = await search({}, { limit: 1, offset: 0 });
+    expect(page.total).toBe(active.length);
+  });
+
+  it("gives the filters something to find", async () => {
+    const sizes = await Promise.all(
+      FILTERS.map(async ([name, query]) => [name, (await expectedListings(query)).length] as const),
+    );
+    const empty = sizes.filter(([, size]) => size === 0).map(([name]) => name);
+    expect(empty.sort()).toEqual(
+      ["min_rating=0.5", "min_rating=5", "q=the (a stop word only)", "q=zebra (no match)"].sort(),
+    );
+    // Several ranks and publication times are shared, so the tie-breaks are exercised.
+    const ranks = await fullTextRanks("ledger");
+    expect(new Set(ranks.values()).size).toBeGreaterThan(1);
+    expect(new Set(ranks.values()).size).toBeLessThan(ranks.size);
+    const times = seeded.map((one) => one.publishedAt);
+    expect(new Set(times).size).toBeLessThan(times.length);
+  });
+
+  it("shows every listing's summary as published", async () => {
+    const { listings } = await walk({ sort: "newest" }, 100);
+    const active = seeded.filter((one) => one.registered && one.onChain && one.status === "active");
+    const listingCount = (creator: HDAccount) =>
+      active.filter((one) => one.creator === creator).length;
+    const byId = new Map(seeded.map((one) => [one.id, one]));
+    for (const summary of listings) {
+      const listing = byId.get(summary.id) as Seeded;
+      expect(summary).toEqual({
+        id: listing.id,
+        title: listing.title,
+        description:
+          listing.description.length <= 280
+            ? listing.description
+            : `${listing.description.slice(0, 279).trimEnd()}…`,
+        category: [listing.category],
+        rental_model: listing.rentalModel,
+        price_eth: Number(formatEther(listing.price)),
+        run_count: 0,
+        success_rate: 0,
+        creator: {
+          id: listing.creator.address.toLowerCase(),
+          display_name:
+            listing.displayName ??
+            `${listing.creator.address.slice(0, 6)}…${listing.creator.address.slice(-4)}`,
+          listing_count: listingCount(listing.creator),
+        },
+        rating: RATING,
+        review_count: REVIEW_COUNT,
+        last_updated: new Date(listing.lastUpdated * 1000).toISOString(),
+        sample_output: [`Sample from ${listing.title}`],
+      });
+    }
+    expect(listings.some((summary) => summary.description.endsWith("…"))).toBe(true);
+  });
+});
+
+describe.each(SORTS)("sort=%s", (sort) => {
+  it.each(FILTERS)("%s: the same listings in the same order, and total", async (_, filters) => {
+    await expectWalk({ ...filters, sort }, 100);
+  });
+});
+
+describe("paging", () => {
+  const walks: [string, Query][] = [
+    ["the default order", {}],
+    ["sort=rating, where every listing ties", { sort: "rating" }],
+    ["q=ledger sort=price_desc", { q: "ledger", sort: "price_desc" }],
+    ["q=review, by relevance", { q: "review" }],
+    ["category=research sort=newest", { category: "research", sort: "newest" }],
+    ["rental_model=per_query sort=price_asc", { rental_model: "per_query", sort: "price_asc" }],
+  ];
+
+  it.each(walks)("walks %s in pages of 7 and of 100 alike", async (_, query) => {
+    const bySeven = await expectWalk(query, 7);
+    const byHundred = await expectWalk(query, 100);
+    expect(bySeven).toEqual(byHundred);
+    expect(bySeven.length).toBeGreaterThan(7);
+  });
+
+  it("answers past the end with no listings and the same total", async () => {
+    const total = (await expectedListings({})).length;
+    for (const offset of [total, total + 1, 1_000_000]) {
+      const page = await search({}, { limit: 7, offset });
+      expect(page).toEqual({ listings: [], total, limit: 7, offset });
+    }
+    const last = await search({}, { limit: 7, offset: total - 3 });
+    expect(last.listings).toHaveLength(3);
+  });
+
+  it("uses a page of 20 from offset 0 by default", async () => {
+    const response = await fetch(`${stack.api.url}/v1/listings`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const page = (await response.json()) as Page;
+    const expected = (await expectedListings({})).slice(0, 20).map((listing) => listing.id);
+    expect({ ...page, listings: page.listings.map((listing) => listing.id) }).toEqual({
+      listings: expected,
+      total: (await expectedListings({})).length,
+      limit: 20,
+      offset: 0,
+    });
+  });
+});
