@@ -23,18 +23,16 @@ export function createApp(deps: ApiDeps) {
     await next();
   });
   app.use(requestId, accessLog, identify, rateLimit);
-  // No request body is ever larger than a manifest: refuse more without reading it all.
+  // No request body is ever larger than a manifest: refuse more without reading it all. The
+  // connection is closed, since the unread rest of the body would otherwise follow on it.
   app.use(
     bodyLimit({
       maxSize: MAX_MANIFEST_BYTES,
-      onError: (c) =>
-        errorResponse(
-          c,
-          new ApiError(
-            "payload_too_large",
-            `Request bodies are limited to ${MAX_MANIFEST_BYTES} bytes`,
-          ),
-        ),
+      onError: (c) => {
+        c.header("Connection", "close");
+        const message = `Request bodies are limited to ${MAX_MANIFEST_BYTES} bytes (64 KB)`;
+        return errorResponse(c, new ApiError("payload_too_large", message));
+      },
     }),
   );
 

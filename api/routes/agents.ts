@@ -24,11 +24,9 @@ agentRoutes.post("/", async (c) => {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
-  } catch (error) {
-    throw new ApiError(
-      "invalid_request",
-      `The manifest is not valid JSON: ${(error as Error).message}`,
-    );
+  } catch {
+    // Not the parser's message: it quotes the input, which may hold a secret.
+    throw new ApiError("invalid_request", "The manifest is not valid JSON");
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new ApiError("invalid_request", "The manifest must be a JSON object");

@@ -22,7 +22,12 @@ export function streamName(subject: string): string {
  * deduplication by message id, durable pull consumers with explicit acks and finite redelivery.
  */
 export async function createJetStreamBus(natsUrl: string): Promise<Bus> {
-  const connection = await connect({ servers: natsUrl, name: "marketplace" });
+  // Reconnect forever: an outage of NATS must delay work, never end a process's consuming.
+  const connection = await connect({
+    servers: natsUrl,
+    name: "marketplace",
+    maxReconnectAttempts: -1,
+  });
   const manager = await jetstreamManager(connection);
   for (const subject of SUBJECTS) {
     const config = {
@@ -40,7 +45,8 @@ export async function createJetStreamBus(natsUrl: string): Promise<Bus> {
 
   return {
     async publish(subject, id, data) {
-      const ack = await client.publish(subject, data, { msgID: id });
+      // A short wait: a caller whose publish fails has the outbox relay repair it later.
+      const ack = await client.publish(subject, data, { msgID: id, timeout: 2_000 });
       return { duplicate: ack.duplicate };
     },
 

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Bus, Subscription } from "../../lib/bus/bus.ts";
 import { jobs } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
@@ -55,7 +55,7 @@ export function startRegistrationWorker({
             request: null,
             updatedAt: new Date(),
           })
-          .where(eq(jobs.id, jobId));
+          .where(and(eq(jobs.id, jobId), eq(jobs.status, "queued")));
         await message.reject();
       }
     },
