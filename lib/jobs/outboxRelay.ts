@@ -7,6 +7,8 @@ import { publishJob } from "./publishJob.ts";
 
 /** A queued job the bus took this long ago without a result is published again (workers dedupe). */
 const REPUBLISH_AFTER_MS = 5 * 60_000;
+/** Younger unpublished jobs are still in their request's own publish. */
+const UNPUBLISHED_GRACE_MS = 5_000;
 
 /**
  * Publishes jobs whose publish never reached the bus (it was down, the API crashed between commit
@@ -20,11 +22,18 @@ export function startOutboxRelay(
 
   const sweep = async () => {
     const stale = new Date(Date.now() - REPUBLISH_AFTER_MS);
+    const abandoned = new Date(Date.now() - UNPUBLISHED_GRACE_MS);
     const due = await db
       .select({ id: jobs.id })
       .from(jobs)
       .where(
-        and(eq(jobs.status, "queued"), or(isNull(jobs.publishedAt), lt(jobs.publishedAt, stale))),
+        and(
+          eq(jobs.status, "queued"),
+          or(
+            and(isNull(jobs.publishedAt), lt(jobs.createdAt, abandoned)),
+            lt(jobs.publishedAt, stale),
+          ),
+        ),
       )
       .limit(500);
     for (const { id } of due) {

@@ -1,0 +1,434 @@
+// Throughput and latency of the REST API's two hottest reads, GET /v1/listings and
+// GET /v1/credentials/:listing_id, at 1, 10 and 50 concurrent clients, beside a plain Hono
+// hello-world (the framework's ceiling) measured the same way in the same run.
+// Run: npx node bench/apiThroughput.ts
+import { loadavg } from "node:os";
+import { eq, sql } from "drizzle-orm";
+import postgres from "postgres";
+import { type Address, createPublicClient, type Hex, http, toHex } from "viem";
+import { hashApiKey } from "../api/auth/apiKeys.ts";
+import { findListing, searchListings } from "../api/listings/searchListings.ts";
+import { devAccount } from "../lib/chain/devAccounts.ts";
+import { serviceMarketplaceAbi } from "../lib/contracts/serviceMarketplace.ts";
+import { apiKeys, rateLimitWindows } from "../lib/db/appSchema.ts";
+import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
+import { connectProjections } from "../lib/db/projections.ts";
+import { toApiListingId } from "../lib/ids/listingId.ts";
+import {
+  createApiKey,
+  type LoadResult,
+  marketplaceCall,
+  type PgActivity,
+  publishListing,
+  removeOnExit,
+  runBenchmarkOnce,
+  runLoad,
+  samplePgActivity,
+  sendTransaction,
+  startBenchApi,
+  startHelloServer,
+  tail,
+} from "./appStack.ts";
+import {
+  benchAddress,
+  fixed,
+  listingIdOf,
+  rpcRequest,
+  seedOf,
+  startStack,
+  startTimedPonder,
+  table,
+} from "./common.ts";
+import { classifyService, cpuSpent, readCpu } from "./processCpu.ts";
+
+const LEVELS = (process.env.BENCH_CONCURRENCY ?? "1,10,50").split(",").map(Number);
+const MEASURE_MS = Number(process.env.BENCH_SECONDS ?? 10) * 1000;
+/** Per round: each measured part of a row is preceded by its own warm-up. */
+const WARM_UP_MS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1) * 1000;
+const ROUNDS = 2;
+const LISTINGS = 100;
+const CREATORS = 10;
+const SEQUENTIAL_SAMPLES = 300;
+const VIEWS_SCHEMA = "marketplace";
+const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
+const TOPICS = [
+  "contract review",
+  "tax summaries",
+  "code audits",
+  "market research",
+  "sales outreach",
+  "blog drafts",
+  "due diligence",
+  "test generation",
+];
+
+type Target = {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  expectStatus?: number;
+};
+
+type Measured = {
+  target: string;
+  load: LoadResult;
+  cores: Map<string, number>;
+  /** CPU seconds by process over the row, warm-ups included. */
+  spent: Map<string, number>;
+  activity: PgActivity[];
+};
+
+function mergeLoads(loads: LoadResult[]): LoadResult {
+  const seconds = loads.reduce((sum, load) => sum + load.seconds, 0);
+  const ok = loads.reduce((sum, load) => sum + load.ok, 0);
+  return {
+    concurrency: loads[0]?.concurrency ?? 0,
+    ok,
+    answered: loads.reduce((sum, load) => sum + load.answered, 0),
+    errors: loads.reduce((sum, load) => sum + load.errors, 0),
+    firstError: loads.find((load) => load.firstError)?.firstError,
+    seconds,
+    requestsPerSecond: ok / seconds,
+    latencyMs: loads.flatMap((load) => load.latencyMs),
+  };
+}
+
+await runBenchmarkOnce(async (cleanup) => {
+  const startedAt = performance.now();
+  const stack = await startStack(cleanup);
+  removeOnExit(stack.dir);
+  await migrateAppSchema(stack.pg.databaseUrl);
+  const { db, close } = connectProjections(stack.pg.databaseUrl, VIEWS_SCHEMA);
+  cleanup.add("database client", close);
+
+  // The catalogue: 10 creators with 10 listings each, every rental model and category.
+  const creators = Array.from({ length: CREATORS }, (_, i) => benchAddress(`api:creator:${i}`));
+  for (const creator of creators) {
+    await rpcRequest(stack.anvil.rpcUrl, "anvil_setBalance", [creator, toHex(10n ** 22n)]);
+  }
+  const listingIds: Hex[] = [];
+  let lastBlock = 0n;
+  for (let i = 0; i < LISTINGS; i++) {
+    const creator = creators[i % CREATORS] as Address;
+    const seed = seedOf(`api:listing:${i}`);
+    const onChainListingId = listingIdOf(creator, seed);
+    const topic = TOPICS[i % TOPICS.length] as string;
+    lastBlock = await publishListing(stack, db, {
+      creator,
+      seed,
+      onChainListingId,
+      model: i % 3,
+      price: BigInt(i + 1) * 10n ** 15n,
+      manifest: {
+        name: `bench-agent-${i}`,
+        title: `Bench Agent ${i}: ${topic}`,
+        category: CATEGORIES[i % CATEGORIES.length] as string,
+        description: `Agent number ${i} for ${topic}, with sources and a summary of every finding, written for busy teams.`,
+        sample_output: [`Finding ${i}: nothing unusual in the ${topic}.`],
+        creator_display_name: `Creator ${i % CREATORS}`,
+      },
+    });
+    listingIds.push(onChainListingId);
+  }
+  // The renter holds a one-time credential on the first listing (rental model 0, price 0.001 ETH).
+  const renter = devAccount(5);
+  const credentialListing = listingIds[0] as Hex;
+  lastBlock = await sendTransaction(
+    stack,
+    renter.address,
+    marketplaceCall("purchaseOneTime", [credentialListing]),
+    10n ** 15n,
+  );
+
+  const ponder = await startTimedPonder(cleanup, stack, {
+    databaseUrl: stack.pg.databaseUrl,
+    schema: "bench_api",
+    viewsSchema: VIEWS_SCHEMA,
+  });
+  await ponder.waitForBlock(lastBlock);
+  const api = await startBenchApi(cleanup, stack, { viewsSchema: VIEWS_SCHEMA });
+  const key = await createApiKey(api.url, renter);
+  const hello = await startHelloServer(cleanup);
+  const auth = { authorization: `Bearer ${key}` };
+
+  // The answers the load will repeat, checked once.
+  const catalogue = await fetch(`${api.url}/v1/listings`, { headers: auth });
+  const catalogueBody = await catalogue.text();
+  const page = JSON.parse(catalogueBody) as { total: number; listings: unknown[] };
+  if (catalogue.status !== 200 || page.total !== LISTINGS) {
+    throw new Error(`GET /v1/listings: ${catalogue.status} ${catalogueBody.slice(0, 300)}`);
+  }
+  const credentialPath = `/v1/credentials/${toApiListingId(credentialListing)}`;
+  const credential = await fetch(`${api.url}${credentialPath}`, { headers: auth });
+  const credentialBody = await credential.text();
+  if (credential.status !== 200 || !(JSON.parse(credentialBody) as { valid: boolean }).valid) {
+    throw new Error(`GET ${credentialPath}: ${credential.status} ${credentialBody}`);
+  }
+  console.log(
+    `Stack ready after ${fixed((performance.now() - startedAt) / 1000)} s: ${LISTINGS} listings indexed, API and hello-world up.`,
+  );
+
+  const targets: Target[] = [
+    { name: "hello-world (ceiling)", url: hello.url, headers: {} },
+    {
+      name: "GET /v1/nope (middleware only, 404)",
+      url: `${api.url}/v1/nope`,
+      headers: auth,
+      expectStatus: 404,
+    },
+    { name: "GET /v1/listings", url: `${api.url}/v1/listings`, headers: auth },
+    { name: "GET /v1/credentials/:listing_id", url: `${api.url}${credentialPath}`, headers: auth },
+  ];
+
+  const loadBefore = loadavg();
+  const results: Measured[] = [];
+  for (const concurrency of LEVELS) {
+    const cells = targets.map((target) => ({
+      target,
+      loads: [] as LoadResult[],
+      spent: new Map<string, number>(),
+      wallSeconds: 0,
+      activity: [] as PgActivity[],
+    }));
+    // Rounds interleave the targets, so that drift in the machine's load spreads over all of them.
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const cell of cells) {
+        const before = readCpu(classifyService);
+        const from = performance.now();
+        const sampler = samplePgActivity(stack.pg.databaseUrl);
+        cell.loads.push(
+          await runLoad({
+            url: cell.target.url,
+            headers: cell.target.headers,
+            concurrency,
+            warmUpMs: WARM_UP_MS,
+            measureMs: MEASURE_MS / ROUNDS,
+            expectStatus: cell.target.expectStatus,
+          }),
+        );
+        cell.activity.push(await sampler.stop());
+        cell.wallSeconds += (performance.now() - from) / 1000;
+        for (const [group, seconds] of cpuSpent(before, readCpu(classifyService))) {
+          cell.spent.set(group, (cell.spent.get(group) ?? 0) + seconds);
+        }
+      }
+    }
+    for (const cell of cells) {
+      const load = mergeLoads(cell.loads);
+      const cores = new Map(
+        [...cell.spent].map(([group, seconds]) => [group, seconds / cell.wallSeconds]),
+      );
+      results.push({
+        target: cell.target.name,
+        load,
+        cores,
+        spent: cell.spent,
+        activity: cell.activity,
+      });
+      const [p50, , p99] = tail(load.latencyMs);
+      console.log(
+        `  c=${concurrency} ${cell.target.name}: ${fixed(load.requestsPerSecond, 0)} req/s, p50 ${fixed(p50, 2)} ms, p99 ${fixed(p99, 2)} ms${load.errors ? `, ${load.errors} errors (${load.firstError})` : ""}`,
+      );
+    }
+  }
+  const loadAfter = loadavg();
+
+  // Where one request's time goes: its parts, one at a time from this process (no load).
+  const parts = await measureParts({
+    databaseUrl: stack.pg.databaseUrl,
+    db,
+    rpcUrl: stack.anvil.rpcUrl,
+    marketplace: stack.deployment.address,
+    listing: credentialListing,
+    renter: renter.address,
+    key,
+  });
+
+  report({
+    results,
+    parts,
+    loadBefore,
+    loadAfter,
+    catalogueBytes: Buffer.byteLength(catalogueBody),
+    credentialBytes: Buffer.byteLength(credentialBody),
+  });
+});
+
+async function measureParts(options: {
+  databaseUrl: string;
+  db: ReturnType<typeof connectProjections>["db"];
+  rpcUrl: string;
+  marketplace: Address;
+  listing: Hex;
+  renter: Address;
+  key: string;
+}): Promise<[string, number[]][]> {
+  const { db } = options;
+  const client = createPublicClient({ transport: http(options.rpcUrl) });
+  const raw = postgres(options.databaseUrl, { max: 1, onnotice: () => {} });
+  const time = async (run: () => Promise<unknown>) => {
+    const samples: number[] = [];
+    for (let i = 0; i < SEQUENTIAL_SAMPLES + 20; i++) {
+      const started = performance.now();
+      await run();
+      if (i >= 20) samples.push(performance.now() - started);
+    }
+    return samples;
+  };
+  try {
+    const keyHash = hashApiKey(options.key);
+    return [
+      ["Postgres round trip (`select 1`)", await time(() => raw`select 1`)],
+      [
+        "API-key lookup (identify)",
+        await time(() =>
+          db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.keyHash, keyHash)),
+        ),
+      ],
+      [
+        "rate-limit upsert (rateLimit)",
+        await time(() =>
+          db
+            .insert(rateLimitWindows)
+            .values({ subject: "bench:parts", windowStart: 0, count: 1 })
+            .onConflictDoUpdate({
+              target: [rateLimitWindows.subject, rateLimitWindows.windowStart],
+              set: { count: sql`${rateLimitWindows.count} + 1` },
+            })
+            .returning({ count: rateLimitWindows.count }),
+        ),
+      ],
+      [
+        "catalogue query (searchListings, 20 of 100)",
+        await time(() => searchListings(db, { sort: "relevance", limit: 20, offset: 0 })),
+      ],
+      ["listing lookup (findListing)", await time(() => findListing(db, options.listing))],
+      [
+        "eth_call getAccessState (viem → anvil)",
+        await time(() =>
+          client.readContract({
+            address: options.marketplace,
+            abi: serviceMarketplaceAbi,
+            functionName: "getAccessState",
+            args: [options.listing, options.renter],
+          }),
+        ),
+      ],
+    ];
+  } finally {
+    await raw.end();
+  }
+}
+
+function report(options: {
+  results: Measured[];
+  parts: [string, number[]][];
+  loadBefore: number[];
+  loadAfter: number[];
+  catalogueBytes: number;
+  credentialBytes: number;
+}) {
+  const { results } = options;
+  const hello = (concurrency: number) =>
+    results.find((r) => r.target.startsWith("hello") && r.load.concurrency === concurrency)
+      ?.load as LoadResult;
+  console.log(
+    `\nAPI throughput: closed-loop clients in the benchmark process (node:http keep-alive), ${MEASURE_MS / 1000} s measured per row in ${ROUNDS} interleaved rounds, each after ${WARM_UP_MS / 1000} s of warm-up; the API and hello-world each in a process of their own.\n`,
+  );
+  console.log(
+    table(
+      [
+        "endpoint",
+        "clients",
+        "req/s",
+        "p50 ms",
+        "p95 ms",
+        "p99 ms",
+        "errors",
+        "÷ hello req/s",
+        "p50 × hello",
+      ],
+      results.map(({ target, load }) => {
+        const [p50, p95, p99] = tail(load.latencyMs);
+        const ceiling = hello(load.concurrency);
+        return [
+          target,
+          String(load.concurrency),
+          fixed(load.requestsPerSecond, 0),
+          fixed(p50, 2),
+          fixed(p95, 2),
+          fixed(p99, 2),
+          String(load.errors),
+          fixed(load.requestsPerSecond / ceiling.requestsPerSecond, 3),
+          fixed(p50 / tail(ceiling.latencyMs)[0], 1),
+        ];
+      }),
+    ),
+  );
+  const groups = ["api", "postgres", "anvil", "bench (load generator)", "hello-world", "ponder"];
+  console.log(
+    "\nCPU used while each row ran (cores, of 2), by process, and CPU milliseconds per request:\n",
+  );
+  const perRequest = (spent: Map<string, number>, group: string, load: LoadResult) =>
+    fixed((1000 * (spent.get(group) ?? 0)) / load.answered, 2);
+  console.log(
+    table(
+      ["endpoint", "clients", ...groups, "ms/req server", "ms/req postgres", "ms/req bench"],
+      results.map(({ target, load, cores, spent }) => [
+        target,
+        String(load.concurrency),
+        ...groups.map((group) => fixed(cores.get(group) ?? 0, 2)),
+        perRequest(spent, target.startsWith("hello") ? "hello-world" : "api", load),
+        perRequest(spent, "postgres", load),
+        perRequest(spent, "bench (load generator)", load),
+      ]),
+    ),
+  );
+  console.log(
+    "\nThe API's Postgres backends (pool of 10) while each row ran, sampled from pg_stat_activity every 25 ms:\n",
+  );
+  console.log(
+    table(
+      [
+        "endpoint",
+        "clients",
+        "mean active",
+        "waiting on locks",
+        "top wait events (share of active)",
+      ],
+      results
+        .filter(({ target }) => !target.startsWith("hello"))
+        .map(({ target, load, activity }) => {
+          const samples = activity.reduce((sum, a) => sum + a.samples, 0);
+          const active = activity.reduce((sum, a) => sum + a.meanActive * a.samples, 0);
+          const locked = activity.reduce(
+            (sum, a) => sum + a.lockShare * a.meanActive * a.samples,
+            0,
+          );
+          return [
+            target,
+            String(load.concurrency),
+            fixed(active / samples, 2),
+            `${fixed(active ? (100 * locked) / active : 0, 0)}%`,
+            activity.map((a) => a.topWaits).join(" | "),
+          ];
+        }),
+    ),
+  );
+  console.log("\nParts of a request, one at a time from the benchmark process, no load (ms):\n");
+  console.log(
+    table(
+      ["part", "p50", "p95", "p99"],
+      options.parts.map(([name, samples]) => [name, ...tail(samples).map((v) => fixed(v, 2))]),
+    ),
+  );
+  const load = (values: number[]) => values.map((v) => fixed(v, 2)).join(" / ");
+  console.log(
+    [
+      "",
+      `Response bodies: GET /v1/listings ${options.catalogueBytes} bytes (20 of ${LISTINGS} listings), GET /v1/credentials/:listing_id ${options.credentialBytes} bytes.`,
+      `Load average (1/5/15 min) before the load: ${load(options.loadBefore)}; after: ${load(options.loadAfter)}.`,
+      `Reproduce: npx node bench/apiThroughput.ts${process.env.BENCH_SECONDS ? ` (BENCH_SECONDS=${process.env.BENCH_SECONDS})` : ""}${process.env.BENCH_CONCURRENCY ? ` (BENCH_CONCURRENCY=${process.env.BENCH_CONCURRENCY})` : ""}`,
+    ].join("\n"),
+  );
+}

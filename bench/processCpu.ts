@@ -1,0 +1,86 @@
+// CPU time of this process's descendants, grouped by what they are (API, Postgres, ...), read from
+// /proc: tells which process a load saturates. Linux only; elsewhere every reading is empty.
+import { readdirSync, readFileSync } from "node:fs";
+
+/** Kernel clock ticks per second (`getconf CLK_TCK`): 100 on every mainstream Linux build. */
+const TICKS_PER_SECOND = 100;
+
+export type CpuReading = Map<string, number>;
+
+type ProcStat = { pid: number; ppid: number; cpuSeconds: number };
+
+function readStat(pid: number): ProcStat | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name is in parentheses and may hold spaces: the fields start after the last ")".
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    // After the name: state(3) ppid(4) ... utime(14) stime(15), numbered as in proc(5).
+    const ppid = Number(fields[1]);
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return { pid, ppid, cpuSeconds: ticks / TICKS_PER_SECOND };
+  } catch {
+    return undefined;
+  }
+}
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\u0000", " ");
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * CPU seconds (user + system) so far of every live descendant of this process, summed per group;
+ * `classify` names a process's group from its command line (undefined: "other"). This process itself
+ * is the group "bench (load generator)". Exited processes drop out, so compare readings of the same
+ * set of long-running services only.
+ */
+export function readCpu(classify: (commandLine: string) => string | undefined): CpuReading {
+  const reading: CpuReading = new Map();
+  const self = process.cpuUsage();
+  reading.set("bench (load generator)", (self.user + self.system) / 1e6);
+  let pids: number[];
+  try {
+    pids = readdirSync("/proc")
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number);
+  } catch {
+    return reading;
+  }
+  const stats = pids.map(readStat).filter((stat): stat is ProcStat => stat !== undefined);
+  const children = new Map<number, ProcStat[]>();
+  for (const stat of stats) {
+    const siblings = children.get(stat.ppid) ?? [];
+    siblings.push(stat);
+    children.set(stat.ppid, siblings);
+  }
+  const queue = [...(children.get(process.pid) ?? [])];
+  while (queue.length > 0) {
+    const stat = queue.shift() as ProcStat;
+    queue.push(...(children.get(stat.pid) ?? []));
+    const group = classify(commandLine(stat.pid)) ?? "other";
+    reading.set(group, (reading.get(group) ?? 0) + stat.cpuSeconds);
+  }
+  return reading;
+}
+
+/** CPU seconds per group between two readings. */
+export function cpuSpent(before: CpuReading, after: CpuReading): CpuReading {
+  const spent: CpuReading = new Map();
+  for (const [group, seconds] of after) spent.set(group, seconds - (before.get(group) ?? 0));
+  return spent;
+}
+
+/** What the services of the local stack are, by command line. */
+export function classifyService(commandLine: string): string | undefined {
+  if (commandLine.includes("api/server.ts")) return "api";
+  if (commandLine.includes("workers/main.ts")) return "worker";
+  if (commandLine.includes("helloServer.ts")) return "hello-world";
+  if (commandLine.includes("ponder")) return "ponder";
+  if (commandLine.includes("nats-server")) return "nats";
+  if (commandLine.includes("anvil")) return "anvil";
+  if (commandLine.includes("postgres")) return "postgres";
+  return undefined;
+}

@@ -1,0 +1,495 @@
+// Registration throughput: agents submitted through POST /v1/agents, carried over NATS JetStream to
+// worker processes, validated and stored (job completed), with 1 and then 2 workers; beside the
+// JetStream publish-and-ack round trip on the same NATS server, measured in the same run as the floor.
+// Run: npx node bench/registrationThroughput.ts
+import { randomBytes } from "node:crypto";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { jetstream, jetstreamManager, RetentionPolicy } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import postgres from "postgres";
+import { devAccount } from "../lib/chain/devAccounts.ts";
+import { findFreePort } from "../lib/localStack/findFreePort.ts";
+import { startNats } from "../lib/localStack/startNats.ts";
+import { startWorker, type Worker } from "../lib/localStack/startWorker.ts";
+import { validateManifest } from "../lib/manifest/validateManifest.ts";
+import {
+  createApiKey,
+  type PgActivity,
+  removeOnExit,
+  runBenchmarkOnce,
+  SEALING_KEY,
+  samplePgActivity,
+  startBenchApi,
+  tail,
+} from "./appStack.ts";
+import { fixed, percentile, sleep, startStack, table } from "./common.ts";
+import { type CpuReading, classifyService, cpuSpent, readCpu } from "./processCpu.ts";
+
+const JOBS = Number(process.env.BENCH_JOBS ?? 300);
+const SUBMIT_CONCURRENCY = Number(process.env.BENCH_SUBMIT_CONCURRENCY ?? 20);
+const WORKER_COUNTS = [1, 2];
+/** Untimed jobs before each measured batch: compiled code paths, open connections. */
+const WARM_UP_JOBS = 20;
+const FLOOR_PUBLISHES = 1000;
+const FLOOR_WARM_UP = 100;
+const VALIDATION_SAMPLES = 200;
+const POLL_MS = 20;
+const BATCH_TIMEOUT_MS = 180_000;
+const VIEWS_SCHEMA = "marketplace";
+const DEDUPE_WINDOW_NS = 2 * 60 * 1_000_000_000;
+
+const verbose = Boolean(process.env.BENCH_VERBOSE);
+
+/** A valid hosted-vendor manifest, as in test/registration/endToEnd.test.ts, named `name`. */
+function registration(name: string) {
+  return {
+    name,
+    title: "Tax Return Summariser",
+    category: "finance",
+    description: "Turns a year of statements into a one-page summary of deductible expenses",
+    model: { provider: "anthropic", model: "claude-sonnet-4" },
+    system_prompt:
+      "You are a careful tax assistant. List every deductible expense with its receipt.",
+    tools: [{ name: "read_statements", scope: "input_only" }],
+    input_schema: {
+      type: "object",
+      properties: { statements: { type: "string" }, year: { type: "integer" } },
+      required: ["statements"],
+    },
+    output_schema: { type: "string" },
+    timeout_seconds: 120,
+    sample_output: ["Deductible: 4,210 USD across 37 receipts."],
+    creator_display_name: "Ledger & Co",
+    vendor_credentials: { api_key: `sk-vendor-${randomBytes(8).toString("hex")}` },
+  };
+}
+
+/**
+ * Counts the log lines containing each of `needles` in a stream of output chunks, and sums their
+ * `"count":N` fields where they have one.
+ */
+function lineCounter(needles: string[]) {
+  const counts = new Map(needles.map((needle) => [needle, 0]));
+  const sums = new Map(needles.map((needle) => [needle, 0]));
+  let partial = "";
+  return {
+    counts,
+    sums,
+    onOutput: (chunk: string) => {
+      const lines = (partial + chunk).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) {
+        for (const needle of needles) {
+          if (!line.includes(needle)) continue;
+          counts.set(needle, (counts.get(needle) ?? 0) + 1);
+          const count = /"count":(\d+)/.exec(line)?.[1];
+          if (count) sums.set(needle, (sums.get(needle) ?? 0) + Number(count));
+        }
+      }
+    },
+  };
+}
+
+type Floor = {
+  sequentialMs: number[];
+  sequentialPerSecond: number;
+  concurrentPerSecond: number;
+};
+
+type Batch = {
+  workers: number;
+  submitMs: number[];
+  /** Jobs per second, first submit to last completion, on the server's clocks (created_at, updated_at). */
+  serverPerSecond: number;
+  serverSeconds: number;
+  /** The same seen from the benchmark: first request sent to the poll that saw the last completion. */
+  clientPerSecond: number;
+  submitPerSecond: number;
+  queueMs: number[];
+  createdToPublishedMs: number[];
+  publishedToCompletedMs: number[];
+  cores: Map<string, number>;
+  /** CPU seconds by process over the batch. */
+  spent: Map<string, number>;
+  activity: PgActivity;
+};
+
+const API_LOG = {
+  relayed: '"outbox relay published jobs"',
+  notOnBus: "job not yet on the bus",
+};
+const WORKER_LOG = {
+  completed: '"outcome":"completed"',
+  failed: '"outcome":"failed"',
+  alreadyDone: '"outcome":"already_done"',
+  attemptFailed: "registration attempt failed",
+};
+
+await runBenchmarkOnce(async (cleanup) => {
+  const startedAt = performance.now();
+  const stack = await startStack(cleanup);
+  removeOnExit(stack.dir);
+  const [natsPort, monitorPort] = [await findFreePort(), await findFreePort()];
+  const nats = await startNats({
+    port: natsPort,
+    monitorPort,
+    storeDir: join(stack.dir, "nats"),
+    onOutput: verbose ? (line) => process.stderr.write(line) : undefined,
+  });
+  cleanup.add("nats", () => nats.stop());
+  const apiLog = lineCounter(Object.values(API_LOG));
+  const api = await startBenchApi(cleanup, stack, {
+    viewsSchema: VIEWS_SCHEMA,
+    natsUrl: nats.natsUrl,
+    onOutput: apiLog.onOutput,
+  });
+  const key = await createApiKey(api.url, devAccount(4));
+  const sql = postgres(stack.pg.databaseUrl, { max: 2, onnotice: () => {} });
+  cleanup.add("postgres client", () => sql.end());
+  const workerLog = lineCounter(Object.values(WORKER_LOG));
+  const workers: Worker[] = [];
+  console.log(
+    `Stack ready after ${fixed((performance.now() - startedAt) / 1000)} s: anvil, Postgres, NATS, API.`,
+  );
+
+  const loadBefore = loadavg();
+  const floor = await measureFloor(nats.natsUrl);
+  console.log(
+    `  floor: JetStream publish-and-ack p50 ${fixed(percentile(floor.sequentialMs, 50), 3)} ms, ${fixed(floor.sequentialPerSecond, 0)}/s sequential, ${fixed(floor.concurrentPerSecond, 0)}/s at ${SUBMIT_CONCURRENCY} in flight`,
+  );
+  const validationMs = measureValidation();
+
+  /** Submits `count` registrations, SUBMIT_CONCURRENCY at a time, and waits until none is queued. */
+  const runBatch = async (label: string, count: number, workerCount: number): Promise<Batch> => {
+    const ids: string[] = [];
+    const submitMs: number[] = [];
+    let next = 0;
+    let lastAnswer = 0;
+    const cpuBefore: CpuReading = readCpu(classifyService);
+    const cpuFrom = performance.now();
+    const sampler = samplePgActivity(stack.pg.databaseUrl);
+    const firstSent = performance.now();
+    const client = async () => {
+      while (next < count) {
+        const body = JSON.stringify(registration(`${label}-agent-${next++}`));
+        const sent = performance.now();
+        const response = await fetch(`${api.url}/v1/agents`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body,
+        });
+        const answer = (await response.json()) as { job_id?: string };
+        lastAnswer = performance.now();
+        if (response.status !== 202 || !answer.job_id) {
+          throw new Error(`POST /v1/agents: ${response.status} ${JSON.stringify(answer)}`);
+        }
+        submitMs.push(lastAnswer - sent);
+        ids.push(answer.job_id);
+      }
+    };
+    const submitted = Promise.all(Array.from({ length: SUBMIT_CONCURRENCY }, client));
+    let allSubmitted = false;
+    void submitted.then(
+      () => {
+        allSubmitted = true;
+      },
+      () => {},
+    );
+    // Completions, polled from Postgres while the submissions are still going.
+    let done = 0;
+    for (;;) {
+      await Promise.race([submitted, sleep(POLL_MS)]);
+      const [row] = await sql<{ done: number }[]>`
+        select count(*)::int as done from app.jobs where id = any(${ids}) and status <> 'queued'`;
+      done = row?.done ?? 0;
+      if (allSubmitted && done === count) break;
+      if (performance.now() - firstSent > BATCH_TIMEOUT_MS) {
+        throw new Error(`${label}: ${done} of ${count} jobs done after ${BATCH_TIMEOUT_MS} ms`);
+      }
+    }
+    await submitted;
+    const allDone = performance.now();
+    const activity = await sampler.stop();
+    const spent = cpuSpent(cpuBefore, readCpu(classifyService));
+    const wallSeconds = (performance.now() - cpuFrom) / 1000;
+
+    const rows = await sql<
+      {
+        id: string;
+        status: string;
+        error: unknown;
+        created: number;
+        published: number | null;
+        updated: number;
+      }[]
+    >`
+      select id, status, error,
+        extract(epoch from created_at) * 1000 as created,
+        extract(epoch from published_at) * 1000 as published,
+        extract(epoch from updated_at) * 1000 as updated
+      from app.jobs where id = any(${ids})`;
+    const failed = rows.filter((row) => row.status !== "completed");
+    if (failed.length > 0) {
+      throw new Error(
+        `${label}: ${failed.length} jobs not completed, e.g. ${JSON.stringify(failed[0])}`,
+      );
+    }
+    const created = rows.map((row) => Number(row.created));
+    const updated = rows.map((row) => Number(row.updated));
+    const serverSeconds = (Math.max(...updated) - Math.min(...created)) / 1000;
+    const published = rows.filter((row) => row.published !== null);
+    return {
+      workers: workerCount,
+      submitMs,
+      serverSeconds,
+      serverPerSecond: count / serverSeconds,
+      clientPerSecond: count / ((allDone - firstSent) / 1000),
+      submitPerSecond: count / ((lastAnswer - firstSent) / 1000),
+      queueMs: rows.map((row) => Number(row.updated) - Number(row.created)),
+      createdToPublishedMs: published.map((row) => Number(row.published) - Number(row.created)),
+      publishedToCompletedMs: published.map((row) => Number(row.updated) - Number(row.published)),
+      cores: new Map([...spent].map(([group, seconds]) => [group, seconds / wallSeconds])),
+      spent,
+      activity,
+    };
+  };
+
+  const batches: Batch[] = [];
+  for (const count of WORKER_COUNTS) {
+    while (workers.length < count) {
+      const worker = await startWorker({
+        env: {
+          DATABASE_URL: stack.pg.databaseUrl,
+          NATS_URL: nats.natsUrl,
+          VIEWS_SCHEMA,
+          SEALING_KEY,
+          DATA_DIR: stack.dir,
+        },
+        onOutput: (line) => {
+          workerLog.onOutput(line);
+          if (verbose) process.stderr.write(line);
+        },
+      });
+      cleanup.add(`worker ${workers.length + 1}`, () => worker.stop());
+      workers.push(worker);
+    }
+    await runBatch(`warm${count}`, WARM_UP_JOBS, count);
+    const batch = await runBatch(`w${count}`, JOBS, count);
+    batches.push(batch);
+    const [p50, , p99] = tail(batch.queueMs);
+    console.log(
+      `  ${count} worker(s): ${fixed(batch.serverPerSecond)} jobs/s, queue latency p50 ${fixed(p50)} ms, p99 ${fixed(p99)} ms`,
+    );
+  }
+  const loadAfter = loadavg();
+  // The relay's sweep runs every second: give it one more before reading its log.
+  await sleep(1_200);
+  report({
+    floor,
+    batches,
+    validationMs,
+    loadBefore,
+    loadAfter,
+    apiLog: apiLog.counts,
+    relayedJobs: apiLog.sums.get(API_LOG.relayed) ?? 0,
+    workerLog: workerLog.counts,
+  });
+});
+
+/** JetStream publish with msgID and wait for the stream's ack, as the bus does, on a scratch stream. */
+async function measureFloor(natsUrl: string): Promise<Floor> {
+  const connection = await connect({ servers: natsUrl, name: "bench-floor" });
+  try {
+    const manager = await jetstreamManager(connection);
+    // Configured as the bus configures its streams: work queue, deduplication window.
+    await manager.streams.add({
+      name: "BENCH_SCRATCH",
+      subjects: ["bench.scratch"],
+      retention: RetentionPolicy.Workqueue,
+      duplicate_window: DEDUPE_WINDOW_NS,
+    });
+    const client = jetstream(connection);
+    const encoder = new TextEncoder();
+    let sequence = 0;
+    const publish = () => {
+      const id = `job_${randomBytes(12).toString("hex")}`;
+      sequence++;
+      return client.publish("bench.scratch", encoder.encode(id), { msgID: id });
+    };
+    for (let i = 0; i < FLOOR_WARM_UP; i++) await publish();
+    const sequentialMs: number[] = [];
+    const sequentialFrom = performance.now();
+    for (let i = 0; i < FLOOR_PUBLISHES; i++) {
+      const sent = performance.now();
+      await publish();
+      sequentialMs.push(performance.now() - sent);
+    }
+    const sequentialPerSecond = FLOOR_PUBLISHES / ((performance.now() - sequentialFrom) / 1000);
+    const concurrentFrom = performance.now();
+    let left = FLOOR_PUBLISHES;
+    await Promise.all(
+      Array.from({ length: SUBMIT_CONCURRENCY }, async () => {
+        while (left-- > 0) await publish();
+      }),
+    );
+    const concurrentPerSecond = FLOOR_PUBLISHES / ((performance.now() - concurrentFrom) / 1000);
+    const info = await manager.streams.info("BENCH_SCRATCH");
+    if (info.state.messages !== sequence) {
+      throw new Error(`scratch stream holds ${info.state.messages} of ${sequence} messages`);
+    }
+    await manager.streams.delete("BENCH_SCRATCH");
+    return { sequentialMs, sequentialPerSecond, concurrentPerSecond };
+  } finally {
+    await connection.drain();
+  }
+}
+
+/** CPU cost of the worker's manifest validation alone (Ajv compiles both schemas), in this process. */
+function measureValidation(): number[] {
+  const samples: number[] = [];
+  for (let i = 0; i < VALIDATION_SAMPLES + 20; i++) {
+    const { vendor_credentials: _, ...manifest } = registration(`validation-${i}`);
+    const started = performance.now();
+    const result = validateManifest(manifest);
+    if (i >= 20) samples.push(performance.now() - started);
+    if (!result.ok) throw new Error(`invalid bench manifest: ${JSON.stringify(result.violations)}`);
+  }
+  return samples;
+}
+
+function report(options: {
+  floor: Floor;
+  batches: Batch[];
+  validationMs: number[];
+  loadBefore: number[];
+  loadAfter: number[];
+  apiLog: Map<string, number>;
+  relayedJobs: number;
+  workerLog: Map<string, number>;
+}) {
+  const { floor, batches } = options;
+  const stats = (values: number[]) => [
+    ...tail(values).map((value) => fixed(value, 2)),
+    fixed(Math.max(...values), 2),
+  ];
+  const floorPerSecond = floor.sequentialPerSecond;
+  console.log(
+    `\nRegistration: ${JOBS} valid registrations per batch, POSTed ${SUBMIT_CONCURRENCY} at a time with one API key, through the API (its own process) and NATS JetStream to WORKER_CONCURRENCY=4 worker processes; ${WARM_UP_JOBS} untimed jobs before each batch.\n`,
+  );
+  console.log(
+    table(
+      ["throughput", "per second", "÷ floor (sequential publish)"],
+      [
+        ["floor: JetStream publish + ack, sequential", fixed(floor.sequentialPerSecond, 0), "1"],
+        [
+          `floor: JetStream publish + ack, ${SUBMIT_CONCURRENCY} in flight`,
+          fixed(floor.concurrentPerSecond, 0),
+          fixed(floor.concurrentPerSecond / floorPerSecond, 2),
+        ],
+        ...batches.flatMap((batch) => [
+          [
+            `${batch.workers} worker(s): jobs, first submit → last completed (server clocks)`,
+            fixed(batch.serverPerSecond, 1),
+            fixed(batch.serverPerSecond / floorPerSecond, 3),
+          ],
+          [
+            `${batch.workers} worker(s): jobs, as the benchmark saw it (${POLL_MS} ms polling)`,
+            fixed(batch.clientPerSecond, 1),
+            fixed(batch.clientPerSecond / floorPerSecond, 3),
+          ],
+          [
+            `${batch.workers} worker(s): POST /v1/agents answered (202)`,
+            fixed(batch.submitPerSecond, 1),
+            fixed(batch.submitPerSecond / floorPerSecond, 3),
+          ],
+        ]),
+      ],
+    ),
+  );
+  const floorP50 = percentile(floor.sequentialMs, 50);
+  console.log("\nLatency (ms):\n");
+  console.log(
+    table(
+      ["latency", "p50", "p95", "p99", "max", "p50 ÷ floor p50"],
+      [
+        ["floor: JetStream publish + ack, sequential", ...stats(floor.sequentialMs), "1"],
+        ...batches.flatMap((batch) => [
+          [
+            `${batch.workers} worker(s): queue latency, created → completed`,
+            ...stats(batch.queueMs),
+            fixed(percentile(batch.queueMs, 50) / floorP50, 0),
+          ],
+          [
+            `${batch.workers} worker(s): created → published_at (API: insert, publish, update)`,
+            ...stats(batch.createdToPublishedMs),
+            fixed(percentile(batch.createdToPublishedMs, 50) / floorP50, 0),
+          ],
+          [
+            `${batch.workers} worker(s): published_at → completed (queue wait + processing)`,
+            ...stats(batch.publishedToCompletedMs),
+            fixed(percentile(batch.publishedToCompletedMs, 50) / floorP50, 0),
+          ],
+          [
+            `${batch.workers} worker(s): POST /v1/agents round trip (client)`,
+            ...stats(batch.submitMs),
+            fixed(percentile(batch.submitMs, 50) / floorP50, 0),
+          ],
+        ]),
+        [
+          "validateManifest alone, in the benchmark process",
+          ...stats(options.validationMs),
+          fixed(percentile(options.validationMs, 50) / floorP50, 0),
+        ],
+      ],
+    ),
+  );
+  const groups = ["api", "worker", "postgres", "nats", "bench (load generator)", "anvil"];
+  console.log(
+    "\nCPU used during each batch (cores, of 2) by process, CPU milliseconds per job, and Postgres activity:\n",
+  );
+  const perJob = (batch: Batch, group: string) =>
+    fixed((1000 * (batch.spent.get(group) ?? 0)) / JOBS, 2);
+  console.log(
+    table(
+      [
+        "batch",
+        ...groups,
+        "ms/job api",
+        "ms/job worker",
+        "ms/job postgres",
+        "pg active",
+        "pg lock waits",
+        "top waits",
+      ],
+      batches.map((batch) => [
+        `${batch.workers} worker(s)`,
+        ...groups.map((group) => fixed(batch.cores.get(group) ?? 0, 2)),
+        perJob(batch, "api"),
+        perJob(batch, "worker"),
+        perJob(batch, "postgres"),
+        fixed(batch.activity.meanActive, 2),
+        `${fixed(100 * batch.activity.lockShare, 0)}%`,
+        batch.activity.topWaits,
+      ]),
+    ),
+  );
+  for (const batch of batches) {
+    for (const [statement, count] of batch.activity.lockedStatements.slice(0, 3)) {
+      console.log(
+        `  ${batch.workers} worker(s), waiting on a lock in ${count} samples: ${statement}`,
+      );
+    }
+  }
+  const count = (log: Map<string, number>, needle: string) => log.get(needle) ?? 0;
+  const load = (values: number[]) => values.map((v) => fixed(v, 2)).join(" / ");
+  console.log(
+    [
+      "",
+      `Worker log, all batches: ${count(options.workerLog, WORKER_LOG.completed)} completed, ${count(options.workerLog, WORKER_LOG.failed)} failed, ${count(options.workerLog, WORKER_LOG.alreadyDone)} already_done (duplicate deliveries), ${count(options.workerLog, WORKER_LOG.attemptFailed)} failed attempts.`,
+      `API log: outbox relay sweeps that (re)published jobs ${count(options.apiLog, API_LOG.relayed)}, ${options.relayedJobs} jobs in all; publishes that failed in the request ${count(options.apiLog, API_LOG.notOnBus)}.`,
+      `Load average (1/5/15 min) before: ${load(options.loadBefore)}; after: ${load(options.loadAfter)}.`,
+      `Reproduce: npx node bench/registrationThroughput.ts${process.env.BENCH_JOBS ? ` (BENCH_JOBS=${JOBS})` : ""}${process.env.BENCH_SUBMIT_CONCURRENCY ? ` (BENCH_SUBMIT_CONCURRENCY=${SUBMIT_CONCURRENCY})` : ""}`,
+    ].join("\n"),
+  );
+}
