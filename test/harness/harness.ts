@@ -46,9 +46,32 @@ export async function startTestPostgres(): Promise<Postgres> {
   );
 }
 
-export async function startTestNats(): Promise<Nats> {
+export type TestNats = Nats & {
+  /** Stops the server but keeps its JetStream store, as an outage would. */
+  stopServer: () => Promise<void>;
+  /** Starts it again on the same port and store. */
+  startServer: () => Promise<void>;
+};
+
+export async function startTestNats(): Promise<TestNats> {
   const [port, monitorPort] = [await findFreePort(), await findFreePort()];
-  return withTempDir("nats", (storeDir) => startNats({ port, monitorPort, storeDir, onOutput }));
+  return withTempDir("nats", async (storeDir) => {
+    const start = () => startNats({ port, monitorPort, storeDir, onOutput });
+    let server: Nats | undefined = await start();
+    return {
+      natsUrl: server.natsUrl,
+      stopServer: async () => {
+        await server?.stop();
+        server = undefined;
+      },
+      startServer: async () => {
+        server ??= await start();
+      },
+      stop: async () => {
+        await server?.stop();
+      },
+    };
+  });
 }
 
 export type TestPonder = Ponder & { schema: string; viewsSchema: string; deploymentFile: string };

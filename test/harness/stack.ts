@@ -11,10 +11,15 @@ import { migrateAppSchema } from "../../lib/db/migrateAppSchema.ts";
 import { connectProjections } from "../../lib/db/projections.ts";
 import { findFreePort } from "../../lib/localStack/findFreePort.ts";
 import { type Api, startApi } from "../../lib/localStack/startApi.ts";
-import type { Nats } from "../../lib/localStack/startNats.ts";
 import { startWorker, type Worker } from "../../lib/localStack/startWorker.ts";
 import { connectMarketplace, METADATA_URI, seedOf } from "../support/marketplace.ts";
-import { startTestAnvil, startTestNats, startTestPonder, startTestPostgres } from "./harness.ts";
+import {
+  startTestAnvil,
+  startTestNats,
+  startTestPonder,
+  startTestPostgres,
+  type TestNats,
+} from "./harness.ts";
 
 export const JWT_SECRET = randomBytes(32).toString("hex");
 /** The key the API and workers seal prompts and credentials with in tests. */
@@ -67,7 +72,7 @@ export async function startTestStack({
     const database = connectProjections(postgres.databaseUrl, ponder.viewsSchema);
     stops.push(database.close);
 
-    let nats: Nats | undefined;
+    let nats: TestNats | undefined;
     if (withNats) {
       nats = await startTestNats();
       stops.push(nats.stop);

@@ -2,7 +2,6 @@
 // a job, NATS restarting mid-run, an API that stored a job but never published it, 200 registrations
 // at once and retried POSTs: every accepted job completes, exactly once.
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
 import { and, count, eq, inArray, sql } from "drizzle-orm";
 import type { HDAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +10,6 @@ import { createJetStreamBus } from "../../lib/bus/jetStreamBus.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { parseSecretKey, seal } from "../../lib/crypto/secretBox.ts";
 import { agentSecrets, agents, jobs } from "../../lib/db/appSchema.ts";
-import { type Nats, startNats } from "../../lib/localStack/startNats.ts";
 import type { Worker } from "../../lib/localStack/startWorker.ts";
 import { SEALING_KEY, startTestStack, type TestStack } from "../harness/stack.ts";
 import { getJson, type JsonResponse, signIn } from "../support/apiClient.ts";
@@ -25,7 +23,6 @@ let stack: TestStack;
 let output = "";
 let worker: Worker | undefined;
 /** NATS started again in place by the restart test; stopped after the stack. */
-let restartedNats: Nats | undefined;
 const tokens = new Map<string, string>();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -223,34 +220,6 @@ async function workersWaitingOnJobLock(): Promise<number> {
   return row?.n ?? 0;
 }
 
-/** The nats-server this test process started on `port` (the harness keeps its handle private). */
-function natsServerProcess(port: number): { pid: number; args: string[] } {
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const parentPid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (parentPid !== process.pid) continue;
-      const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").filter(Boolean);
-      if (!args[0]?.endsWith("nats-server")) continue;
-      if (args[args.indexOf("-p") + 1] !== String(port)) continue;
-      return { pid: Number(entry), args };
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  throw new Error(`no nats-server child of this process listens on port ${port}`);
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 beforeAll(async () => {
   stack = await startTestStack({
     nats: true,
@@ -265,7 +234,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
-  await restartedNats?.stop();
 });
 
 describe("a retried POST with the same Idempotency-Key creates one job", () => {
@@ -563,18 +531,13 @@ describe("no accepted job is lost when the bus is unavailable", () => {
     const creator = devAccount(61);
     const nats = stack.nats;
     if (!nats) throw new Error("the stack runs without NATS");
-    const port = Number(new URL(nats.natsUrl).port);
-    const server = natsServerProcess(port);
-    const monitorPort = Number(server.args[server.args.indexOf("-m") + 1]);
-    const storeDir = server.args[server.args.indexOf("-sd") + 1] as string;
     const outputBefore = output.length;
 
     // Registrations in flight as NATS goes down, and more while it is down: all accepted.
     const inFlight = Array.from({ length: 20 }, (_, index) =>
       post(creator, manifest(`restart-inflight-${index}`)),
     );
-    process.kill(server.pid, "SIGTERM");
-    await until("nats-server to exit", () => !isRunning(server.pid), 30_000);
+    await nats.stopServer();
     const duringOutage = await Promise.all(
       Array.from({ length: 10 }, (_, index) => post(creator, manifest(`restart-outage-${index}`))),
     );
@@ -587,12 +550,7 @@ describe("no accepted job is lost when the bus is unavailable", () => {
     expect(unpublished.length).toBeGreaterThanOrEqual(duringOutage.length);
     expect(output.slice(outputBefore)).toContain("the outbox relay will publish it");
 
-    restartedNats = await startNats({
-      port,
-      monitorPort,
-      storeDir,
-      onOutput: () => {},
-    });
+    await nats.startServer();
     await expectCompletedExactlyOnce(creator, ids);
     expect(output.slice(outputBefore)).toContain('"message":"outbox relay published jobs"');
 
