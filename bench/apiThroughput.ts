@@ -9,19 +9,18 @@ import { type Address, createPublicClient, type Hex, http, toHex } from "viem";
 import { hashApiKey } from "../api/auth/apiKeys.ts";
 import { findListing, searchListings } from "../api/listings/searchListings.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
+import { createApiKey } from "../lib/client/createApiKey.ts";
 import { serviceMarketplaceAbi } from "../lib/contracts/serviceMarketplace.ts";
 import { apiKeys, rateLimitWindows } from "../lib/db/appSchema.ts";
 import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
 import { connectProjections } from "../lib/db/projections.ts";
 import { toApiListingId } from "../lib/ids/listingId.ts";
 import {
-  createApiKey,
   type LoadResult,
   marketplaceCall,
   type PgActivity,
   publishListing,
   removeOnExit,
-  runBenchmarkOnce,
   runLoad,
   samplePgActivity,
   sendTransaction,
@@ -34,6 +33,7 @@ import {
   fixed,
   listingIdOf,
   rpcRequest,
+  runBenchmark,
   seedOf,
   startStack,
   startTimedPonder,
@@ -93,7 +93,7 @@ function mergeLoads(loads: LoadResult[]): LoadResult {
   };
 }
 
-await runBenchmarkOnce(async (cleanup) => {
+await runBenchmark(async (cleanup) => {
   const startedAt = performance.now();
   const stack = await startStack(cleanup);
   removeOnExit(stack.dir);
@@ -147,7 +147,7 @@ await runBenchmarkOnce(async (cleanup) => {
   });
   await ponder.waitForBlock(lastBlock);
   const api = await startBenchApi(cleanup, stack, { viewsSchema: VIEWS_SCHEMA });
-  const key = await createApiKey(api.url, renter);
+  const { key } = await createApiKey(api.url, renter, "bench");
   const hello = await startHelloServer(cleanup);
   const auth = { authorization: `Bearer ${key}` };
 

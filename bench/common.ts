@@ -18,22 +18,35 @@ export { rpcRequest };
 // BENCH_VERBOSE=1 streams what anvil, Postgres and Ponder print.
 const verbose = Boolean(process.env.BENCH_VERBOSE);
 
-/** Runs `main` with a cleanup stack that is unwound on success, on failure and on Ctrl-C. */
+/**
+ * Runs `main` with a cleanup stack unwound exactly once: on success, on failure and on Ctrl-C (a
+ * Ctrl-C also makes `main` fail; both paths await the same unwinding, and that failure is not
+ * reported, being its consequence).
+ */
 export async function runBenchmark(main: (cleanup: Cleanup) => Promise<void>): Promise<void> {
   const cleanup = new Cleanup();
+  let unwinding: Promise<void> | undefined;
+  const unwind = () => {
+    unwinding ??= cleanup.run();
+    return unwinding;
+  };
+  let interrupted = false;
   const interrupt = (signal: NodeJS.Signals) => {
+    interrupted = true;
     console.error(`\n${signal}: stopping services`);
-    void cleanup.run().finally(() => process.exit(130));
+    void unwind().finally(() => process.exit(130));
   };
   process.once("SIGINT", interrupt);
   process.once("SIGTERM", interrupt);
   try {
     await main(cleanup);
   } catch (error) {
-    process.exitCode = 1;
-    console.error(error);
+    if (!interrupted) {
+      process.exitCode = 1;
+      console.error(error);
+    }
   } finally {
-    await cleanup.run();
+    await unwind();
     process.off("SIGINT", interrupt);
     process.off("SIGTERM", interrupt);
   }

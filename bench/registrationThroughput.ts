@@ -9,21 +9,20 @@ import { jetstream, jetstreamManager, RetentionPolicy } from "@nats-io/jetstream
 import { connect } from "@nats-io/transport-node";
 import postgres from "postgres";
 import { devAccount } from "../lib/chain/devAccounts.ts";
+import { createApiKey } from "../lib/client/createApiKey.ts";
 import { findFreePort } from "../lib/localStack/findFreePort.ts";
 import { startNats } from "../lib/localStack/startNats.ts";
 import { startWorker, type Worker } from "../lib/localStack/startWorker.ts";
 import { validateManifest } from "../lib/manifest/validateManifest.ts";
 import {
-  createApiKey,
   type PgActivity,
   removeOnExit,
-  runBenchmarkOnce,
   SEALING_KEY,
   samplePgActivity,
   startBenchApi,
   tail,
 } from "./appStack.ts";
-import { fixed, percentile, sleep, startStack, table } from "./common.ts";
+import { fixed, percentile, runBenchmark, sleep, startStack, table } from "./common.ts";
 import { type CpuReading, classifyService, cpuSpent, readCpu } from "./processCpu.ts";
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 300);
@@ -126,7 +125,7 @@ const WORKER_LOG = {
   attemptFailed: "registration attempt failed",
 };
 
-await runBenchmarkOnce(async (cleanup) => {
+await runBenchmark(async (cleanup) => {
   const startedAt = performance.now();
   const stack = await startStack(cleanup);
   removeOnExit(stack.dir);
@@ -144,7 +143,7 @@ await runBenchmarkOnce(async (cleanup) => {
     natsUrl: nats.natsUrl,
     onOutput: apiLog.onOutput,
   });
-  const key = await createApiKey(api.url, devAccount(4));
+  const { key } = await createApiKey(api.url, devAccount(4), "bench");
   const sql = postgres(stack.pg.databaseUrl, { max: 2, onnotice: () => {} });
   cleanup.add("postgres client", () => sql.end());
   const workerLog = lineCounter(Object.values(WORKER_LOG));

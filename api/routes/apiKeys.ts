@@ -3,6 +3,7 @@ import { and, desc, eq, isNull } from "drizzle-orm";
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod/v4";
+import { apiKeyConfirmationMessage } from "../../lib/client/createApiKey.ts";
 import { apiKeys } from "../../lib/db/appSchema.ts";
 import { generateApiKey } from "../auth/apiKeys.ts";
 import { verifyWalletSignature } from "../auth/verifyWalletSignature.ts";
@@ -13,11 +14,6 @@ import { signatureSchema } from "../walletSchema.ts";
 
 /** How long a signed key-creation message stays acceptable. */
 const CONFIRMATION_WINDOW_SECONDS = 300;
-
-/** The message a wallet signs to confirm creating a key with `label`. */
-export function apiKeyConfirmationMessage(serviceName: string, label: string, issuedAt: number) {
-  return `${serviceName}:create-api-key:${issuedAt}:${label}`;
-}
 
 export const apiKeyRoutes = new Hono<AppEnv>();
 

@@ -1,27 +1,8 @@
 // Talks to a running API the way a client does: over HTTP, with a wallet or a key.
-import type { HDAccount } from "viem/accounts";
+import { createApiKey } from "../../lib/client/createApiKey.ts";
 import { signIn } from "../../lib/client/signIn.ts";
 
-export { signIn };
-
-export async function createApiKey(
-  apiUrl: string,
-  account: HDAccount,
-  label = "tests",
-): Promise<{ id: string; key: string }> {
-  const token = await signIn(apiUrl, account);
-  const issuedAt = Math.floor(Date.now() / 1000);
-  const signature = await account.signMessage({
-    message: `intl:create-api-key:${issuedAt}:${label}`,
-  });
-  const response = await fetch(`${apiUrl}/v1/api-keys`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    body: JSON.stringify({ label, issued_at: issuedAt, signature }),
-  });
-  if (response.status !== 201) throw new Error(`key creation failed: ${await response.text()}`);
-  return (await response.json()) as { id: string; key: string };
-}
+export { createApiKey, signIn };
 
 /** A JSON response; the body is left untyped because tests assert its exact shape. */
 export type JsonResponse = {
