@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { type Address, encodePacked, type Hex, keccak256 } from "viem";
 import { saveAgent } from "../../lib/agents/saveAgent.ts";
 import { contentId } from "../../lib/content/contentId.ts";
@@ -38,12 +38,7 @@ export async function processRegistration(
     if (!validation.ok || violations.length > 0) {
       await tx
         .update(jobs)
-        .set({
-          status: "failed",
-          error: rejection(violations),
-          request: null,
-          updatedAt: new Date(),
-        })
+        .set({ status: "failed", error: rejection(violations), ...settled() })
         .where(eq(jobs.id, job.id));
       return "failed";
     }
@@ -83,12 +78,23 @@ export async function processRegistration(
             on_chain_listing_id: onChainListingId,
           },
         },
-        request: null,
-        updatedAt: new Date(),
+        ...settled(),
       })
       .where(eq(jobs.id, job.id));
     return "completed";
   });
+}
+
+/**
+ * A settled job drops its sealed request; it was delivered, so it counts as published even if the
+ * publisher's own mark lost the race to this worker's lock.
+ */
+function settled() {
+  return {
+    request: null,
+    publishedAt: sql`coalesce(${jobs.publishedAt}, now())`,
+    updatedAt: new Date(),
+  };
 }
 
 /** Hosted-vendor credentials: a flat map of strings, only for agents run on a hosted vendor. */

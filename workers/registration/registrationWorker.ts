@@ -32,11 +32,16 @@ export function startRegistrationWorker({
     { group: "registration", ackWaitMs, maxDeliver: MAX_DELIVER, concurrency },
     async (message) => {
       const jobId = new TextDecoder().decode(message.data);
+      // Tell the bus the job is in hand while it takes long (a slow database, a big schema), so it
+      // is not redelivered to another worker meanwhile.
+      const heartbeat = setInterval(() => message.working().catch(() => {}), ackWaitMs / 3);
       try {
         const outcome = await processRegistration({ db, sealingKey }, jobId);
+        clearInterval(heartbeat);
         await message.ack();
         log.info("registration processed", { job_id: jobId, outcome });
       } catch (error) {
+        clearInterval(heartbeat);
         // Database or decryption trouble: worth retrying, until the last delivery gives up.
         log.warn("registration attempt failed", {
           job_id: jobId,
