@@ -2,6 +2,7 @@
 // bus is in-process, so this process also runs the workers.
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
+import { eq } from "drizzle-orm";
 import { createPublicClient, http } from "viem";
 import type { Bus } from "../lib/bus/bus.ts";
 import { createInProcessBus } from "../lib/bus/inProcessBus.ts";
@@ -9,6 +10,7 @@ import { createJetStreamBus } from "../lib/bus/jetStreamBus.ts";
 import { readDeployment } from "../lib/chain/deploymentFile.ts";
 import { loadOrCreateKey } from "../lib/crypto/keyFile.ts";
 import { sealingKey } from "../lib/crypto/sealingKey.ts";
+import { jobs } from "../lib/db/appSchema.ts";
 import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
 import { connectProjections } from "../lib/db/projections.ts";
 import { startOutboxRelay } from "../lib/jobs/outboxRelay.ts";
@@ -26,6 +28,10 @@ await migrateAppSchema(env.DATABASE_URL);
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
 const bus: Bus = env.NATS_URL ? await createJetStreamBus(env.NATS_URL) : createInProcessBus();
 const key = await sealingKey(env);
+// The in-process bus starts empty: whatever it held when the last process stopped is published anew.
+if (!env.NATS_URL) {
+  await db.update(jobs).set({ publishedAt: null }).where(eq(jobs.status, "queued"));
+}
 const relay = startOutboxRelay({ db, bus, log });
 const worker = env.NATS_URL
   ? undefined
