@@ -17,21 +17,15 @@ ponder.on("ServiceMarketplace:AccessPurchased", async ({ event, context }) => {
   const { listingId, buyer, model, amount, fee, expiresAt } = event.args;
   const rentalModel = rentalModelName(model);
   const timestamp = event.block.timestamp;
-  await context.db.insert(credential).values({
+  await openCredential(context, {
     listingId,
     buyer,
     rentalModel,
     purchasedAt: timestamp,
     expiresAt: expiresAt === 0 ? null : BigInt(expiresAt),
-    isRevoked: false,
     balance: 0n,
     totalPaid: amount,
-    tasksConsumed: 0,
-    updatedAt: timestamp,
   });
-  await context.db
-    .update(listing, { id: listingId })
-    .set((row) => ({ credentialCount: row.credentialCount + 1 }));
   await creditSale(context, { listingId, amount, fee });
   await context.db.insert(purchaseEvent).values({
     id: event.id,
@@ -72,21 +66,15 @@ ponder.on("ServiceMarketplace:SubscriptionRenewed", async ({ event, context }) =
 ponder.on("ServiceMarketplace:PerQueryPurchased", async ({ event, context }) => {
   const { listingId, buyer, amount } = event.args;
   const timestamp = event.block.timestamp;
-  await context.db.insert(credential).values({
+  await openCredential(context, {
     listingId,
     buyer,
     rentalModel: "per_query",
     purchasedAt: timestamp,
     expiresAt: null,
-    isRevoked: false,
     balance: amount,
     totalPaid: amount,
-    tasksConsumed: 0,
-    updatedAt: timestamp,
   });
-  await context.db
-    .update(listing, { id: listingId })
-    .set((row) => ({ credentialCount: row.credentialCount + 1 }));
   // A deposit is the renter's balance, not a sale: fee and share move when a task is debited.
   await context.db.insert(purchaseEvent).values({
     id: event.id,
@@ -173,6 +161,22 @@ ponder.on("ServiceMarketplace:BalanceReclaimed", async ({ event, context }) => {
     transactionHash: event.transaction.hash,
   });
 });
+
+/** A new credential of any model, counted on its listing. */
+async function openCredential(
+  context: Parameters<typeof creditSale>[0],
+  opened: Pick<
+    typeof credential.$inferInsert,
+    "listingId" | "buyer" | "rentalModel" | "purchasedAt" | "expiresAt" | "balance" | "totalPaid"
+  >,
+) {
+  await context.db
+    .insert(credential)
+    .values({ ...opened, isRevoked: false, tasksConsumed: 0, updatedAt: opened.purchasedAt });
+  await context.db
+    .update(listing, { id: opened.listingId })
+    .set((row) => ({ credentialCount: row.credentialCount + 1 }));
+}
 
 type RevocationEvent = {
   id: string;
