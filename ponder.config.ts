@@ -1,26 +1,31 @@
 import { readFileSync } from "node:fs";
 import { createConfig } from "ponder";
+import { z } from "zod/v4";
 import { parseDeployment } from "./lib/chain/deploymentFile.ts";
 import { serviceMarketplaceAbi } from "./lib/contracts/serviceMarketplace.ts";
+import { deploymentFileOf, envFields, parseEnvironment } from "./lib/env.ts";
 
-function requireEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} must be set for the indexer`);
-  return value;
-}
-
-const deployment = parseDeployment(
-  readFileSync(process.env.DEPLOYMENT_FILE ?? ".data/deployment.json", "utf8"),
+const env = parseEnvironment(
+  z.object(
+    envFields(
+      "DATABASE_URL",
+      "RPC_URL",
+      "DATA_DIR",
+      "DEPLOYMENT_FILE",
+      "PONDER_POLLING_INTERVAL_MS",
+    ),
+  ),
 );
+const deployment = parseDeployment(readFileSync(deploymentFileOf(env), "utf8"));
 
 export default createConfig({
-  database: { kind: "postgres", connectionString: requireEnv("DATABASE_URL") },
+  database: { kind: "postgres", connectionString: env.DATABASE_URL },
   chains: {
     marketplace: {
       id: deployment.chainId,
-      rpc: requireEnv("RPC_URL"),
+      rpc: env.RPC_URL,
       // A local chain mines on demand: poll often so projections follow within a few hundred ms.
-      pollingInterval: Number(process.env.PONDER_POLLING_INTERVAL_MS ?? 100),
+      pollingInterval: env.PONDER_POLLING_INTERVAL_MS,
     },
   },
   contracts: {

@@ -1,9 +1,10 @@
 import { index, onchainEnum, onchainTable, primaryKey } from "ponder";
+import { LISTING_STATUSES, RENTAL_MODELS } from "./lib/marketplace/vocabulary.ts";
 
 // Times are Unix seconds (block timestamps); amounts are wei.
 
-export const rentalModel = onchainEnum("rental_model", ["one_time", "subscription", "per_query"]);
-export const listingStatus = onchainEnum("listing_status", ["active", "paused", "closed"]);
+export const rentalModel = onchainEnum("rental_model", RENTAL_MODELS);
+export const listingStatus = onchainEnum("listing_status", LISTING_STATUSES);
 export const withdrawalKind = onchainEnum("withdrawal_kind", ["earnings", "fees", "reclaim"]);
 
 // ─── Aggregates ─────────────────────────────────────────────────────────────

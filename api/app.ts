@@ -2,11 +2,12 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ApiDeps, AppEnv } from "./context.ts";
 import { ApiError, errorResponse } from "./errors.ts";
+import { describeBytes, MAX_BODY_BYTES } from "./limits.ts";
 import { accessLog } from "./middleware/accessLog.ts";
 import { identify, requireIdentity } from "./middleware/identify.ts";
 import { rateLimit } from "./middleware/rateLimit.ts";
 import { requestId } from "./middleware/requestId.ts";
-import { agentRoutes, MAX_MANIFEST_BYTES } from "./routes/agents.ts";
+import { agentRoutes } from "./routes/agents.ts";
 import { apiKeyRoutes } from "./routes/apiKeys.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { credentialRoutes } from "./routes/credentials.ts";
@@ -27,10 +28,10 @@ export function createApp(deps: ApiDeps) {
   // connection is closed, since the unread rest of the body would otherwise follow on it.
   app.use(
     bodyLimit({
-      maxSize: MAX_MANIFEST_BYTES,
+      maxSize: MAX_BODY_BYTES,
       onError: (c) => {
         c.header("Connection", "close");
-        const message = `Request bodies are limited to ${MAX_MANIFEST_BYTES} bytes (64 KB)`;
+        const message = `Request bodies are limited to ${describeBytes(MAX_BODY_BYTES)}`;
         return errorResponse(c, new ApiError("payload_too_large", message));
       },
     }),

@@ -32,8 +32,12 @@ export class ApiError extends Error {
   readonly status: ContentfulStatusCode;
   readonly onChainError?: OnChainError;
 
-  constructor(code: ErrorCode, message: string, options: { onChainError?: OnChainError } = {}) {
-    super(message);
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { onChainError?: OnChainError; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.onChainError = options.onChainError;

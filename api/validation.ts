@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import type { z } from "zod/v4";
 import { ApiError } from "./errors.ts";
+import { MAX_SMALL_BODY_BYTES } from "./limits.ts";
+import { readJsonObject } from "./readJsonObject.ts";
 
 /** The schema's output for `input`, or `invalid_request` naming the first offending field. */
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
@@ -15,24 +17,12 @@ export function parseQuery<T extends z.ZodType>(c: Context, schema: T): z.output
   return parseInput(schema, c.req.query());
 }
 
-/** Reads a JSON body of at most `maxBytes`; anything else is `invalid_request`. */
+/** The request's JSON object body (see `readJsonObject`), parsed with `schema`. */
 export async function parseJsonBody<T extends z.ZodType>(
   c: Context,
   schema: T,
-  maxBytes = 16 * 1024,
+  maxBytes = MAX_SMALL_BODY_BYTES,
 ): Promise<z.output<T>> {
-  if (!c.req.header("content-type")?.toLowerCase().startsWith("application/json")) {
-    throw new ApiError("invalid_request", "Content-Type must be application/json");
-  }
-  const text = await c.req.text();
-  if (Buffer.byteLength(text) > maxBytes) {
-    throw new ApiError("invalid_request", `The body exceeds ${maxBytes} bytes`);
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new ApiError("invalid_request", "The body is not valid JSON");
-  }
+  const { body } = await readJsonObject(c, { maxBytes });
   return parseInput(schema, body);
 }

@@ -8,13 +8,13 @@ import postgres from "postgres";
 import { type Address, createPublicClient, type Hex, http, toHex } from "viem";
 import { hashApiKey } from "../api/auth/apiKeys.ts";
 import { findListing, searchListings } from "../api/listings/searchListings.ts";
+import { createApiKey } from "../devStack/client/createApiKey.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
-import { createApiKey } from "../lib/client/createApiKey.ts";
 import { serviceMarketplaceAbi } from "../lib/contracts/serviceMarketplace.ts";
 import { apiKeys, rateLimitWindows } from "../lib/db/appSchema.ts";
 import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
 import { connectProjections } from "../lib/db/projections.ts";
-import { toApiListingId } from "../lib/ids/listingId.ts";
+import { deriveListingId, toApiListingId } from "../lib/ids/listingId.ts";
 import {
   type LoadResult,
   marketplaceCall,
@@ -31,7 +31,6 @@ import {
 import {
   benchAddress,
   fixed,
-  listingIdOf,
   rpcRequest,
   runBenchmark,
   seedOf,
@@ -111,7 +110,7 @@ await runBenchmark(async (cleanup) => {
   for (let i = 0; i < LISTINGS; i++) {
     const creator = creators[i % CREATORS] as Address;
     const seed = seedOf(`api:listing:${i}`);
-    const onChainListingId = listingIdOf(creator, seed);
+    const onChainListingId = deriveListingId(creator, seed);
     const topic = TOPICS[i % TOPICS.length] as string;
     lastBlock = await publishListing(stack, db, {
       creator,

@@ -7,12 +7,12 @@ import { Agent, request } from "node:http";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import { type Address, encodeFunctionData, type Hex, toHex } from "viem";
+import { findFreePort } from "../devStack/findFreePort.ts";
+import { spawnService, waitUntilReady } from "../devStack/spawnService.ts";
+import { type Api, startApi } from "../devStack/startApi.ts";
 import { saveAgent } from "../lib/agents/saveAgent.ts";
 import { serviceMarketplaceAbi } from "../lib/contracts/serviceMarketplace.ts";
 import type { Database } from "../lib/db/projections.ts";
-import { findFreePort } from "../lib/localStack/findFreePort.ts";
-import { spawnService, waitUntilReady } from "../lib/localStack/spawnService.ts";
-import { type Api, startApi } from "../lib/localStack/startApi.ts";
 import { type Cleanup, METADATA_URI, percentile, rpcRequest, type Stack } from "./common.ts";
 
 /**

@@ -3,15 +3,15 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
-import { type Address, encodePacked, getAddress, type Hex, keccak256, toHex } from "viem";
+import { type Address, getAddress, keccak256, toHex } from "viem";
+import { findFreePort } from "../devStack/findFreePort.ts";
+import { type Anvil, rpcRequest, startAnvil } from "../devStack/startAnvil.ts";
+import { type Ponder, startPonder } from "../devStack/startPonder.ts";
+import { type Postgres, startPostgres } from "../devStack/startPostgres.ts";
 import type { Deployment } from "../lib/chain/deployMarketplace.ts";
 import { deployMarketplace } from "../lib/chain/deployMarketplace.ts";
 import { writeDeployment } from "../lib/chain/deploymentFile.ts";
 import { devAccount, devPrivateKey } from "../lib/chain/devAccounts.ts";
-import { findFreePort } from "../lib/localStack/findFreePort.ts";
-import { type Anvil, rpcRequest, startAnvil } from "../lib/localStack/startAnvil.ts";
-import { type Ponder, startPonder } from "../lib/localStack/startPonder.ts";
-import { type Postgres, startPostgres } from "../lib/localStack/startPostgres.ts";
 
 export { rpcRequest };
 
@@ -207,19 +207,14 @@ export function benchAddress(label: string): Address {
   return getAddress(`0x${keccak256(toHex(label)).slice(26)}`);
 }
 
-export function seedOf(label: string): Hex {
-  return keccak256(toHex(label));
-}
-
-export function listingIdOf(creator: Address, seed: Hex): Hex {
-  return keccak256(encodePacked(["address", "bytes32"], [creator, seed]));
-}
-
-export const ONE_TIME = 0;
-export const SUBSCRIPTION = 1;
-export const PER_QUERY = 2;
-export const THIRTY_DAYS = 30n * 24n * 60n * 60n;
-export const METADATA_URI = "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy";
+export {
+  METADATA_URI,
+  ONE_TIME,
+  PER_QUERY,
+  SUBSCRIPTION,
+  seedOf,
+  THIRTY_DAYS,
+} from "../devStack/marketplace.ts";
 
 // ─── Numbers ────────────────────────────────────────────────────────────────
 

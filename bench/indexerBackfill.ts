@@ -12,11 +12,11 @@ import {
 } from "viem";
 import { devAccount } from "../lib/chain/devAccounts.ts";
 import { serviceMarketplaceAbi } from "../lib/contracts/serviceMarketplace.ts";
+import { deriveListingId } from "../lib/ids/listingId.ts";
 import {
   benchAddress,
   type Cleanup,
   fixed,
-  listingIdOf,
   logSpanMs,
   METADATA_URI,
   median,
@@ -221,11 +221,7 @@ async function generateHistory(stack: Stack) {
     senders.map((address) => ({ method: "anvil_setBalance", params: [address, FUNDS] })),
   );
 
-  const listingsOf = {
-    [ONE_TIME]: [] as Hex[],
-    [SUBSCRIPTION]: [] as Hex[],
-    [PER_QUERY]: [] as Hex[],
-  };
+  const listingsOf: Record<typeof ONE_TIME, Hex[]> = { 0: [], 1: [], 2: [] };
   const creatorOf = new Map<Hex, Address>();
   const phases: Tx[][] = [[], [], [], []];
   const [listingTxs, purchaseTxs, usageTxs, withdrawalTxs] = phases as [Tx[], Tx[], Tx[], Tx[]];
@@ -234,7 +230,7 @@ async function generateHistory(stack: Stack) {
     for (const model of [ONE_TIME, SUBSCRIPTION, PER_QUERY] as const) {
       for (let n = 0; n < LISTINGS_EACH; n++) {
         const seed = seedOf(`backfill:${c}:${model}:${n}`);
-        const listingId = listingIdOf(creator, seed);
+        const listingId = deriveListingId(creator, seed);
         listingsOf[model].push(listingId);
         creatorOf.set(listingId, creator);
         listingTxs.push({

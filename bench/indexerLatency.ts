@@ -4,10 +4,10 @@ import postgres from "postgres";
 import { type Address, encodeFunctionData, type Hex, toHex } from "viem";
 import { devAccount } from "../lib/chain/devAccounts.ts";
 import { serviceMarketplaceAbi } from "../lib/contracts/serviceMarketplace.ts";
+import { deriveListingId } from "../lib/ids/listingId.ts";
 import {
   benchAddress,
   fixed,
-  listingIdOf,
   METADATA_URI,
   mean,
   ONE_TIME,
@@ -77,9 +77,9 @@ await runBenchmark(async (cleanup) => {
   const rpcUrl = stack.anvil.rpcUrl;
   const creator = devAccount(2).address;
   const listings = {
-    oneTime: listingIdOf(creator, seedOf("latency:one-time")),
-    subscription: listingIdOf(creator, seedOf("latency:subscription")),
-    perQuery: listingIdOf(creator, seedOf("latency:per-query")),
+    oneTime: deriveListingId(creator, seedOf("latency:one-time")),
+    subscription: deriveListingId(creator, seedOf("latency:subscription")),
+    perQuery: deriveListingId(creator, seedOf("latency:per-query")),
   };
 
   const send = async (from: Address, data: Hex, value = 0n) => {

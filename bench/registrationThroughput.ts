@@ -8,11 +8,11 @@ import { join } from "node:path";
 import { jetstream, jetstreamManager, RetentionPolicy } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import postgres from "postgres";
+import { createApiKey } from "../devStack/client/createApiKey.ts";
+import { findFreePort } from "../devStack/findFreePort.ts";
+import { startNats } from "../devStack/startNats.ts";
+import { startWorker, type Worker } from "../devStack/startWorker.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
-import { createApiKey } from "../lib/client/createApiKey.ts";
-import { findFreePort } from "../lib/localStack/findFreePort.ts";
-import { startNats } from "../lib/localStack/startNats.ts";
-import { startWorker, type Worker } from "../lib/localStack/startWorker.ts";
 import { validateManifest } from "../lib/manifest/validateManifest.ts";
 import {
   type PgActivity,

@@ -1,8 +1,10 @@
+// Every environment variable of every process, defined once; each process parses the ones it reads,
+// once at boot, and stops on a bad value naming the variable. `.env.example` documents them all.
 import { type Address, isAddress, isHex } from "viem";
 import { z } from "zod/v4";
 import { devAccount, devPrivateKey } from "./chain/devAccounts.ts";
-import { parseEnvironment } from "./parseEnvironment.ts";
 
+const port = z.coerce.number().int().min(1).max(65535);
 const address = z
   .string()
   .refine((value) => isAddress(value), "must be a 0x address")
@@ -11,29 +13,63 @@ const privateKey = z
   .string()
   .refine((value) => isHex(value) && value.length === 66, "must be a 0x-prefixed 32-byte hex key")
   .transform((value) => value as `0x${string}`);
+const hexKey = z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters");
 
-const envSchema = z.object({
+export const ENV_FIELDS = {
   DATA_DIR: z.string().default(".data"),
-  RPC_URL: z.url().optional(),
-  ANVIL_PORT: z.coerce.number().int().min(1).max(65535).default(8545),
   DEPLOYMENT_FILE: z.string().optional(),
-  DEPLOYER_PRIVATE_KEY: privateKey.default(devPrivateKey(0)),
-  AUTHORITY_ADDRESS: address.default(devAccount(0).address),
-  FEE_RECIPIENT_ADDRESS: address.default(devAccount(1).address),
-  DATABASE_URL: z.string().startsWith("postgres").optional(),
-  POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
-  PONDER_PORT: z.coerce.number().int().min(1).max(65535).default(42069),
-  API_PORT: z.coerce.number().int().min(1).max(65535).default(8080),
+  RPC_URL: z.url(),
+  DATABASE_URL: z.string().startsWith("postgres"),
+  NATS_URL: z.string().startsWith("nats://"),
   VIEWS_SCHEMA: z
     .string()
     .regex(/^[a-z_][a-z0-9_]{0,44}$/)
     .default("marketplace"),
-});
+  ANVIL_PORT: port.default(8545),
+  POSTGRES_PORT: port.default(54329),
+  PONDER_PORT: port.default(42069),
+  PONDER_POLLING_INTERVAL_MS: z.coerce.number().int().positive().default(100),
+  DEPLOYER_PRIVATE_KEY: privateKey.default(devPrivateKey(0)),
+  AUTHORITY_ADDRESS: address.default(devAccount(0).address),
+  FEE_RECIPIENT_ADDRESS: address.default(devAccount(1).address),
+  API_HOST: z.string().default("127.0.0.1"),
+  API_PORT: port.default(8080),
+  JWT_SECRET: z.string().min(32).optional(),
+  NETWORK: z.enum(["test", "live"]).default("test"),
+  SERVICE_NAME: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,30}$/)
+    .default("intl"),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(100),
+  SEALING_KEY: hexKey.optional(),
+  WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
+  REGISTRATION_ACK_WAIT_MS: z.coerce.number().int().positive().default(30_000),
+};
 
-export type Env = z.infer<typeof envSchema> & { DEPLOYMENT_FILE: string };
+type Fields = typeof ENV_FIELDS;
+type FieldName = keyof Fields;
 
-/** The environment of `npm start`, parsed once at boot. */
-export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  const env = parseEnvironment(envSchema, source);
-  return { ...env, DEPLOYMENT_FILE: env.DEPLOYMENT_FILE ?? `${env.DATA_DIR}/deployment.json` };
+/** The fields named, for a process's own `z.object({...})` (where it may make one optional). */
+export function envFields<K extends FieldName>(...names: K[]): Pick<Fields, K> {
+  return Object.fromEntries(names.map((name) => [name, ENV_FIELDS[name]])) as Pick<Fields, K>;
+}
+
+/** Parses the environment once at boot; a bad value stops the process naming the variable. */
+export function parseEnvironment<T extends z.ZodType>(
+  schema: T,
+  source: NodeJS.ProcessEnv = process.env,
+): z.output<T> {
+  const result = schema.safeParse(source);
+  if (!result.success) {
+    const problems = result.error.issues.map(
+      (issue) => `${issue.path.join(".")}: ${issue.message}`,
+    );
+    throw new Error(`Invalid environment:\n  ${problems.join("\n  ")}`);
+  }
+  return result.data;
+}
+
+/** DEPLOYMENT_FILE, by default `deployment.json` in DATA_DIR. */
+export function deploymentFileOf(env: { DATA_DIR: string; DEPLOYMENT_FILE?: string }): string {
+  return env.DEPLOYMENT_FILE ?? `${env.DATA_DIR}/deployment.json`;
 }

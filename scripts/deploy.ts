@@ -1,8 +1,8 @@
 // Deploys ServiceMarketplace to RPC_URL unless the recorded deployment is already there.
 import { ensureDeployment } from "../lib/chain/ensureDeployment.ts";
-import { parseEnv } from "../lib/env.ts";
+import { parseStartEnv } from "./env.ts";
 
-const env = parseEnv();
+const env = parseStartEnv();
 const rpcUrl = env.RPC_URL ?? `http://127.0.0.1:${env.ANVIL_PORT}`;
 const { deployment, deployedNow } = await ensureDeployment(env.DEPLOYMENT_FILE, {
   rpcUrl,

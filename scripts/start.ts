@@ -2,18 +2,18 @@
 // an embedded Postgres kept between runs, and the indexer. RPC_URL and DATABASE_URL point elsewhere.
 import { join } from "node:path";
 import postgres from "postgres";
+import { indexerSchemaName } from "../devStack/indexerSchemaName.ts";
+import type { Service } from "../devStack/spawnService.ts";
+import { startAnvil } from "../devStack/startAnvil.ts";
+import { startApi } from "../devStack/startApi.ts";
+import { startPonder } from "../devStack/startPonder.ts";
+import { startPostgres } from "../devStack/startPostgres.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
 import { ensureDeployment } from "../lib/chain/ensureDeployment.ts";
-import { parseEnv } from "../lib/env.ts";
-import { indexerSchemaName } from "../lib/localStack/indexerSchemaName.ts";
-import type { Service } from "../lib/localStack/spawnService.ts";
-import { startAnvil } from "../lib/localStack/startAnvil.ts";
-import { startApi } from "../lib/localStack/startApi.ts";
-import { startPonder } from "../lib/localStack/startPonder.ts";
-import { startPostgres } from "../lib/localStack/startPostgres.ts";
 import { seedDemoCatalogue } from "./demo/seedDemoCatalogue.ts";
+import { parseStartEnv } from "./env.ts";
 
-const env = parseEnv();
+const env = parseStartEnv();
 const services: Service[] = [];
 
 async function stopAll() {

@@ -10,8 +10,8 @@ import {
   topUpEvent,
   withdrawalEvent,
 } from "ponder:schema";
+import { rentalModelName } from "../lib/marketplace/vocabulary.ts";
 import { creditSale } from "./creditSale.ts";
-import { rentalModelName } from "./onChainEnums.ts";
 
 ponder.on("ServiceMarketplace:AccessPurchased", async ({ event, context }) => {
   const { listingId, buyer, model, amount, fee, expiresAt } = event.args;

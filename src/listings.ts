@@ -1,6 +1,6 @@
 import { ponder } from "ponder:registry";
 import { creator, listing, runEvent, withdrawalEvent } from "ponder:schema";
-import { listingStatusName, rentalModelName } from "./onChainEnums.ts";
+import { listingStatusName, rentalModelName } from "../lib/marketplace/vocabulary.ts";
 
 ponder.on("ServiceMarketplace:ListingCreated", async ({ event, context }) => {
   const { listingId, creator: creatorAddress, model, price, metadataUri } = event.args;

@@ -3,23 +3,23 @@ import { z } from "zod/v4";
 import { createJetStreamBus } from "../lib/bus/jetStreamBus.ts";
 import { sealingKey } from "../lib/crypto/sealingKey.ts";
 import { connectProjections } from "../lib/db/projections.ts";
+import { envFields, parseEnvironment } from "../lib/env.ts";
 import { createLogger } from "../lib/log.ts";
-import { parseEnvironment } from "../lib/parseEnvironment.ts";
+import { stopOnSignal } from "../lib/stopOnSignal.ts";
 import { startRegistrationWorker } from "./registration/registrationWorker.ts";
 
 const env = parseEnvironment(
-  z.object({
-    DATABASE_URL: z.string().startsWith("postgres"),
-    NATS_URL: z.string().startsWith("nats://"),
-    DATA_DIR: z.string().default(".data"),
-    VIEWS_SCHEMA: z.string().default("marketplace"),
-    SEALING_KEY: z
-      .string()
-      .regex(/^[0-9a-fA-F]{64}$/)
-      .optional(),
-    WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
-    REGISTRATION_ACK_WAIT_MS: z.coerce.number().int().positive().default(30_000),
-  }),
+  z.object(
+    envFields(
+      "DATABASE_URL",
+      "NATS_URL",
+      "DATA_DIR",
+      "VIEWS_SCHEMA",
+      "SEALING_KEY",
+      "WORKER_CONCURRENCY",
+      "REGISTRATION_ACK_WAIT_MS",
+    ),
+  ),
 );
 
 const log = createLogger("worker");
@@ -35,11 +35,8 @@ const registration = await startRegistrationWorker({
 });
 log.info("workers started", { bus: "jetstream" });
 
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, async () => {
-    await registration.stop();
-    await bus.close();
-    await close();
-    process.exit(0);
-  });
-}
+stopOnSignal(async () => {
+  await registration.stop();
+  await bus.close();
+  await close();
+});

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Address } from "viem";
+import { challengeMessage } from "../../lib/auth/messages.ts";
 import { authChallenges } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import { ApiError } from "../errors.ts";
@@ -12,7 +13,7 @@ export async function createChallenge(
   db: Database,
   { serviceName, wallet, nowSeconds }: { serviceName: string; wallet: Address; nowSeconds: number },
 ) {
-  const challenge = `${serviceName}:auth:${nowSeconds}:${randomBytes(16).toString("hex")}`;
+  const challenge = challengeMessage(serviceName, nowSeconds, randomBytes(16).toString("hex"));
   const expiresAt = nowSeconds + CHALLENGE_LIFETIME_SECONDS;
   await db.insert(authChallenges).values({
     challenge,

@@ -1,60 +1,47 @@
 import type { Address, Hex, PublicClient } from "viem";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
-import { ApiError } from "../errors.ts";
-
-const RENTAL_MODELS = ["one_time", "subscription", "per_query"] as const;
-const LISTING_STATUS_CLOSED = 3;
+import { type CredentialFacts, credentialStatus } from "../../lib/marketplace/credentialStatus.ts";
+import {
+  type CredentialStatus,
+  listingStatusName,
+  type RentalModel,
+  rentalModelName,
+} from "../../lib/marketplace/vocabulary.ts";
+import { readChainTime, unavailableChain } from "./readChainTime.ts";
 
 export type CredentialCheck =
   | { found: false }
-  | {
-      found: true;
-      rentalModel: (typeof RENTAL_MODELS)[number];
-      status: "active" | "expired" | "low_balance" | "revoked";
-      expiresAt: number;
-    };
+  | { found: true; rentalModel: RentalModel; status: CredentialStatus; expiresAt: bigint };
 
-/** The wallet's credential for a listing as the chain has it now: one read, no gas. */
+/** The wallet's credential for a listing as the chain has it at its latest block: reads, no gas. */
 export async function verifyCredential(
   client: PublicClient,
   marketplace: Address,
   { onChainListingId, wallet }: { onChainListingId: Hex; wallet: Address },
 ): Promise<CredentialCheck> {
-  let state: Awaited<ReturnType<typeof readAccessState>>;
-  try {
-    state = await readAccessState(client, marketplace, onChainListingId, wallet);
-  } catch {
-    throw new ApiError("service_unavailable", "The chain could not be read; retry shortly");
-  }
+  const block = await readChainTime(client);
+  const state = await client
+    .readContract({
+      address: marketplace,
+      abi: serviceMarketplaceAbi,
+      functionName: "getAccessState",
+      args: [onChainListingId, wallet],
+      blockNumber: block.number,
+    })
+    .catch(unavailableChain);
   if (!state.hasCredential) return { found: false };
-  const rentalModel = RENTAL_MODELS[state.model] ?? "one_time";
+  const facts: CredentialFacts = {
+    rentalModel: rentalModelName(state.model),
+    listingStatus: listingStatusName(state.listingStatus),
+    isRevoked: state.isRevoked,
+    expiresAt: BigInt(state.expiresAt),
+    balance: state.balance,
+    price: state.price,
+  };
   return {
     found: true,
-    rentalModel,
-    status: statusOf(state, rentalModel),
-    expiresAt: state.expiresAt,
+    rentalModel: facts.rentalModel,
+    status: credentialStatus(facts, block.timestamp),
+    expiresAt: facts.expiresAt,
   };
-}
-
-function readAccessState(
-  client: PublicClient,
-  marketplace: Address,
-  listingId: Hex,
-  wallet: Address,
-) {
-  return client.readContract({
-    address: marketplace,
-    abi: serviceMarketplaceAbi,
-    functionName: "getAccessState",
-    args: [listingId, wallet],
-  });
-}
-
-function statusOf(
-  state: Awaited<ReturnType<typeof readAccessState>>,
-  rentalModel: (typeof RENTAL_MODELS)[number],
-) {
-  if (state.isValid) return "active";
-  if (state.isRevoked || state.listingStatus === LISTING_STATUS_CLOSED) return "revoked";
-  return rentalModel === "per_query" ? "low_balance" : "expired";
 }

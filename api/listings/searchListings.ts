@@ -2,15 +2,14 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Hex } from "viem";
 import { agents } from "../../lib/db/appSchema.ts";
 import { type Database, projections } from "../../lib/db/projections.ts";
+import type { Category, ListingStatus, RentalModel } from "../../lib/marketplace/vocabulary.ts";
 
-export const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
-export const RENTAL_MODELS = ["one_time", "subscription", "per_query"] as const;
 export const SORTS = ["relevance", "rating", "price_asc", "price_desc", "newest"] as const;
 
 export type ListingFilters = {
   q?: string;
-  category?: (typeof CATEGORIES)[number];
-  rentalModel?: (typeof RENTAL_MODELS)[number];
+  category?: Category;
+  rentalModel?: RentalModel;
   minPriceWei?: bigint;
   maxPriceWei?: bigint;
   minRating?: number;
@@ -23,9 +22,9 @@ export type ListingFilters = {
 export type ListingRow = {
   onChainId: Hex;
   creator: Hex;
-  rentalModel: (typeof RENTAL_MODELS)[number];
+  rentalModel: RentalModel;
   price: bigint;
-  status: "active" | "paused" | "closed";
+  status: ListingStatus;
   metadataUri: string;
   publishedAt: bigint;
   updatedAt: bigint;

@@ -2,35 +2,14 @@ import { Hono } from "hono";
 import { submitRegistration } from "../../lib/jobs/submitRegistration.ts";
 import { type AppEnv, callerWallet } from "../context.ts";
 import { ApiError } from "../errors.ts";
-
-/** The manifest limit; the body may be exactly this large. */
-export const MAX_MANIFEST_BYTES = 64 * 1024;
+import { MAX_BODY_BYTES } from "../limits.ts";
+import { readJsonObject } from "../readJsonObject.ts";
 
 export const agentRoutes = new Hono<AppEnv>();
 
 /** Registers an agent: answers at once with a queued job; validation happens in the background. */
 agentRoutes.post("/", async (c) => {
-  if (!c.req.header("content-type")?.toLowerCase().startsWith("application/json")) {
-    throw new ApiError("invalid_request", "Content-Type must be application/json");
-  }
-  const body = await c.req.text();
-  const size = Buffer.byteLength(body);
-  if (size > MAX_MANIFEST_BYTES) {
-    throw new ApiError(
-      "payload_too_large",
-      `The manifest is ${size} bytes; the limit is ${MAX_MANIFEST_BYTES} bytes (64 KB)`,
-    );
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    // Not the parser's message: it quotes the input, which may hold a secret.
-    throw new ApiError("invalid_request", "The manifest is not valid JSON");
-  }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new ApiError("invalid_request", "The manifest must be a JSON object");
-  }
+  const { text: body } = await readJsonObject(c, { maxBytes: MAX_BODY_BYTES, what: "manifest" });
   const idempotencyKey = c.req.header("idempotency-key");
   if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(idempotencyKey)) {
     throw new ApiError(

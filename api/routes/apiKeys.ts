@@ -1,10 +1,10 @@
-import { randomBytes } from "node:crypto";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod/v4";
-import { apiKeyConfirmationMessage } from "../../lib/client/createApiKey.ts";
+import { apiKeyConfirmationMessage } from "../../lib/auth/messages.ts";
 import { apiKeys } from "../../lib/db/appSchema.ts";
+import { isApiKeyId, newApiKeyId } from "../../lib/ids/randomIds.ts";
 import { generateApiKey } from "../auth/apiKeys.ts";
 import { verifyWalletSignature } from "../auth/verifyWalletSignature.ts";
 import { type AppEnv, callerWallet } from "../context.ts";
@@ -52,7 +52,7 @@ apiKeyRoutes.post("/", async (c) => {
   }
 
   const { key, keyHash, keyPreview } = generateApiKey(deps.settings.network);
-  const id = `key_${randomBytes(12).toString("hex")}`;
+  const id = newApiKeyId();
   const [created] = await deps.db
     .insert(apiKeys)
     .values({ id, wallet, label, keyHash, keyPreview })
@@ -72,7 +72,7 @@ apiKeyRoutes.get("/", async (c) => {
 });
 
 apiKeyRoutes.delete("/:id", async (c) => {
-  if (!/^key_[0-9a-f]{24}$/.test(c.req.param("id"))) {
+  if (!isApiKeyId(c.req.param("id"))) {
     throw new ApiError("not_found", "No active API key with this id");
   }
   const [revoked] = await c

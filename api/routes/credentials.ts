@@ -1,8 +1,10 @@
 import { Hono } from "hono";
 import { z } from "zod/v4";
 import { parseApiListingId, toApiListingId } from "../../lib/ids/listingId.ts";
+import { CREDENTIAL_STATUSES } from "../../lib/marketplace/vocabulary.ts";
 import { type AppEnv, callerWallet } from "../context.ts";
-import { CREDENTIAL_STATUSES, listCredentials } from "../credentials/listCredentials.ts";
+import { listCredentials } from "../credentials/listCredentials.ts";
+import { readChainTime } from "../credentials/readChainTime.ts";
 import { verifyCredential } from "../credentials/verifyCredential.ts";
 import { ApiError } from "../errors.ts";
 import { isoFromSeconds } from "../listings/listingResponse.ts";
@@ -16,13 +18,13 @@ const listQuery = z.object({ status: z.enum(CREDENTIAL_STATUSES).optional(), ...
 
 credentialRoutes.get("/", async (c) => {
   const query = parseQuery(c, listQuery);
-  const { db, now } = c.get("deps");
+  const { db, chain } = c.get("deps");
   const { rows, total } = await listCredentials(db, {
     wallet: callerWallet(c),
     status: query.status,
     limit: query.limit,
     offset: query.offset,
-    nowSeconds: Math.floor(now() / 1000),
+    nowSeconds: (await readChainTime(chain.client)).timestamp,
   });
   return c.json({
     credentials: rows.map((row) => ({

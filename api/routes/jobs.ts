@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { jobs } from "../../lib/db/appSchema.ts";
+import { isJobId } from "../../lib/ids/randomIds.ts";
 import { type AppEnv, callerWallet } from "../context.ts";
 import { ApiError } from "../errors.ts";
 
@@ -8,7 +9,7 @@ export const jobRoutes = new Hono<AppEnv>();
 
 /** A job, to the wallet that created it only: anyone else is told it does not exist. */
 jobRoutes.get("/:job_id", async (c) => {
-  if (!/^job_[0-9a-f]{24}$/.test(c.req.param("job_id"))) {
+  if (!isJobId(c.req.param("job_id"))) {
     throw new ApiError("job_not_found", "No job with this id");
   }
   const [job] = await c

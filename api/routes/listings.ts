@@ -2,16 +2,11 @@ import { Hono } from "hono";
 import { parseEther } from "viem";
 import { z } from "zod/v4";
 import { parseApiListingId } from "../../lib/ids/listingId.ts";
+import { CATEGORIES, RENTAL_MODELS } from "../../lib/marketplace/vocabulary.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { listingDetail, listingSummary } from "../listings/listingResponse.ts";
-import {
-  CATEGORIES,
-  findListing,
-  RENTAL_MODELS,
-  SORTS,
-  searchListings,
-} from "../listings/searchListings.ts";
+import { findListing, SORTS, searchListings } from "../listings/searchListings.ts";
 import { parseQuery } from "../validation.ts";
 
 /** An amount of ETH as a decimal string, at most 18 decimals, converted to wei exactly. */

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { manifests } from "../../lib/db/appSchema.ts";
+import { isContentId } from "../../lib/ids/contentId.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiError } from "../errors.ts";
 
@@ -8,7 +9,7 @@ export const manifestRoutes = new Hono<AppEnv>();
 
 /** The bytes behind `ipfs://<cid>`: a registered agent's public manifest, immutable. */
 manifestRoutes.get("/:cid", async (c) => {
-  if (!/^b[a-z2-7]{58}$/.test(c.req.param("cid"))) {
+  if (!isContentId(c.req.param("cid"))) {
     throw new ApiError("not_found", "No manifest has this content id");
   }
   const [manifest] = await c

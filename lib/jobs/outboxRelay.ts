@@ -59,3 +59,11 @@ export function startOutboxRelay(
     },
   };
 }
+
+/**
+ * Marks every queued job unpublished, so the relay publishes it again: for a bus that starts empty
+ * (the in-process one), which lost whatever it held when its process stopped.
+ */
+export async function requeueUnpublishedJobs(db: Database): Promise<void> {
+  await db.update(jobs).set({ publishedAt: null }).where(eq(jobs.status, "queued"));
+}

@@ -1,9 +1,10 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import type { Bus } from "../bus/bus.ts";
 import { seal } from "../crypto/secretBox.ts";
 import { jobs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
+import { newJobId } from "../ids/randomIds.ts";
 import type { Logger } from "../log.ts";
 import { publishJob } from "./publishJob.ts";
 
@@ -20,7 +21,7 @@ export async function submitRegistration(
   { wallet, body, idempotencyKey }: { wallet: string; body: string; idempotencyKey?: string },
 ): Promise<Submission> {
   const requestHash = createHash("sha256").update(body).digest("hex");
-  const jobId = `job_${randomBytes(12).toString("hex")}`;
+  const jobId = newJobId();
   const inserted = await db
     .insert(jobs)
     .values({

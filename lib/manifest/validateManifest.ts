@@ -1,10 +1,9 @@
 import { Ajv, type Options } from "ajv";
+import { CATEGORIES, type Category } from "../marketplace/vocabulary.ts";
 
-export const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
 export const MODEL_PROVIDERS = ["openai", "anthropic", "self_hosted"] as const;
 export const TOOL_SCOPES = ["read_only", "input_only", "repo_scoped"] as const;
 
-export type Category = (typeof CATEGORIES)[number];
 export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
 export type ToolScope = (typeof TOOL_SCOPES)[number];
 export type JsonObject = { [key: string]: unknown };

@@ -2,7 +2,7 @@ import { access, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Address, createPublicClient, createWalletClient, http, parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
-import { signIn } from "../../lib/client/signIn.ts";
+import { signIn } from "../../devStack/client/signIn.ts";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
 import { DEMO_AGENTS } from "./demoAgents.ts";
 

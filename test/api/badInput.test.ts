@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { startTestStack, type TestStack } from "../harness/stack.ts";
-import { signIn } from "../support/apiClient.ts";
+import { signIn } from "../support/http.ts";
 
 let stack: TestStack;
 let url: string;

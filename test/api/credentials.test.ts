@@ -9,12 +9,6 @@ import { randomBytes } from "node:crypto";
 import { SignJWT } from "jose";
 import { type Hex, parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PublicManifest, saveAgent } from "../../lib/agents/saveAgent.ts";
-import { devAccount } from "../../lib/chain/devAccounts.ts";
-import { toApiListingId } from "../../lib/ids/listingId.ts";
-import { rpcRequest } from "../../lib/localStack/startAnvil.ts";
-import { JWT_SECRET, startTestStack, type TestStack } from "../harness/stack.ts";
-import { createApiKey, signIn } from "../support/apiClient.ts";
 import {
   METADATA_URI,
   ONE_TIME,
@@ -22,7 +16,13 @@ import {
   SUBSCRIPTION,
   seedOf,
   THIRTY_DAYS,
-} from "../support/marketplace.ts";
+} from "../../devStack/marketplace.ts";
+import { rpcRequest } from "../../devStack/startAnvil.ts";
+import { type PublicManifest, saveAgent } from "../../lib/agents/saveAgent.ts";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { toApiListingId } from "../../lib/ids/listingId.ts";
+import { JWT_SECRET, startTestStack, type TestStack } from "../harness/stack.ts";
+import { createApiKey, signIn } from "../support/http.ts";
 
 const authority = devAccount(0);
 const creator = devAccount(2);

@@ -5,12 +5,18 @@ import { SignJWT } from "jose";
 import { type Hex, parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  METADATA_URI,
+  ONE_TIME,
+  PER_QUERY,
+  SUBSCRIPTION,
+  seedOf,
+} from "../../devStack/marketplace.ts";
 import { type PublicManifest, saveAgent } from "../../lib/agents/saveAgent.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
 import { JWT_SECRET, startTestStack, type TestStack } from "../harness/stack.ts";
-import { createApiKey, signIn } from "../support/apiClient.ts";
-import { METADATA_URI, ONE_TIME, PER_QUERY, SUBSCRIPTION, seedOf } from "../support/marketplace.ts";
+import { createApiKey, signIn } from "../support/http.ts";
 
 const authority = devAccount(0);
 const quantWorks = devAccount(2); // creator with a display name

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { startTestStack, type TestStack } from "../harness/stack.ts";
-import { createApiKey, signIn } from "../support/apiClient.ts";
+import { createApiKey, signIn } from "../support/http.ts";
 
 const LIMIT = 100;
 const NO_SUCH_LISTING = `lst_${"0".repeat(64)}`;

@@ -7,16 +7,16 @@
 // column): `to_tsvector('english')` with the title weighted A and the description B, matched with
 // `websearch_to_tsquery('english', q)` and ranked with `ts_rank_cd`, as the search is specified.
 import postgres from "postgres";
-import { encodePacked, formatEther, type Hex, keccak256, parseEther } from "viem";
+import { formatEther, type Hex, parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { METADATA_URI, seedOf } from "../../devStack/marketplace.ts";
+import { rpcRequest } from "../../devStack/startAnvil.ts";
 import { saveAgent } from "../../lib/agents/saveAgent.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
-import { toApiListingId } from "../../lib/ids/listingId.ts";
-import { rpcRequest } from "../../lib/localStack/startAnvil.ts";
+import { deriveListingId, toApiListingId } from "../../lib/ids/listingId.ts";
 import { startTestStack, type TestStack } from "../harness/stack.ts";
-import { createApiKey } from "../support/apiClient.ts";
-import { METADATA_URI, seedOf } from "../support/marketplace.ts";
+import { createApiKey } from "../support/http.ts";
 
 const CREATORS = [2, 3, 4, 5, 6, 7, 8, 9].map((index) => devAccount(index));
 const DISPLAY_NAMES = ["Ledgerline", "Northwind Labs", "Ada & Co", undefined];
@@ -199,7 +199,7 @@ async function seedCatalogue() {
     for (let n = 0; n < LISTINGS_PER_CREATOR + 2; n++) {
       const seed = seedOf(`search-${creatorIndex}-${n}`);
       // The spec's derivation: keccak256 over the packed creator address and seed.
-      const onChainId = keccak256(encodePacked(["address", "bytes32"], [creator.address, seed]));
+      const onChainId = deriveListingId(creator.address, seed);
       seeded.push({
         seed,
         onChainId,

@@ -1,25 +1,18 @@
 import { parseEther } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { ONE_TIME } from "../../devStack/marketplace.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
-import { startTestStack, type TestStack } from "../harness/stack.ts";
-import { createApiKey, getJson } from "../support/apiClient.ts";
-import { ONE_TIME } from "../support/marketplace.ts";
+import { createApiKey, http } from "../support/http.ts";
+import { useStack } from "../support/useStack.ts";
 
 const creator = devAccount(2);
 const renter = devAccount(3);
-let stack: TestStack;
-
-beforeAll(async () => {
-  stack = await startTestStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = useStack({ api: 1 });
 
 describe("the API over HTTP against the whole stack", () => {
   it("lists a published agent and confirms a purchase on-chain", async () => {
-    const onChainId = await stack.publishListing({
+    const onChainId = await stack().publishListing({
       creator,
       seed: "stack",
       model: ONE_TIME,
@@ -32,9 +25,10 @@ describe("the API over HTTP against the whole stack", () => {
         creator_display_name: "Audit Labs",
       },
     });
-    const { key } = await createApiKey(stack.api.url, renter);
+    const { key } = await createApiKey(stack().api.url, renter);
+    const api = http(stack().api.url, { bearer: key });
 
-    const search = await getJson(stack.api.url, "/v1/listings?q=solidity", key);
+    const search = await api.get("/v1/listings?q=solidity");
     expect(search.status).toBe(200);
     expect(search.body.total).toBe(1);
     expect(search.body.listings[0]).toMatchObject({
@@ -44,11 +38,7 @@ describe("the API over HTTP against the whole stack", () => {
       creator: { id: creator.address.toLowerCase(), display_name: "Audit Labs", listing_count: 1 },
     });
 
-    const before = await getJson(
-      stack.api.url,
-      `/v1/credentials/${toApiListingId(onChainId)}`,
-      key,
-    );
+    const before = await api.get(`/v1/credentials/${toApiListingId(onChainId)}`);
     expect(before.body).toEqual({
       listing_id: toApiListingId(onChainId),
       valid: false,
@@ -56,12 +46,12 @@ describe("the API over HTTP against the whole stack", () => {
       on_chain_verified: false,
     });
 
-    await stack.marketplace.mined(
-      stack.marketplace
-        .as(renter)
+    await stack().marketplace.mined(
+      stack()
+        .marketplace.as(renter)
         .write.purchaseOneTime([onChainId], { value: parseEther("0.02") }),
     );
-    const after = await getJson(stack.api.url, `/v1/credentials/${toApiListingId(onChainId)}`, key);
+    const after = await api.get(`/v1/credentials/${toApiListingId(onChainId)}`);
     expect(after.body).toEqual({
       listing_id: toApiListingId(onChainId),
       rental_model: "one_time",

@@ -1,10 +1,5 @@
 import { type BaseError, ContractFunctionRevertedError, type Hex, parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contractErrorName } from "../../lib/chain/contractErrorName.ts";
-import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
-import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
-import type { Anvil } from "../../lib/localStack/startAnvil.ts";
-import { startTestAnvil } from "../harness/harness.ts";
 import {
   connectMarketplace,
   type MarketplaceConnection,
@@ -14,7 +9,12 @@ import {
   SUBSCRIPTION,
   seedOf,
   THIRTY_DAYS,
-} from "../support/marketplace.ts";
+} from "../../devStack/marketplace.ts";
+import type { Anvil } from "../../devStack/startAnvil.ts";
+import { contractErrorName } from "../../lib/chain/contractErrorName.ts";
+import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
+import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
+import { startTestAnvil } from "../harness/harness.ts";
 
 const PRICE = parseEther("0.01");
 

@@ -2,7 +2,7 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
-import { rpcRequest } from "../../lib/localStack/startAnvil.ts";
+import { rpcRequest } from "../../devStack/startAnvil.ts";
 import { startTestAnvil, startTestNats, startTestPostgres } from "./harness.ts";
 
 describe("test harness", () => {

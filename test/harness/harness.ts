@@ -2,13 +2,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { findFreePort } from "../../devStack/findFreePort.ts";
+import { type Anvil, startAnvil } from "../../devStack/startAnvil.ts";
+import { type Nats, startNats } from "../../devStack/startNats.ts";
+import { type Ponder, startPonder } from "../../devStack/startPonder.ts";
+import { type Postgres, startPostgres } from "../../devStack/startPostgres.ts";
 import type { Deployment } from "../../lib/chain/deployMarketplace.ts";
 import { writeDeployment } from "../../lib/chain/deploymentFile.ts";
-import { findFreePort } from "../../lib/localStack/findFreePort.ts";
-import { type Anvil, startAnvil } from "../../lib/localStack/startAnvil.ts";
-import { type Nats, startNats } from "../../lib/localStack/startNats.ts";
-import { type Ponder, startPonder } from "../../lib/localStack/startPonder.ts";
-import { type Postgres, startPostgres } from "../../lib/localStack/startPostgres.ts";
 
 // HARNESS_VERBOSE=1 shows what the servers print.
 const onOutput = process.env.HARNESS_VERBOSE

@@ -4,15 +4,15 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
+import { findFreePort } from "../../devStack/findFreePort.ts";
+import { connectMarketplace, METADATA_URI, seedOf } from "../../devStack/marketplace.ts";
+import { type Api, startApi } from "../../devStack/startApi.ts";
+import { startWorker, type Worker } from "../../devStack/startWorker.ts";
 import { saveAgent } from "../../lib/agents/saveAgent.ts";
 import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
 import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
 import { migrateAppSchema } from "../../lib/db/migrateAppSchema.ts";
 import { connectProjections } from "../../lib/db/projections.ts";
-import { findFreePort } from "../../lib/localStack/findFreePort.ts";
-import { type Api, startApi } from "../../lib/localStack/startApi.ts";
-import { startWorker, type Worker } from "../../lib/localStack/startWorker.ts";
-import { connectMarketplace, METADATA_URI, seedOf } from "../support/marketplace.ts";
 import {
   startTestAnvil,
   startTestNats,

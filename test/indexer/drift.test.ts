@@ -1,21 +1,9 @@
 // Zero drift: after a seeded random workload, every projection equals what the contract returns for
 // the same block. The workload keeps a model of the contract so it only sends transactions that succeed,
 // and the model supplies what the chain cannot answer (totals, counters).
-import { type Address, encodePacked, getContract, type Hex, keccak256, parseEther } from "viem";
+import { type Address, getContract, type Hex, parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
-import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
-import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
-import { connectProjections, projections } from "../../lib/db/projections.ts";
-import { type Anvil, rpcRequest } from "../../lib/localStack/startAnvil.ts";
-import type { Postgres } from "../../lib/localStack/startPostgres.ts";
-import {
-  startTestAnvil,
-  startTestPonder,
-  startTestPostgres,
-  type TestPonder,
-} from "../harness/harness.ts";
 import {
   connectMarketplace,
   type MarketplaceConnection,
@@ -24,7 +12,20 @@ import {
   PER_QUERY,
   SUBSCRIPTION,
   seedOf,
-} from "../support/marketplace.ts";
+} from "../../devStack/marketplace.ts";
+import { type Anvil, rpcRequest } from "../../devStack/startAnvil.ts";
+import type { Postgres } from "../../devStack/startPostgres.ts";
+import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
+import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
+import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
+import { connectProjections, projections } from "../../lib/db/projections.ts";
+import { deriveListingId } from "../../lib/ids/listingId.ts";
+import {
+  startTestAnvil,
+  startTestPonder,
+  startTestPostgres,
+  type TestPonder,
+} from "../harness/harness.ts";
 
 const WORKLOAD_SEED = 0x5eed_2024;
 const MIN_TRANSACTIONS = 320;
@@ -172,7 +173,7 @@ function createWorkload(
           send: () => market(creator).createListing([seed, rentalModel, price, METADATA_URI]),
           apply: () =>
             listings.push({
-              id: keccak256(encodePacked(["address", "bytes32"], [creator.address, seed])),
+              id: deriveListingId(creator.address, seed),
               creator,
               rentalModel,
               price,

@@ -1,16 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { type Address, type Hex, parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
-import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
-import { connectProjections, type ProjectionsDb, projections } from "../../lib/db/projections.ts";
-import { rpcRequest } from "../../lib/localStack/startAnvil.ts";
-import {
-  startTestAnvil,
-  startTestPonder,
-  startTestPostgres,
-  type TestPonder,
-} from "../harness/harness.ts";
 import {
   connectMarketplace,
   type MarketplaceConnection,
@@ -20,7 +10,17 @@ import {
   SUBSCRIPTION,
   seedOf,
   THIRTY_DAYS,
-} from "../support/marketplace.ts";
+} from "../../devStack/marketplace.ts";
+import { rpcRequest } from "../../devStack/startAnvil.ts";
+import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
+import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
+import { connectProjections, type ProjectionsDb, projections } from "../../lib/db/projections.ts";
+import {
+  startTestAnvil,
+  startTestPonder,
+  startTestPostgres,
+  type TestPonder,
+} from "../harness/harness.ts";
 
 const {
   listing,

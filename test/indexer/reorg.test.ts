@@ -1,17 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { type Address, encodeFunctionData, type Hex, numberToHex, parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
-import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
-import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
-import { connectProjections, type ProjectionsDb, projections } from "../../lib/db/projections.ts";
-import { rpcRequest } from "../../lib/localStack/startAnvil.ts";
-import {
-  startTestAnvil,
-  startTestPonder,
-  startTestPostgres,
-  type TestPonder,
-} from "../harness/harness.ts";
 import {
   connectMarketplace,
   type MarketplaceConnection,
@@ -19,7 +8,18 @@ import {
   ONE_TIME,
   PER_QUERY,
   seedOf,
-} from "../support/marketplace.ts";
+} from "../../devStack/marketplace.ts";
+import { rpcRequest } from "../../devStack/startAnvil.ts";
+import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
+import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
+import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
+import { connectProjections, type ProjectionsDb, projections } from "../../lib/db/projections.ts";
+import {
+  startTestAnvil,
+  startTestPonder,
+  startTestPostgres,
+  type TestPonder,
+} from "../harness/harness.ts";
 
 const { listing, credential, creator, protocol, purchaseEvent, debitEvent, runEvent } = projections;
 

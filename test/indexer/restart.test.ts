@@ -4,10 +4,6 @@ import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import { type Hex, parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
-import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
-import { projections } from "../../lib/db/projections.ts";
-import { startTestAnvil, startTestPonder, startTestPostgres } from "../harness/harness.ts";
 import {
   connectMarketplace,
   type MarketplaceConnection,
@@ -17,7 +13,11 @@ import {
   SUBSCRIPTION,
   seedOf,
   THIRTY_DAYS,
-} from "../support/marketplace.ts";
+} from "../../devStack/marketplace.ts";
+import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
+import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
+import { projections } from "../../lib/db/projections.ts";
+import { startTestAnvil, startTestPonder, startTestPostgres } from "../harness/harness.ts";
 
 const authority = devAccount(0);
 const feeRecipient = devAccount(1);

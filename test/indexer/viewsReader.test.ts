@@ -8,17 +8,6 @@ import postgresClient from "postgres";
 import { type Hex, parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
-import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
-import type { Anvil } from "../../lib/localStack/startAnvil.ts";
-import type { Postgres } from "../../lib/localStack/startPostgres.ts";
-import * as schema from "../../ponder.schema.ts";
-import {
-  startTestAnvil,
-  startTestPonder,
-  startTestPostgres,
-  type TestPonder,
-} from "../harness/harness.ts";
 import {
   connectMarketplace,
   type MarketplaceConnection,
@@ -28,7 +17,18 @@ import {
   SUBSCRIPTION,
   seedOf,
   THIRTY_DAYS,
-} from "../support/marketplace.ts";
+} from "../../devStack/marketplace.ts";
+import type { Anvil } from "../../devStack/startAnvil.ts";
+import type { Postgres } from "../../devStack/startPostgres.ts";
+import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
+import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
+import * as schema from "../../ponder.schema.ts";
+import {
+  startTestAnvil,
+  startTestPonder,
+  startTestPostgres,
+  type TestPonder,
+} from "../harness/harness.ts";
 
 const readerScript = fileURLToPath(new URL("./readProjections.script.ts", import.meta.url));
 const VIEWS_SCHEMA = "marketplace";

@@ -1,9 +1,9 @@
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PER_QUERY } from "../../devStack/marketplace.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { startTestStack, type TestStack } from "../harness/stack.ts";
-import { createApiKey, getJson, signIn } from "../support/apiClient.ts";
-import { PER_QUERY } from "../support/marketplace.ts";
+import { createApiKey, getJson, signIn } from "../support/http.ts";
 
 const creator = devAccount(4);
 const renter = devAccount(5);

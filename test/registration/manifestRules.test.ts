@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { jobs } from "../../lib/db/appSchema.ts";
 import { startTestStack, type TestStack } from "../harness/stack.ts";
-import { getJson, type JsonResponse, signIn } from "../support/apiClient.ts";
+import { getJson, type JsonResponse, signIn } from "../support/http.ts";
 
 const LIMIT_BYTES = 65_536;
 const creator = devAccount(6);

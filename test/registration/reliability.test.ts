@@ -5,14 +5,14 @@ import { randomBytes } from "node:crypto";
 import { and, count, eq, inArray, sql } from "drizzle-orm";
 import type { HDAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Worker } from "../../devStack/startWorker.ts";
 import type { Bus, SUBJECTS } from "../../lib/bus/bus.ts";
 import { createJetStreamBus } from "../../lib/bus/jetStreamBus.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { parseSecretKey, seal } from "../../lib/crypto/secretBox.ts";
 import { agentSecrets, agents, jobs } from "../../lib/db/appSchema.ts";
-import type { Worker } from "../../lib/localStack/startWorker.ts";
 import { SEALING_KEY, startTestStack, type TestStack } from "../harness/stack.ts";
-import { getJson, type JsonResponse, signIn } from "../support/apiClient.ts";
+import { getJson, type JsonResponse, signIn } from "../support/http.ts";
 
 /** Redelivery after 2 s instead of 30: a job held by a dead worker comes back quickly. */
 const FAST_REDELIVERY = { REGISTRATION_ACK_WAIT_MS: "2000" };

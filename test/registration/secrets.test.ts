@@ -7,12 +7,12 @@ import { randomBytes } from "node:crypto";
 import { eq, inArray, sql } from "drizzle-orm";
 import { type Hex, parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ONE_TIME, PER_QUERY, SUBSCRIPTION } from "../../devStack/marketplace.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { open, parseSecretKey } from "../../lib/crypto/secretBox.ts";
 import { agentSecrets, agents, jobs } from "../../lib/db/appSchema.ts";
 import { SEALING_KEY, startTestStack, type TestStack } from "../harness/stack.ts";
-import { type JsonResponse, signIn } from "../support/apiClient.ts";
-import { ONE_TIME, PER_QUERY, SUBSCRIPTION } from "../support/marketplace.ts";
+import { type JsonResponse, signIn } from "../support/http.ts";
 
 const creator = devAccount(8);
 const sealingKey = parseSecretKey(SEALING_KEY);

@@ -1,10 +1,8 @@
-import { and, eq } from "drizzle-orm";
 import type { Bus, Subscription } from "../../lib/bus/bus.ts";
-import { jobs } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import { REGISTRATION_SUBJECT } from "../../lib/jobs/publishJob.ts";
 import type { Logger } from "../../lib/log.ts";
-import { processRegistration } from "./processRegistration.ts";
+import { failJob, PermanentJobFailure, processRegistration } from "./processRegistration.ts";
 
 export type RegistrationWorkerOptions = {
   db: Database;
@@ -34,7 +32,11 @@ export function startRegistrationWorker({
       const jobId = new TextDecoder().decode(message.data);
       // Tell the bus the job is in hand while it takes long (a slow database, a big schema), so it
       // is not redelivered to another worker meanwhile.
-      const heartbeat = setInterval(() => message.working().catch(() => {}), ackWaitMs / 3);
+      const heartbeat = setInterval(() => {
+        message.working().catch((error: unknown) => {
+          log.warn("could not extend a held job", { job_id: jobId, error: String(error) });
+        });
+      }, ackWaitMs / 3);
       try {
         const outcome = await processRegistration({ db, sealingKey }, jobId);
         clearInterval(heartbeat);
@@ -42,25 +44,22 @@ export function startRegistrationWorker({
         log.info("registration processed", { job_id: jobId, outcome });
       } catch (error) {
         clearInterval(heartbeat);
-        // Database or decryption trouble: worth retrying, until the last delivery gives up.
+        const permanent = error instanceof PermanentJobFailure;
         log.warn("registration attempt failed", {
           job_id: jobId,
           delivery: message.deliveryCount,
+          permanent,
           error: error instanceof Error ? error.message : String(error),
         });
-        if (message.deliveryCount < MAX_DELIVER) {
+        // Database trouble is worth retrying, until the last delivery gives up.
+        if (!permanent && message.deliveryCount < MAX_DELIVER) {
           await message.retry(500 * 2 ** message.deliveryCount);
           return;
         }
-        await db
-          .update(jobs)
-          .set({
-            status: "failed",
-            error: { code: "internal_error", message: "The registration could not be processed" },
-            request: null,
-            updatedAt: new Date(),
-          })
-          .where(and(eq(jobs.id, jobId), eq(jobs.status, "queued")));
+        await failJob(db, jobId, {
+          code: "internal_error",
+          message: "The registration could not be processed",
+        });
         await message.reject();
       }
     },

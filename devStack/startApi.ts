@@ -5,16 +5,21 @@ export type Api = Service & { url: string };
 
 export type ApiOptions = {
   port: number;
-  /** Environment of api/env.ts: DATABASE_URL, RPC_URL, DEPLOYMENT_FILE, JWT_SECRET, ... */
+  /**
+   * Environment of api/env.ts: DATABASE_URL, RPC_URL, DEPLOYMENT_FILE, JWT_SECRET, ... With NATS_URL
+   * the API runs alone; without it, composed with in-process workers (embedded/main.ts).
+   */
   env: Record<string, string>;
   onOutput?: (line: string) => void;
 };
 
-const serverScript = fileURLToPath(new URL("../../api/server.ts", import.meta.url));
+const apiServer = fileURLToPath(new URL("../api/server.ts", import.meta.url));
+const embedded = fileURLToPath(new URL("../embedded/main.ts", import.meta.url));
 
 /** Runs the API as a process of its own and resolves once it answers HTTP. */
 export async function startApi({ port, env, onOutput }: ApiOptions): Promise<Api> {
-  const { child, service } = spawnService(process.execPath, [serverScript], {
+  const entry = env.NATS_URL ? apiServer : embedded;
+  const { child, service } = spawnService(process.execPath, [entry], {
     env: { ...process.env, ...env, API_PORT: String(port), API_HOST: "127.0.0.1" },
     onOutput,
   });

@@ -19,9 +19,9 @@ export type PonderOptions = {
   onOutput?: (line: string) => void;
 };
 
-const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
+const projectRoot = fileURLToPath(new URL("..", import.meta.url));
 const ponderBin = fileURLToPath(
-  new URL("../../node_modules/ponder/dist/esm/bin/ponder.js", import.meta.url),
+  new URL("../node_modules/ponder/dist/esm/bin/ponder.js", import.meta.url),
 );
 
 /** Runs `ponder start` and resolves once its backfill is done (`/ready` answers 200). */

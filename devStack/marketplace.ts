@@ -1,4 +1,5 @@
-// Drives the deployed marketplace from tests: typed contract handles per account, mined receipts.
+// Drives the deployed marketplace from tests and benchmarks: typed contract handles per account,
+// mined receipts.
 import {
   type Address,
   createPublicClient,
@@ -11,12 +12,15 @@ import {
 } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
-import { expect } from "vitest";
-import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
+import { serviceMarketplaceAbi } from "../lib/contracts/serviceMarketplace.ts";
+import { RENTAL_MODELS, type RentalModel } from "../lib/marketplace/vocabulary.ts";
 
-export const ONE_TIME = 0;
-export const SUBSCRIPTION = 1;
-export const PER_QUERY = 2;
+/** The contract's `RentalModel` value of `model`. */
+const onChainRentalModel = (model: RentalModel) => RENTAL_MODELS.indexOf(model) as 0 | 1 | 2;
+
+export const ONE_TIME = onChainRentalModel("one_time");
+export const SUBSCRIPTION = onChainRentalModel("subscription");
+export const PER_QUERY = onChainRentalModel("per_query");
 export const THIRTY_DAYS = 30n * 24n * 60n * 60n;
 export const METADATA_URI = "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy";
 
@@ -45,7 +49,8 @@ export function connectMarketplace(rpcUrl: string, address: Address) {
   /** Waits for a sent transaction and asserts it succeeded. */
   async function mined(hash: Promise<Hex>) {
     const receipt = await publicClient.waitForTransactionReceipt({ hash: await hash });
-    expect(receipt.status).toBe("success");
+    if (receipt.status !== "success")
+      throw new Error(`transaction ${receipt.transactionHash} reverted`);
     return receipt;
   }
 

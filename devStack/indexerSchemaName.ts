@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Deployment } from "../chain/deployMarketplace.ts";
+import type { Deployment } from "../lib/chain/deployMarketplace.ts";
 
-const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
+const projectRoot = fileURLToPath(new URL("..", import.meta.url));
 
 /**
  * The schema one build of the indexer writes into: a digest of its code and of the deployment it

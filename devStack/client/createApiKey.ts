@@ -1,10 +1,6 @@
 import type { Account } from "viem";
+import { apiKeyConfirmationMessage } from "../../lib/auth/messages.ts";
 import { signIn } from "./signIn.ts";
-
-/** The message a wallet signs to confirm creating an API key with `label`. */
-export function apiKeyConfirmationMessage(serviceName: string, label: string, issuedAt: number) {
-  return `${serviceName}:create-api-key:${issuedAt}:${label}`;
-}
 
 /** An API key of `account`, made as the dashboard does: wallet sign-in, then a signed confirmation. */
 export async function createApiKey(

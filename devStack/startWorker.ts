@@ -7,7 +7,7 @@ export type Worker = Service & {
   exited: Promise<void>;
 };
 
-const workerScript = fileURLToPath(new URL("../../workers/main.ts", import.meta.url));
+const workerScript = fileURLToPath(new URL("../workers/main.ts", import.meta.url));
 
 /** Runs workers/main.ts as a process of its own; resolves once it consumes from the bus. */
 export function startWorker({

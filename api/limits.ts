@@ -1,0 +1,13 @@
+// The API's size limits, in one place.
+
+const KB = 1024;
+
+/** No request body is larger: a manifest may be exactly this large. */
+export const MAX_BODY_BYTES = 64 * KB;
+/** Sign-in and key-creation bodies: a wallet, a challenge or label, a signature. */
+export const MAX_SMALL_BODY_BYTES = 16 * KB;
+
+/** `65536 bytes (64 KB)`: how messages name a limit. */
+export function describeBytes(bytes: number): string {
+  return `${bytes} bytes (${bytes / KB} KB)`;
+}

@@ -1,0 +1,71 @@
+import { join } from "node:path";
+import { serve } from "@hono/node-server";
+import { createPublicClient, http } from "viem";
+import type { Bus } from "../lib/bus/bus.ts";
+import { readDeployment } from "../lib/chain/deploymentFile.ts";
+import { loadOrCreateKey } from "../lib/crypto/keyFile.ts";
+import type { Database } from "../lib/db/projections.ts";
+import { startOutboxRelay } from "../lib/jobs/outboxRelay.ts";
+import type { Logger } from "../lib/log.ts";
+import { createApp } from "./app.ts";
+import type { ApiEnv } from "./env.ts";
+
+/**
+ * Serves the REST API over `bus` and runs the outbox relay that publishes its jobs. Resolves once
+ * listening; `close()` stops taking requests, then the relay.
+ */
+export async function serveApi({
+  env,
+  db,
+  bus,
+  sealingKey,
+  log,
+}: {
+  env: ApiEnv;
+  db: Database;
+  bus: Bus;
+  sealingKey: Uint8Array;
+  log: Logger;
+}): Promise<{ close: () => Promise<void> }> {
+  const deployment = await readDeployment(env.DEPLOYMENT_FILE);
+  if (!deployment) throw new Error(`No deployment recorded in ${env.DEPLOYMENT_FILE}`);
+  const app = createApp({
+    db,
+    bus,
+    sealingKey,
+    chain: {
+      client: createPublicClient({ transport: http(env.RPC_URL) }),
+      marketplace: deployment.address,
+    },
+    settings: {
+      serviceName: env.SERVICE_NAME,
+      network: env.NETWORK,
+      jwt: {
+        secret: env.JWT_SECRET
+          ? new TextEncoder().encode(env.JWT_SECRET)
+          : await loadOrCreateKey(join(env.DATA_DIR, "jwt-secret")),
+        issuer: env.SERVICE_NAME,
+        audience: `${env.SERVICE_NAME}-api`,
+      },
+      rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    },
+    log,
+    now: Date.now,
+  });
+  const relay = startOutboxRelay({ db, bus, log });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const listening = serve(
+      { fetch: app.fetch, port: env.API_PORT, hostname: env.API_HOST },
+      () => {
+        log.info("listening", { url: `http://${env.API_HOST}:${env.API_PORT}/v1` });
+        resolve(listening);
+      },
+    );
+  });
+  return {
+    close: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      await relay.stop();
+    },
+  };
+}

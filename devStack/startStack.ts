@@ -1,0 +1,286 @@
+// The marketplace for tests and benchmarks: the parts asked for, each real, on free loopback ports and
+// in temp dirs of their own, started concurrently where they do not depend on each other.
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import type { Hex } from "viem";
+import type { HDAccount } from "viem/accounts";
+import { type PublicManifest, saveAgent } from "../lib/agents/saveAgent.ts";
+import { type Deployment, deployMarketplace } from "../lib/chain/deployMarketplace.ts";
+import { writeDeployment } from "../lib/chain/deploymentFile.ts";
+import { devAccount, devPrivateKey } from "../lib/chain/devAccounts.ts";
+import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
+import { connectProjections, type Database } from "../lib/db/projections.ts";
+import { findFreePort } from "./findFreePort.ts";
+import {
+  connectMarketplace,
+  type MarketplaceConnection,
+  METADATA_URI,
+  seedOf,
+} from "./marketplace.ts";
+import { type Anvil, startAnvil } from "./startAnvil.ts";
+import { type Api, startApi } from "./startApi.ts";
+import { type Nats, startNats } from "./startNats.ts";
+import { type Ponder, startPonder } from "./startPonder.ts";
+import { type Postgres, startPostgres } from "./startPostgres.ts";
+import { startWorker, type Worker } from "./startWorker.ts";
+import { makeTempDir } from "./tempDir.ts";
+
+/** The key API processes sign wallet JWTs with, so tests can forge and inspect tokens. */
+export const JWT_SECRET = randomBytes(32).toString("hex");
+/** The key API and worker processes seal prompts and credentials with. */
+export const SEALING_KEY = randomBytes(32).toString("hex");
+
+export type StackOptions = {
+  /** anvil with the marketplace deployed (default true). */
+  chain?: boolean;
+  /** An ephemeral Postgres cluster with the `app` schema migrated (default true). */
+  postgres?: boolean;
+  /** Ponder indexing the marketplace into Postgres (default: when there is an API). */
+  ponder?: boolean;
+  /** NATS JetStream as the bus; without it, API processes run the workers in-process. */
+  nats?: boolean;
+  /** API processes sharing the database (default 0). */
+  api?: number;
+  /** Worker processes consuming from NATS (default 0; needs `nats`). */
+  workers?: number;
+  /** Requests per minute per caller in the API processes (default 100). */
+  rateLimitPerMinute?: number;
+  /** Environment for every API and worker process, over the stack's own. */
+  env?: Record<string, string>;
+  /** Every line the servers print; default: nothing, or stderr with STACK_VERBOSE=1. */
+  onOutput?: (line: string) => void;
+};
+
+export type Stack = Awaited<ReturnType<typeof startStack>>;
+
+export type TestNats = Nats & {
+  /** Stops the server but keeps its JetStream store, as an outage would. */
+  stopServer: () => Promise<void>;
+  /** Starts it again on the same port and store. */
+  startServer: () => Promise<void>;
+};
+
+export type IndexerOptions = { schema?: string; viewsSchema?: string };
+
+/** Starts what `options` asks for; `stop()` stops it all in reverse order, whatever failed. */
+export async function startStack(options: StackOptions = {}) {
+  const {
+    chain: withChain = true,
+    postgres: withPostgres = true,
+    api: apiProcesses = 0,
+    ponder: withPonder = apiProcesses > 0,
+    nats: withNats = false,
+    workers = 0,
+    rateLimitPerMinute = 100,
+  } = options;
+  const onOutput =
+    options.onOutput ??
+    (process.env.STACK_VERBOSE ? (line: string) => process.stderr.write(line) : undefined);
+
+  const stops: (() => Promise<unknown>)[] = [];
+  const stop = async () => {
+    for (const stopOne of stops.splice(0).reverse()) await stopOne().catch(() => {});
+  };
+  const temp = await makeTempDir("stack");
+  stops.push(temp.remove);
+
+  try {
+    const [chain, postgres, nats] = await Promise.all([
+      withChain ? startChain() : undefined,
+      withPostgres ? startDatabase() : undefined,
+      withNats ? startTestNats() : undefined,
+    ]);
+    const need = <T>(part: T | undefined, name: string): T => {
+      if (part === undefined) throw new Error(`the stack was started without ${name}`);
+      return part;
+    };
+
+    async function startChain() {
+      const anvil = await startAnvil({ port: await findFreePort(), onOutput });
+      stops.push(anvil.stop);
+      const deployment = await deployMarketplace({
+        rpcUrl: anvil.rpcUrl,
+        deployerKey: devPrivateKey(0),
+        authority: devAccount(0).address,
+        feeRecipient: devAccount(1).address,
+      });
+      const deploymentFile = join(temp.dir, "deployment.json");
+      await writeDeployment(deploymentFile, deployment);
+      return { anvil, deployment, deploymentFile };
+    }
+
+    async function startDatabase() {
+      const postgres = await startPostgres({
+        port: await findFreePort(),
+        dataDir: join(temp.dir, "postgres"),
+        ephemeral: true,
+        onOutput,
+      });
+      stops.push(postgres.stop);
+      await migrateAppSchema(postgres.databaseUrl);
+      return postgres;
+    }
+
+    async function startTestNats(): Promise<TestNats> {
+      const [port, monitorPort] = [await findFreePort(), await findFreePort()];
+      const storeDir = join(temp.dir, "nats");
+      const start = () => startNats({ port, monitorPort, storeDir, onOutput });
+      let server: Nats | undefined = await start();
+      stops.push(async () => server?.stop());
+      return {
+        natsUrl: server.natsUrl,
+        stopServer: async () => {
+          await server?.stop();
+          server = undefined;
+        },
+        startServer: async () => {
+          server ??= await start();
+        },
+        stop: async () => {
+          await server?.stop();
+          server = undefined;
+        },
+      };
+    }
+
+    /**
+     * Another Ponder over the stack's chain and database. The same `schema` again resumes that
+     * index (crash recovery); by default each indexes into a schema of its own. It resolves at
+     * `/ready`; wait for a block (`waitForBlock`) before reading what it holds.
+     */
+    async function startIndexer({ schema, viewsSchema = "marketplace" }: IndexerOptions = {}) {
+      const { anvil, deploymentFile } = need(chain, "a chain");
+      const indexSchema = schema ?? `indexer_${randomBytes(4).toString("hex")}`;
+      const ponder = await startPonder({
+        port: await findFreePort(),
+        databaseUrl: need(postgres, "Postgres").databaseUrl,
+        rpcUrl: anvil.rpcUrl,
+        deploymentFile,
+        schema: indexSchema,
+        viewsSchema,
+        onOutput,
+      });
+      stops.push(ponder.stop);
+      return { ...ponder, schema: indexSchema, viewsSchema };
+    }
+
+    const ponder = withPonder ? await startIndexer() : undefined;
+    const database = postgres
+      ? connectProjections(postgres.databaseUrl, ponder?.viewsSchema ?? "marketplace")
+      : undefined;
+    if (database) stops.push(database.close);
+
+    const processEnv = (): Record<string, string> => ({
+      DATABASE_URL: need(postgres, "Postgres").databaseUrl,
+      VIEWS_SCHEMA: ponder?.viewsSchema ?? "marketplace",
+      SEALING_KEY,
+      DATA_DIR: temp.dir,
+      ...(nats ? { NATS_URL: nats.natsUrl } : {}),
+    });
+
+    /** One more API process; with NATS it serves alone, without it runs the workers too. */
+    async function addApi(env: Record<string, string> = {}): Promise<Api> {
+      const { anvil, deploymentFile } = need(chain, "a chain");
+      const api = await startApi({
+        port: await findFreePort(),
+        env: {
+          ...processEnv(),
+          RPC_URL: anvil.rpcUrl,
+          DEPLOYMENT_FILE: deploymentFile,
+          JWT_SECRET,
+          RATE_LIMIT_PER_MINUTE: String(rateLimitPerMinute),
+          ...options.env,
+          ...env,
+        },
+        onOutput,
+      });
+      stops.push(api.stop);
+      return api;
+    }
+
+    /** One more worker process consuming from NATS; stopped with the stack. */
+    async function addWorker(env: Record<string, string> = {}): Promise<Worker> {
+      need(nats, "NATS");
+      const worker = await startWorker({
+        env: { ...processEnv(), ...options.env, ...env },
+        onOutput,
+      });
+      stops.push(worker.stop);
+      return worker;
+    }
+
+    const apis = await Promise.all(Array.from({ length: apiProcesses }, () => addApi()));
+    await Promise.all(Array.from({ length: workers }, () => addWorker()));
+    const marketplace = chain
+      ? connectMarketplace(chain.anvil.rpcUrl, chain.deployment.address)
+      : undefined;
+
+    /**
+     * Lists an agent the way a creator does: its public manifest stored through the registration
+     * code path, then `createListing` on-chain, then indexed. Returns the on-chain listing id.
+     */
+    async function publishListing(listing: {
+      creator: HDAccount;
+      seed: string;
+      model: number;
+      price: bigint;
+      manifest: PublicManifest;
+    }): Promise<Hex> {
+      const seed = seedOf(listing.seed);
+      const market = need(marketplace, "a chain").as(listing.creator);
+      const onChainListingId = await market.read.deriveListingId([listing.creator.address, seed]);
+      await saveAgent(need(database, "Postgres").db, {
+        agentId: `${listing.manifest.name}-${onChainListingId.slice(2, 10)}`,
+        onChainListingId,
+        creator: listing.creator.address,
+        publicManifest: listing.manifest,
+        metadataUri: METADATA_URI,
+      });
+      const receipt = await need(marketplace, "a chain").mined(
+        market.write.createListing([seed, listing.model, listing.price, METADATA_URI]),
+      );
+      await need(ponder, "Ponder").waitForBlock(receipt.blockNumber);
+      return onChainListingId;
+    }
+
+    return {
+      dir: temp.dir,
+      get anvil(): Anvil {
+        return need(chain, "a chain").anvil;
+      },
+      get deployment(): Deployment {
+        return need(chain, "a chain").deployment;
+      },
+      get deploymentFile(): string {
+        return need(chain, "a chain").deploymentFile;
+      },
+      get marketplace(): MarketplaceConnection {
+        return need(marketplace, "a chain");
+      },
+      get postgres(): Postgres {
+        return need(postgres, "Postgres");
+      },
+      get db(): Database {
+        return need(database, "Postgres").db;
+      },
+      get ponder(): Ponder & { schema: string; viewsSchema: string } {
+        return need(ponder, "Ponder");
+      },
+      get nats(): TestNats {
+        return need(nats, "NATS");
+      },
+      get api(): Api {
+        return need(apis[0], "an API");
+      },
+      apis,
+      startIndexer,
+      addApi,
+      addWorker,
+      publishListing,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,37 @@
+// The embedded composition, for a marketplace without NATS: the REST API, an in-process bus and the
+// workers in one process. `api/` and `workers/` meet only here and on the bus.
+
+import { apiEnvSchema, parseApiEnv } from "../api/env.ts";
+import { serveApi } from "../api/serveApi.ts";
+import { createInProcessBus } from "../lib/bus/inProcessBus.ts";
+import { sealingKey } from "../lib/crypto/sealingKey.ts";
+import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
+import { connectProjections } from "../lib/db/projections.ts";
+import { envFields } from "../lib/env.ts";
+import { requeueUnpublishedJobs } from "../lib/jobs/outboxRelay.ts";
+import { createLogger } from "../lib/log.ts";
+import { stopOnSignal } from "../lib/stopOnSignal.ts";
+import { startRegistrationWorker } from "../workers/registration/registrationWorker.ts";
+
+const env = parseApiEnv(apiEnvSchema.extend(envFields("WORKER_CONCURRENCY")));
+await migrateAppSchema(env.DATABASE_URL);
+const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
+const bus = createInProcessBus();
+const key = await sealingKey(env);
+// The in-process bus starts empty: whatever it held when the last process stopped goes out again.
+await requeueUnpublishedJobs(db);
+const worker = await startRegistrationWorker({
+  db,
+  bus,
+  sealingKey: key,
+  log: createLogger("worker"),
+  concurrency: env.WORKER_CONCURRENCY,
+});
+const api = await serveApi({ env, db, bus, sealingKey: key, log: createLogger("api") });
+
+stopOnSignal(async () => {
+  await api.close();
+  await worker.stop();
+  await bus.close();
+  await close();
+});

@@ -1,0 +1,21 @@
+import { randomBytes } from "node:crypto";
+
+/** Ids the service mints: a prefix naming the kind, then 96 random bits in hex. */
+function randomIdFormat(prefix: string) {
+  const pattern = new RegExp(`^${prefix}_[0-9a-f]{24}$`);
+  return {
+    create: () => `${prefix}_${randomBytes(12).toString("hex")}`,
+    matches: (text: string) => pattern.test(text),
+  };
+}
+
+const jobId = randomIdFormat("job");
+const apiKeyId = randomIdFormat("key");
+const runId = randomIdFormat("run");
+
+export const newJobId = jobId.create;
+export const isJobId = jobId.matches;
+export const newApiKeyId = apiKeyId.create;
+export const isApiKeyId = apiKeyId.matches;
+export const newRunId = runId.create;
+export const isRunId = runId.matches;

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { type CredentialFacts, credentialStatus } from "./credentialStatus.ts";
+
+const NOW = 1_800_000_000n;
+const subscription: CredentialFacts = {
+  rentalModel: "subscription",
+  listingStatus: "active",
+  isRevoked: false,
+  expiresAt: NOW + 1n,
+  balance: 0n,
+  price: 10n,
+};
+const perTask: CredentialFacts = { ...subscription, rentalModel: "per_query", balance: 10n };
+
+describe("the status of a credential", () => {
+  it("is not_found without one", () => {
+    expect(credentialStatus(undefined, NOW)).toBe("not_found");
+  });
+
+  it("expires when the chain's time reaches expires_at, as the contract rules", () => {
+    expect(credentialStatus(subscription, NOW)).toBe("active");
+    expect(credentialStatus(subscription, NOW + 1n)).toBe("expired");
+    expect(credentialStatus(subscription, NOW + 2n)).toBe("expired");
+  });
+
+  it("never expires for one-time access", () => {
+    const oneTime = { ...subscription, rentalModel: "one_time" as const, expiresAt: 0n };
+    expect(credentialStatus(oneTime, NOW)).toBe("active");
+  });
+
+  it("is low_balance once a per-task balance cannot pay for one task", () => {
+    expect(credentialStatus(perTask, NOW)).toBe("active");
+    expect(credentialStatus({ ...perTask, balance: 9n }, NOW)).toBe("low_balance");
+  });
+
+  it("is revoked when revoked or when the listing is closed, whatever else holds", () => {
+    expect(credentialStatus({ ...subscription, isRevoked: true }, NOW)).toBe("revoked");
+    expect(credentialStatus({ ...perTask, listingStatus: "closed", balance: 0n }, NOW)).toBe(
+      "revoked",
+    );
+  });
+
+  it("stays valid on a paused listing", () => {
+    expect(credentialStatus({ ...subscription, listingStatus: "paused" }, NOW)).toBe("active");
+  });
+});

@@ -1,0 +1,26 @@
+import { z } from "zod/v4";
+import { deploymentFileOf, ENV_FIELDS, envFields, parseEnvironment } from "../lib/env.ts";
+
+const startEnvSchema = z.object({
+  ...envFields(
+    "DATA_DIR",
+    "DEPLOYMENT_FILE",
+    "ANVIL_PORT",
+    "DEPLOYER_PRIVATE_KEY",
+    "AUTHORITY_ADDRESS",
+    "FEE_RECIPIENT_ADDRESS",
+    "POSTGRES_PORT",
+    "PONDER_PORT",
+    "API_PORT",
+    "VIEWS_SCHEMA",
+  ),
+  // Unset, `npm start` runs its own chain and database.
+  RPC_URL: ENV_FIELDS.RPC_URL.optional(),
+  DATABASE_URL: ENV_FIELDS.DATABASE_URL.optional(),
+});
+
+/** The environment of `npm start` and `npm run deploy`, parsed once at boot. */
+export function parseStartEnv(source: NodeJS.ProcessEnv = process.env) {
+  const env = parseEnvironment(startEnvSchema, source);
+  return { ...env, DEPLOYMENT_FILE: deploymentFileOf(env) };
+}

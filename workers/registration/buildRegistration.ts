@@ -1,0 +1,87 @@
+import type { Address, Hex } from "viem";
+import { contentId } from "../../lib/ids/contentId.ts";
+import { deriveListingId } from "../../lib/ids/listingId.ts";
+import {
+  canonicalJson,
+  privateManifest,
+  publicManifest,
+} from "../../lib/manifest/publicManifest.ts";
+import { type ManifestViolation, validateManifest } from "../../lib/manifest/validateManifest.ts";
+
+/** Everything a registration stores, derived from the request alone. */
+export type Registration = {
+  agentId: string;
+  onChainListingId: Hex;
+  seed: Hex;
+  publicManifest: ReturnType<typeof publicManifest>;
+  /** The public manifest's canonical bytes, stored under `cid`, which `metadataUri` names. */
+  content: Buffer;
+  cid: string;
+  metadataUri: string;
+  /** The private part, to be sealed to the listing. */
+  secret: ReturnType<typeof privateManifest> & { vendor_credentials: unknown };
+};
+
+/**
+ * Validates a registration request (a manifest, plus `vendor_credentials` for hosted vendors) from
+ * `creator` and derives what registering it stores; `seed` makes its listing id. Pure: the same
+ * inputs give the same registration, byte for byte.
+ */
+export function buildRegistration(
+  request: Record<string, unknown>,
+  creator: Address,
+  seed: Hex,
+): { ok: true; registration: Registration } | { ok: false; violations: ManifestViolation[] } {
+  const { vendor_credentials: vendorCredentials, ...input } = request;
+  const validation = validateManifest(input);
+  const violations = [
+    ...(validation.ok ? [] : validation.violations),
+    ...vendorCredentialViolations(vendorCredentials, input),
+  ];
+  if (!validation.ok || violations.length > 0) return { ok: false, violations };
+
+  const manifest = validation.manifest;
+  const onChainListingId = deriveListingId(creator, seed);
+  const content = Buffer.from(canonicalJson(publicManifest(manifest)));
+  const cid = contentId(content);
+  return {
+    ok: true,
+    registration: {
+      agentId: `${manifest.name}-${onChainListingId.slice(2, 10)}`,
+      onChainListingId,
+      seed,
+      publicManifest: publicManifest(manifest),
+      content,
+      cid,
+      metadataUri: `ipfs://${cid}`,
+      secret: { ...privateManifest(manifest), vendor_credentials: vendorCredentials },
+    },
+  };
+}
+
+/** Hosted-vendor credentials: a flat map of strings, only for agents run on a hosted vendor. */
+function vendorCredentialViolations(credentials: unknown, manifest: Record<string, unknown>) {
+  if (credentials === undefined) return [];
+  const violations: ManifestViolation[] = [];
+  const provider = (manifest.model as { provider?: unknown } | undefined)?.provider;
+  if (typeof manifest.entrypoint_url === "string" || provider === "self_hosted") {
+    violations.push({
+      field: "vendor_credentials",
+      rule: "not_allowed",
+      message: "vendor credentials are held only for agents run on a hosted vendor",
+    });
+  }
+  const isFlatStringMap =
+    credentials !== null &&
+    typeof credentials === "object" &&
+    !Array.isArray(credentials) &&
+    Object.values(credentials).every((value) => typeof value === "string" && value.length <= 4096);
+  if (!isFlatStringMap) {
+    violations.push({
+      field: "vendor_credentials",
+      rule: "type",
+      message: "must be an object of string values",
+    });
+  }
+  return violations;
+}
