@@ -13,8 +13,8 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   try {
     process.kill(-child.pid, signal);
-  } catch {
-    // already gone
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error; // ESRCH: already gone
   }
 }
 

@@ -38,8 +38,9 @@ async function setAsideUnreadableState(statePath: string) {
   let text: string;
   try {
     text = await readFile(statePath, "utf8");
-  } catch {
-    return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
   }
   try {
     JSON.parse(text);

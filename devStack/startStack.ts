@@ -79,7 +79,10 @@ export async function startStack(options: StackOptions = {}) {
 
   const stops: (() => Promise<unknown>)[] = [];
   const stop = async () => {
-    for (const stopOne of stops.splice(0).reverse()) await stopOne().catch(() => {});
+    // Stop everything even when one part fails to stop; say which did.
+    for (const stopOne of stops.splice(0).reverse()) {
+      await stopOne().catch((error: unknown) => console.error("a stack part did not stop:", error));
+    }
   };
   const temp = await makeTempDir("stack");
   stops.push(temp.remove);

@@ -1,0 +1,28 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ENV_FIELDS } from "./env.ts";
+
+const example = readFileSync(new URL("../.env.example", import.meta.url), "utf8");
+/** `NAME=value` or `# NAME=value`: a documented variable. */
+const documented = new Set(
+  [...example.matchAll(/^(?:# )?([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1] as string),
+);
+
+describe(".env.example", () => {
+  it("documents every variable any process reads", () => {
+    const missing = Object.keys(ENV_FIELDS).filter((name) => !documented.has(name));
+    expect(missing).toEqual([]);
+  });
+
+  it("documents nothing no process reads", () => {
+    const unknown = [...documented].filter((name) => !(name in ENV_FIELDS));
+    expect(unknown).toEqual([]);
+  });
+
+  it("gives each default the value the processes use", () => {
+    for (const [, name, value] of example.matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gm)) {
+      const field = ENV_FIELDS[name as keyof typeof ENV_FIELDS];
+      expect({ name, value: String(field.parse(undefined)) }).toEqual({ name, value });
+    }
+  });
+});
