@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
+import { resolve } from "node:path";
 
 export type ServiceUser = { name: string; uid: number; gid: number };
 
@@ -32,7 +33,8 @@ export function postgresServiceUser(): ServiceUser | undefined {
  * running `test -x` as that user, exactly as the server will be run.
  */
 export function canReach(user: ServiceUser, path: string): boolean {
-  return spawnSync("test", ["-x", path], { uid: user.uid, gid: user.gid }).status === 0;
+  // Absolute: a relative path would be judged from here, skipping the directories above.
+  return spawnSync("test", ["-x", resolve(path)], { uid: user.uid, gid: user.gid }).status === 0;
 }
 
 function idsOf(name: string): ServiceUser | undefined {

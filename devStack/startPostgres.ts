@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { access, chmod, chown, mkdir, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import postgres from "postgres";
 import { clusterDirFor } from "./clusterDirFor.ts";
@@ -38,11 +38,13 @@ const ENV = { ...process.env, LC_MESSAGES: "C" };
  */
 export async function startPostgres({
   port,
-  dataDir,
+  dataDir: givenDataDir,
   database = "marketplace",
   ephemeral = false,
   onOutput = () => {},
 }: PostgresOptions): Promise<Postgres> {
+  // Absolute: initdb and postgres run from another directory, and reachability is judged from /.
+  const dataDir = resolve(givenDataDir);
   await mkdir(dataDir, { recursive: true });
   await chmod(dataDir, 0o755);
   const user = postgresServiceUser();

@@ -16,19 +16,19 @@ const asRoot = process.getuid?.() === 0;
 describe("Postgres started from a clone in a private (0700) directory, as npm start does", () => {
   let privateDir: string;
   let clone: string;
-  let dataDir: string;
+  // Relative to the clone, as npm start's default DATA_DIR.
+  const dataDir = join(".data", "postgres");
 
   beforeAll(async () => {
     privateDir = await mkdtemp(join(tmpdir(), "marketplace-private-"));
     await chmod(privateDir, 0o700);
     clone = join(privateDir, "market");
-    dataDir = join(clone, ".data", "postgres");
     await copyWorkingTree(projectRoot, clone);
     await installDependencies(join(projectRoot, "node_modules"), join(clone, "node_modules"));
   });
 
   afterAll(async () => {
-    const cluster = await realpath(join(dataDir, "cluster")).catch(() => undefined);
+    const cluster = await realpath(join(clone, dataDir, "cluster")).catch(() => undefined);
     if (cluster && !isInside(cluster, privateDir))
       await rm(cluster, { recursive: true, force: true });
     await rm(privateDir, { recursive: true, force: true });
