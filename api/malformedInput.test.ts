@@ -89,6 +89,20 @@ async function expectQueriesRefused(
   );
 }
 
+/** Every body `bodies` generates is refused at `path`: too large, or else malformed. */
+async function expectBodiesRefused(
+  path: string,
+  bodies: fc.Arbitrary<Body>,
+  { numRuns, bearer }: { numRuns: number; bearer?: string },
+) {
+  await fc.assert(
+    fc.asyncProperty(bodies, async (body) => {
+      await expectRefused(await send(path, { method: "POST", bearer, body }), refusalOf(body));
+    }),
+    { numRuns },
+  );
+}
+
 describe("malformed input is refused with the spec's error object, never a 500 or a hang", () => {
   it("GET /v1/listings with malformed query strings", async () => {
     const query = fc.oneof(
@@ -122,27 +136,11 @@ describe("malformed input is refused with the spec's error object, never a 500 o
   }, 300_000);
 
   it("POST /v1/auth/token with malformed bodies", async () => {
-    await fc.assert(
-      fc.asyncProperty(malformedTokenBody, async (body) => {
-        await expectRefused(
-          await send("/v1/auth/token", { method: "POST", body }),
-          refusalOf(body),
-        );
-      }),
-      { numRuns: 250 },
-    );
+    await expectBodiesRefused("/v1/auth/token", malformedTokenBody, { numRuns: 250 });
   }, 300_000);
 
   it("POST /v1/api-keys with malformed bodies and a valid JWT", async () => {
-    await fc.assert(
-      fc.asyncProperty(malformedKeyBody, async (body) => {
-        await expectRefused(
-          await send("/v1/api-keys", { method: "POST", bearer: jwt, body }),
-          refusalOf(body),
-        );
-      }),
-      { numRuns: 200 },
-    );
+    await expectBodiesRefused("/v1/api-keys", malformedKeyBody, { numRuns: 200, bearer: jwt });
   }, 300_000);
 
   it("sent at least 1,000 malformed requests in all, and none failed inside the API", () => {
