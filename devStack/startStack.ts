@@ -181,8 +181,14 @@ export async function startStack(options: StackOptions = {}) {
       ...(nats ? { NATS_URL: nats.natsUrl } : {}),
     });
 
-    /** One more API process; with NATS it serves alone, without it runs the workers too. */
-    async function addApi(env: Record<string, string> = {}): Promise<Api> {
+    /**
+     * One more API process; with NATS it serves alone, without it runs the workers too.
+     * `onApiOutput` hears what this process alone prints (as well as the stack's `onOutput`).
+     */
+    async function addApi(
+      env: Record<string, string> = {},
+      onApiOutput?: (line: string) => void,
+    ): Promise<Api> {
       const { anvil, deploymentFile } = need(chain, "a chain");
       const api = await startApi({
         port: await findFreePort(),
@@ -195,7 +201,10 @@ export async function startStack(options: StackOptions = {}) {
           ...options.env,
           ...env,
         },
-        onOutput,
+        onOutput: (line) => {
+          onApiOutput?.(line);
+          onOutput?.(line);
+        },
       });
       stops.push(api.stop);
       return api;

@@ -9,8 +9,7 @@ import { verifyCredential } from "../credentials/verifyCredential.ts";
 import { ApiError } from "../errors.ts";
 import { isoFromSeconds } from "../listings/listingResponse.ts";
 import { findListing } from "../listings/searchListings.ts";
-import { parseQuery } from "../validation.ts";
-import { pageSchema } from "./listings.ts";
+import { pageSchema, parseQuery } from "../validation.ts";
 
 export const credentialRoutes = new Hono<AppEnv>();
 

@@ -7,7 +7,7 @@ import type { AppEnv } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { listingDetail, listingSummary } from "../listings/listingResponse.ts";
 import { findListing, SORTS, searchListings } from "../listings/searchListings.ts";
-import { parseQuery } from "../validation.ts";
+import { pageSchema, parseQuery, queryDecimal } from "../validation.ts";
 
 /** An amount of ETH as a decimal string, at most 18 decimals, converted to wei exactly. */
 const ethAmount = z
@@ -21,11 +21,6 @@ const ethAmount = z
 
 const noNul = (value: string) => !value.includes("\u0000");
 
-export const pageSchema = {
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
-};
-
 const searchQuery = z
   .object({
     // Postgres refuses NUL in text: let it not become a 500.
@@ -34,7 +29,7 @@ const searchQuery = z
     rental_model: z.enum(RENTAL_MODELS).optional(),
     min_price: ethAmount.optional(),
     max_price: ethAmount.optional(),
-    min_rating: z.coerce.number().min(0).max(5).optional(),
+    min_rating: queryDecimal(0, 5).optional(),
     sort: z.enum(SORTS).default("relevance"),
     ...pageSchema,
   })

@@ -5,16 +5,18 @@ import { sql } from "drizzle-orm";
 import { decodeJwt, SignJWT, UnsecuredJWT } from "jose";
 import type { Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { JWT_SECRET } from "../../devStack/startStack.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { authChallenges } from "../../lib/db/appSchema.ts";
-import { JWT_SECRET, startTestStack, type TestStack } from "../harness/stack.ts";
+import { expectError, http } from "../support/http.ts";
+import { useStack } from "../support/useStack.ts";
 
 const alice = devAccount(4);
 const bob = devAccount(5);
 const carol = devAccount(6);
 
-/** Everything the API processes print during this file, as it arrived. */
+/** Everything the API process prints during this file, as it arrived. */
 const apiOutput: string[] = [];
 /** Every key, token and signature this file sends or receives: none may ever reach a log line. */
 const secrets = new Set<string>([JWT_SECRET]);
@@ -30,53 +32,15 @@ const CHALLENGE = /^intl:auth:(\d+):[0-9a-f]+$/;
 const NO_SUCH_LISTING = `lst_${"0".repeat(64)}`;
 const secretKey = new TextEncoder().encode(JWT_SECRET);
 
-let stack: TestStack;
+// A high limit: this file tests authentication, and its ~200 requests must not hit the rate limit
+// (unauthenticated requests share one per-address budget). test/api/rateLimit.test.ts covers that.
+const stack = useStack({ ponder: true, rateLimitPerMinute: 100_000 });
 let url: string;
+const api = http(() => url);
 
 beforeAll(async () => {
-  // A high limit: this file tests authentication, and its ~200 requests must not hit the rate limit
-  // (unauthenticated requests share one per-address budget). test/api/rateLimit.test.ts covers that.
-  stack = await startTestStack({
-    rateLimitPerMinute: 100_000,
-    onApiOutput: (chunk) => apiOutput.push(chunk),
-  });
-  url = stack.api.url;
+  url = (await stack().addApi({}, (chunk) => apiOutput.push(chunk))).url;
 });
-afterAll(async () => {
-  await stack?.stop();
-});
-
-type Reply = { status: number; body: unknown; text: string };
-
-async function call(
-  path: string,
-  { method = "GET", bearer, body }: { method?: string; bearer?: string; body?: unknown } = {},
-): Promise<Reply> {
-  const headers: Record<string, string> = {};
-  if (bearer !== undefined) headers.authorization = `Bearer ${bearer}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(15_000),
-  });
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = text;
-  }
-  return { status: response.status, body: parsed, text };
-}
-
-function expectError(reply: Reply, status: number, code: string) {
-  expect({ status: reply.status, body: reply.body }).toStrictEqual({
-    status,
-    body: { error: { code, message: expect.any(String), status } },
-  });
-}
 
 function nowSeconds() {
   return Math.floor(Date.now() / 1000);
@@ -97,13 +61,13 @@ function rememberToken(token: string) {
 }
 
 async function challengeFor(wallet: string): Promise<string> {
-  const reply = await call(`/v1/auth/challenge?wallet=${wallet}`);
+  const reply = await api.get(`/v1/auth/challenge?wallet=${wallet}`);
   expect(reply.status).toBe(200);
-  return (reply.body as { challenge: string }).challenge;
+  return reply.body.challenge;
 }
 
 function postToken(body: unknown) {
-  return call("/v1/auth/token", { method: "POST", body });
+  return api.post("/v1/auth/token", body);
 }
 
 async function signIn(account: HDAccount): Promise<string> {
@@ -111,21 +75,20 @@ async function signIn(account: HDAccount): Promise<string> {
   const signature = await sign(account, challenge);
   const reply = await postToken({ wallet: account.address, challenge, signature });
   expect(reply.status).toBe(200);
-  const { token } = reply.body as { token: string };
-  rememberToken(token);
-  return token;
+  rememberToken(reply.body.token);
+  return reply.body.token;
 }
 
 async function createKey(account: HDAccount, token: string, label: string) {
   const issuedAt = nowSeconds();
   const signature = await sign(account, `intl:create-api-key:${issuedAt}:${label}`);
-  const reply = await call("/v1/api-keys", {
-    method: "POST",
-    bearer: token,
-    body: { label, issued_at: issuedAt, signature },
-  });
+  const reply = await api.post(
+    "/v1/api-keys",
+    { label, issued_at: issuedAt, signature },
+    { bearer: token },
+  );
   if (reply.status === 201) {
-    const { id, key } = reply.body as { id: string; key: string };
+    const { id, key } = reply.body;
     remember(key);
     remember(key.slice("intl_test_".length));
     issuedKeys.push({ id, key });
@@ -166,15 +129,15 @@ function base64url(value: unknown) {
 /** Both bearer-protected read endpoints answer `status` and `code` for `bearer`. */
 async function expectRefused(bearer: string | undefined, status: number, code: string) {
   for (const path of ["/v1/listings", "/v1/credentials"]) {
-    expectError(await call(path, { bearer }), status, code);
+    expectError(await api.get(path, { bearer }), status, code);
   }
 }
 
 async function expectAccepted(bearer: string) {
-  const listings = await call("/v1/listings", { bearer });
+  const listings = await api.get("/v1/listings", { bearer });
   expect(listings.status).toBe(200);
   expect(listings.body).toMatchObject({ listings: [], total: 0, limit: 20, offset: 0 });
-  const credentials = await call("/v1/credentials", { bearer });
+  const credentials = await api.get("/v1/credentials", { bearer });
   expect(credentials.status).toBe(200);
   expect(credentials.body).toStrictEqual({ credentials: [], total: 0 });
 }
@@ -182,10 +145,10 @@ async function expectAccepted(bearer: string) {
 describe("wallet sign-in", () => {
   it("issues a challenge of the documented form, valid 60 seconds", async () => {
     const before = nowSeconds();
-    const reply = await call(`/v1/auth/challenge?wallet=${alice.address}`);
+    const reply = await api.get(`/v1/auth/challenge?wallet=${alice.address}`);
     const after = nowSeconds();
     expect(reply.status).toBe(200);
-    const body = reply.body as { challenge: string; expires_at: number };
+    const body = reply.body;
     expect(Object.keys(body).sort()).toEqual(["challenge", "expires_at"]);
     const match = CHALLENGE.exec(body.challenge);
     expect(match, body.challenge).not.toBeNull();
@@ -208,7 +171,7 @@ describe("wallet sign-in", () => {
     const reply = await postToken({ wallet: alice.address.toLowerCase(), challenge, signature });
     const after = nowSeconds();
     expect(reply.status).toBe(200);
-    const body = reply.body as { token: string; expires_at: number };
+    const body = reply.body;
     expect(Object.keys(body).sort()).toEqual(["expires_at", "token"]);
     rememberToken(body.token);
     expect(body.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
@@ -236,7 +199,7 @@ describe("wallet sign-in", () => {
     const racedBody = { wallet: bob.address, challenge: raced, signature: await sign(bob, raced) };
     const replies = await Promise.all(Array.from({ length: 5 }, () => postToken(racedBody)));
     for (const reply of replies) {
-      if (reply.status === 200) rememberToken((reply.body as { token: string }).token);
+      if (reply.status === 200) rememberToken(reply.body.token);
     }
     expect(replies.filter((reply) => reply.status === 200)).toHaveLength(1);
     for (const reply of replies.filter((reply) => reply.status !== 200)) {
@@ -253,11 +216,13 @@ describe("wallet sign-in", () => {
     const now = nowSeconds();
     const store = async (issuedAt: number) => {
       const challenge = `intl:auth:${issuedAt}:${randomBytes(16).toString("hex")}`;
-      await stack.db.insert(authChallenges).values({
-        challenge,
-        wallet: alice.address.toLowerCase(),
-        expiresAt: new Date((issuedAt + 60) * 1000),
-      });
+      await stack()
+        .db.insert(authChallenges)
+        .values({
+          challenge,
+          wallet: alice.address.toLowerCase(),
+          expiresAt: new Date((issuedAt + 60) * 1000),
+        });
       return { wallet: alice.address, challenge, signature: await sign(alice, challenge) };
     };
 
@@ -267,7 +232,7 @@ describe("wallet sign-in", () => {
     const control = await store(now);
     const accepted = await postToken(control);
     expect(accepted.status).toBe(200);
-    rememberToken((accepted.body as { token: string }).token);
+    rememberToken(accepted.body.token);
   });
 
   it("refuses an unknown challenge and one issued to another wallet", async () => {
@@ -341,7 +306,7 @@ describe("wallet sign-in", () => {
     // None of these used the challenge up.
     const reply = await postToken({ wallet: alice.address, challenge, signature: good });
     expect(reply.status).toBe(200);
-    rememberToken((reply.body as { token: string }).token);
+    rememberToken(reply.body.token);
   });
 });
 
@@ -419,18 +384,14 @@ describe("JWT bearer tokens", () => {
     }
     for (const header of ["Basic YWxpY2U6c2VjcmV0", "Bearer", "Bearer ", "Token abc"]) {
       for (const path of ["/v1/listings", "/v1/credentials"]) {
-        const response = await fetch(`${url}${path}`, { headers: { authorization: header } });
-        expectError(
-          { status: response.status, body: await response.json(), text: "" },
-          401,
-          "unauthorized",
-        );
+        const reply = await api.get(path, { headers: { authorization: header } });
+        expectError(reply, 401, "unauthorized");
       }
     }
     for (const path of ["/v1/listings", "/v1/credentials", `/v1/listings/${NO_SUCH_LISTING}`]) {
-      expectError(await call(path), 401, "unauthorized");
+      expectError(await api.get(path), 401, "unauthorized");
     }
-    expectError(await call("/v1/api-keys"), 401, "unauthorized");
+    expectError(await api.get("/v1/api-keys"), 401, "unauthorized");
   });
 });
 
@@ -440,8 +401,8 @@ describe("API keys", () => {
     const before = Date.now();
     const created = await createKey(alice, token, "ci runner");
     expect(created.status).toBe(201);
-    const body = created.body as Record<string, unknown>;
-    const key = body.key as string;
+    const body = created.body;
+    const key: string = body.key;
     expect(body).toStrictEqual({
       id: expect.any(String),
       label: "ci runner",
@@ -450,16 +411,16 @@ describe("API keys", () => {
       revoked_at: null,
       key: expect.stringMatching(API_KEY),
     });
-    expect(Date.parse(body.created_at as string)).toBeGreaterThanOrEqual(before - 2_000);
-    expect(Date.parse(body.created_at as string)).toBeLessThanOrEqual(Date.now() + 2_000);
-    const id = body.id as string;
+    expect(Date.parse(body.created_at)).toBeGreaterThanOrEqual(before - 2_000);
+    expect(Date.parse(body.created_at)).toBeLessThanOrEqual(Date.now() + 2_000);
+    const id: string = body.id;
 
     await expectAccepted(key);
 
     // The list shows the key's description, never its value.
-    const listed = await call("/v1/api-keys", { bearer: token });
+    const listed = await api.get("/v1/api-keys", { bearer: token });
     expect(listed.status).toBe(200);
-    const entries = (listed.body as { api_keys: Record<string, unknown>[] }).api_keys;
+    const entries: { id: string }[] = listed.body.api_keys;
     expect(entries.find((entry) => entry.id === id)).toStrictEqual({
       id,
       label: "ci runner",
@@ -467,28 +428,24 @@ describe("API keys", () => {
       created_at: body.created_at,
       revoked_at: null,
     });
-    expect(listed.text).not.toContain(key.slice(0, 17));
-    expect(Object.keys(listed.body as object)).toEqual(["api_keys"]);
+    expect(JSON.stringify(listed.body)).not.toContain(key.slice(0, 17));
+    expect(Object.keys(listed.body)).toEqual(["api_keys"]);
 
     // Another wallet neither sees nor revokes it.
     const bobsToken = await signIn(bob);
-    const bobsList = await call("/v1/api-keys", { bearer: bobsToken });
+    const bobsList = await api.get("/v1/api-keys", { bearer: bobsToken });
     expect(bobsList.status).toBe(200);
-    expect(bobsList.text).not.toContain(id);
-    expectError(
-      await call(`/v1/api-keys/${id}`, { method: "DELETE", bearer: bobsToken }),
-      404,
-      "not_found",
-    );
+    expect(JSON.stringify(bobsList.body)).not.toContain(id);
+    expectError(await api.del(`/v1/api-keys/${id}`, { bearer: bobsToken }), 404, "not_found");
     await expectAccepted(key);
 
     // A second key of the same wallet outlives the first one's revocation.
     const second = await createKey(alice, token, "spare");
     expect(second.status).toBe(201);
-    const secondKey = (second.body as { key: string }).key;
+    const secondKey: string = second.body.key;
     expect(secondKey).not.toBe(key);
 
-    const revoked = await call(`/v1/api-keys/${id}`, { method: "DELETE", bearer: token });
+    const revoked = await api.del(`/v1/api-keys/${id}`, { bearer: token });
     expect(revoked.status).toBe(200);
     expect(revoked.body).toStrictEqual({
       id,
@@ -501,22 +458,16 @@ describe("API keys", () => {
     await expectRefused(key, 401, "invalid_api_key");
     await expectAccepted(secondKey);
 
-    const afterRevocation = await call("/v1/api-keys", { bearer: token });
-    const entry = (afterRevocation.body as { api_keys: Record<string, unknown>[] }).api_keys.find(
-      (item) => item.id === id,
-    );
+    const afterRevocation = await api.get("/v1/api-keys", { bearer: token });
+    const entry = afterRevocation.body.api_keys.find((item: { id: string }) => item.id === id);
     expect(entry?.revoked_at).toEqual(expect.any(String));
-    expectError(
-      await call(`/v1/api-keys/${id}`, { method: "DELETE", bearer: token }),
-      404,
-      "not_found",
-    );
+    expectError(await api.del(`/v1/api-keys/${id}`, { bearer: token }), 404, "not_found");
   });
 
   it("refuses creation unless the wallet signed this label recently", async () => {
     const token = await signIn(carol);
     const issuedAt = nowSeconds();
-    const create = (body: unknown) => call("/v1/api-keys", { method: "POST", bearer: token, body });
+    const create = (body: unknown) => api.post("/v1/api-keys", body, { bearer: token });
 
     const otherLabel = await sign(carol, `intl:create-api-key:${issuedAt}:other`);
     expectError(
@@ -537,7 +488,7 @@ describe("API keys", () => {
       401,
       "invalid_signature",
     );
-    const listed = await call("/v1/api-keys", { bearer: token });
+    const listed = await api.get("/v1/api-keys", { bearer: token });
     expect(listed.body).toStrictEqual({ api_keys: [] });
   });
 
@@ -545,28 +496,17 @@ describe("API keys", () => {
     const token = await signIn(bob);
     const created = await createKey(bob, token, "bob's key");
     expect(created.status).toBe(201);
-    const { key, id } = created.body as { key: string; id: string };
+    const { key, id } = created.body;
 
-    expectError(await call("/v1/api-keys", { bearer: key }), 403, "forbidden");
-    expectError(
-      await call(`/v1/api-keys/${id}`, { method: "DELETE", bearer: key }),
-      403,
-      "forbidden",
-    );
+    expectError(await api.get("/v1/api-keys", { bearer: key }), 403, "forbidden");
+    expectError(await api.del(`/v1/api-keys/${id}`, { bearer: key }), 403, "forbidden");
     const issuedAt = nowSeconds();
-    expectError(
-      await call("/v1/api-keys", {
-        method: "POST",
-        bearer: key,
-        body: {
-          label: "from a key",
-          issued_at: issuedAt,
-          signature: await sign(bob, `intl:create-api-key:${issuedAt}:from a key`),
-        },
-      }),
-      403,
-      "forbidden",
-    );
+    const fromAKey = {
+      label: "from a key",
+      issued_at: issuedAt,
+      signature: await sign(bob, `intl:create-api-key:${issuedAt}:from a key`),
+    };
+    expectError(await api.post("/v1/api-keys", fromAKey, { bearer: key }), 403, "forbidden");
     await expectAccepted(key);
   });
 
@@ -574,7 +514,7 @@ describe("API keys", () => {
     const token = await signIn(carol);
     const created = await createKey(carol, token, "prefix test");
     expect(created.status).toBe(201);
-    const key = (created.body as { key: string }).key;
+    const key: string = created.body.key;
     await expectAccepted(key);
 
     const random = () => {
@@ -601,7 +541,7 @@ describe("API keys", () => {
 describe("what is stored and printed", () => {
   it("keeps no usable key material: only SHA-256 hashes and short previews", async () => {
     expect(issuedKeys.length).toBeGreaterThanOrEqual(4);
-    const rows = (await stack.db.execute(sql`select * from app.api_keys`)) as unknown as Record<
+    const rows = (await stack().db.execute(sql`select * from app.api_keys`)) as unknown as Record<
       string,
       unknown
     >[];

@@ -18,8 +18,14 @@ export type RequestOptions = {
   headers?: Record<string, string>;
 };
 
+/** What sends the requests: `fetch` by default, or an in-process app's `request`. */
+export type Send = (url: string, init: RequestInit) => Response | Promise<Response>;
+
 /** `fetch` as JSON against `baseUrl`: `get`, `post` (a value is sent as JSON, a string as is), `del`. */
-export function http(baseUrl: string | (() => string), defaults: RequestOptions = {}) {
+export function http(
+  baseUrl: string | (() => string),
+  defaults: RequestOptions & { send?: Send } = {},
+) {
   const urlOf = (path: string) => `${typeof baseUrl === "string" ? baseUrl : baseUrl()}${path}`;
   async function send(
     method: string,
@@ -28,7 +34,7 @@ export function http(baseUrl: string | (() => string), defaults: RequestOptions 
     options: RequestOptions = {},
   ): Promise<JsonResponse> {
     const bearer = options.bearer ?? defaults.bearer;
-    const response = await fetch(urlOf(path), {
+    const response = await (defaults.send ?? fetch)(urlOf(path), {
       method,
       headers: {
         ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),

@@ -1,0 +1,63 @@
+// The REST API inside the test's own process, over the stack's Postgres and chain: routes answer
+// `app.request()`, with no server, socket or process of their own.
+import { createPublicClient, http as rpc } from "viem";
+import type { Account } from "viem/accounts";
+import { createApp } from "../../api/app.ts";
+import { issueToken } from "../../api/auth/jwt.ts";
+import type { ApiDeps } from "../../api/context.ts";
+import { JWT_SECRET, SEALING_KEY, type Stack } from "../../devStack/startStack.ts";
+import { createInProcessBus } from "../../lib/bus/inProcessBus.ts";
+import { ENV_FIELDS } from "../../lib/env.ts";
+import { createLogger } from "../../lib/log.ts";
+import { http } from "./http.ts";
+
+export type TestAppOptions = {
+  /** The chain the app reads; default the stack's anvil (a closed port makes the chain unreachable). */
+  rpcUrl?: string;
+  /** Default: high enough never to matter; rate limiting is tested across processes. */
+  rateLimitPerMinute?: number;
+  /** The app's clock, in milliseconds since the epoch; default the real one. */
+  now?: () => number;
+};
+
+export type TestApp = ReturnType<typeof createTestApp>;
+
+/** The API over `stack`'s database, chain and marketplace, as `api/serveApi.ts` builds it. */
+export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
+  const serviceName = ENV_FIELDS.SERVICE_NAME.parse(undefined);
+  const logLines: string[] = [];
+  const deps: ApiDeps = {
+    db: stack.db,
+    bus: createInProcessBus(),
+    sealingKey: Buffer.from(SEALING_KEY, "hex"),
+    chain: {
+      client: createPublicClient({ transport: rpc(options.rpcUrl ?? stack.anvil.rpcUrl) }),
+      marketplace: stack.deployment.address,
+    },
+    settings: {
+      serviceName,
+      network: ENV_FIELDS.NETWORK.parse(undefined),
+      jwt: {
+        secret: new TextEncoder().encode(JWT_SECRET),
+        issuer: serviceName,
+        audience: `${serviceName}-api`,
+      },
+      rateLimitPerMinute: options.rateLimitPerMinute ?? 1_000_000,
+    },
+    log: createLogger("api", (line) => logLines.push(line)),
+    now: options.now ?? Date.now,
+  };
+  const app = createApp(deps);
+  return {
+    app,
+    deps,
+    /** Every line the app logged, as JSON text. */
+    logLines,
+    /** `get`, `post` and `del` of `test/support/http.ts`, answered by the app. */
+    http: (bearer?: string) =>
+      http("http://api.test", { bearer, send: (url, init) => app.request(url, init) }),
+    /** A wallet token as `POST /v1/auth/token` issues it, at the app's clock. */
+    tokenFor: async (account: Account) =>
+      (await issueToken(account.address, deps.settings.jwt, Math.floor(deps.now() / 1000))).token,
+  };
+}
