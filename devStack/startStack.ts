@@ -221,8 +221,11 @@ export async function startStack(options: StackOptions = {}) {
       return worker;
     }
 
-    const apis = await Promise.all(Array.from({ length: apiProcesses }, () => addApi()));
-    await Promise.all(Array.from({ length: workers }, () => addWorker()));
+    // Workers need no API, so both kinds start at once.
+    const [apis, workerProcesses] = await Promise.all([
+      Promise.all(Array.from({ length: apiProcesses }, () => addApi())),
+      Promise.all(Array.from({ length: workers }, () => addWorker())),
+    ]);
     const marketplace = chain
       ? connectMarketplace(chain.anvil.rpcUrl, chain.deployment.address)
       : undefined;
@@ -285,6 +288,8 @@ export async function startStack(options: StackOptions = {}) {
         return need(apis[0], "an API");
       },
       apis,
+      /** The worker processes started with the stack (`workers`), e.g. to kill or pause one. */
+      workers: workerProcesses,
       startIndexer,
       addApi,
       addWorker,

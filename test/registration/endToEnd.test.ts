@@ -1,13 +1,15 @@
 import { parseEther } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PER_QUERY } from "../../devStack/marketplace.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
-import { startTestStack, type TestStack } from "../harness/stack.ts";
-import { createApiKey, getJson, signIn } from "../support/http.ts";
+import { createApiKey, http, signIn } from "../support/http.ts";
+import { REGISTRATION_STACK, registerAgent, settledJob } from "../support/registration.ts";
+import { useStack } from "../support/useStack.ts";
 
 const creator = devAccount(4);
 const renter = devAccount(5);
-let stack: TestStack;
+// Search and listings come from the indexer.
+const stack = useStack({ ...REGISTRATION_STACK, ponder: true });
 
 const manifest = {
   name: "tax-summariser",
@@ -22,40 +24,16 @@ const manifest = {
   creator_display_name: "Ledger & Co",
 };
 
-async function pollJob(token: string, jobId: string) {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const job = await getJson(stack.api.url, `/v1/jobs/${jobId}`, token);
-    if (job.body.status !== "queued") return job;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`job ${jobId} stayed queued`);
-}
-
-beforeAll(async () => {
-  stack = await startTestStack({ nats: true });
-  await stack.startWorker();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
-
 describe("registering an agent end to end (API, NATS, worker process, chain, indexer)", () => {
   it("registers, lists on-chain with the job's seed and URI, and appears in search", async () => {
-    const token = await signIn(stack.api.url, creator);
-    const submitted = await fetch(`${stack.api.url}/v1/agents`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ ...manifest, vendor_credentials: { api_key: "sk-vendor-SECRET" } }),
+    const apiUrl = () => stack().api.url;
+    const asCreator = http(apiUrl, { bearer: await signIn(apiUrl(), creator) });
+    const jobId = await registerAgent(asCreator, {
+      ...manifest,
+      vendor_credentials: { api_key: "sk-vendor-SECRET" },
     });
-    expect(submitted.status).toBe(202);
-    const { job_id: jobId, status } = (await submitted.json()) as {
-      job_id: string;
-      status: string;
-    };
-    expect(status).toBe("queued");
-    expect(jobId).toMatch(/^job_[0-9a-f]{24}$/);
 
-    const job = await pollJob(token, jobId);
+    const job = await settledJob(asCreator, jobId);
     expect(job.body).toEqual({
       job_id: jobId,
       status: "completed",
@@ -71,8 +49,9 @@ describe("registering an agent end to end (API, NATS, worker process, chain, ind
     });
     const { listing_id: listingId, create_listing: onChain } = job.body.result;
 
-    const market = stack.marketplace.as(creator);
-    const receipt = await stack.marketplace.mined(
+    const { marketplace } = stack();
+    const market = marketplace.as(creator);
+    const receipt = await marketplace.mined(
       market.write.createListing([
         onChain.seed,
         PER_QUERY,
@@ -83,14 +62,12 @@ describe("registering an agent end to end (API, NATS, worker process, chain, ind
     expect(await market.read.deriveListingId([creator.address, onChain.seed])).toBe(
       onChain.on_chain_listing_id,
     );
-    await stack.ponder.waitForBlock(receipt.blockNumber);
+    await stack().ponder.waitForBlock(receipt.blockNumber);
 
-    const { key } = await createApiKey(stack.api.url, renter);
-    const search = await getJson(stack.api.url, "/v1/listings?q=deductible", key);
+    const asRenter = http(apiUrl, { bearer: (await createApiKey(apiUrl(), renter)).key });
+    const search = await asRenter.get("/v1/listings?q=deductible");
     expect(search.body.total).toBe(1);
-    const block = await stack.marketplace.publicClient.getBlock({
-      blockNumber: receipt.blockNumber,
-    });
+    const block = await marketplace.publicClient.getBlock({ blockNumber: receipt.blockNumber });
     const publishedAt = new Date(Number(block.timestamp) * 1000).toISOString();
     expect(search.body.listings[0]).toEqual({
       id: listingId,
@@ -107,7 +84,7 @@ describe("registering an agent end to end (API, NATS, worker process, chain, ind
       last_updated: publishedAt,
       sample_output: manifest.sample_output,
     });
-    const detail = await getJson(stack.api.url, `/v1/listings/${listingId}`, key);
+    const detail = await asRenter.get(`/v1/listings/${listingId}`);
     expect(detail.body).toMatchObject({
       id: listingId,
       published_at: publishedAt,
@@ -117,14 +94,9 @@ describe("registering an agent end to end (API, NATS, worker process, chain, ind
     });
 
     const cid = onChain.metadata_uri.slice("ipfs://".length);
-    const published = await fetch(`${stack.api.url}/v1/manifests/${cid}`, {
-      headers: { authorization: `Bearer ${key}` },
-    });
-    const publicManifest = await published.text();
-    expect(JSON.parse(publicManifest)).toMatchObject({
-      name: "tax-summariser",
-      kind: "declarative",
-    });
+    const published = await asRenter.get(`/v1/manifests/${cid}`);
+    expect(published.body).toMatchObject({ name: "tax-summariser", kind: "declarative" });
+    const publicManifest = JSON.stringify(published.body);
     expect(publicManifest).not.toContain("SECRET-PROMPT");
     expect(publicManifest).not.toContain("sk-vendor");
   });

@@ -3,37 +3,42 @@
 // manifest at every maximum at once (64 KB, 10 tools, 300 seconds) is registered.
 import { request } from "node:http";
 import { count, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { jobs } from "../../lib/db/appSchema.ts";
-import { startTestStack, type TestStack } from "../harness/stack.ts";
-import { getJson, type JsonResponse, signIn } from "../support/http.ts";
+import { expectError, http, type JsonResponse, signIn } from "../support/http.ts";
+import {
+  declarativeManifest,
+  type Manifest,
+  REGISTRATION_STACK,
+  registerAgent,
+  settledJob,
+} from "../support/registration.ts";
+import { useStack } from "../support/useStack.ts";
 
 const LIMIT_BYTES = 65_536;
 const creator = devAccount(6);
 const stranger = devAccount(7);
+const stack = useStack(REGISTRATION_STACK);
+const apiUrl = () => stack().api.url;
 
-let stack: TestStack;
 let token: string;
-let strangerToken: string;
+let asCreator: ReturnType<typeof http>;
+let asStranger: ReturnType<typeof http>;
 
-type Manifest = Record<string, unknown>;
+beforeAll(async () => {
+  [token, asStranger] = await Promise.all([
+    signIn(apiUrl(), creator),
+    signIn(apiUrl(), stranger).then((bearer) => http(apiUrl, { bearer })),
+  ]);
+  asCreator = http(apiUrl, { bearer: token });
+});
 
 /** A valid declarative manifest on a hosted vendor; each case breaks one rule of it. */
-function declarative(): Manifest {
-  return {
-    name: "rule-probe",
-    category: "coding",
-    description: "Probes one manifest rule at a time.",
-    model: { provider: "anthropic", model: "claude-sonnet-4" },
-    system_prompt: "You review code.",
-    input_schema: { type: "object", properties: { diff: { type: "string" } }, required: ["diff"] },
-    output_schema: { type: "object", properties: { review: { type: "string" } } },
-  };
-}
+const declarative = (extra: Manifest = {}) => declarativeManifest("rule-probe", extra);
 
 /** A valid connected agent: run on the creator's own infrastructure through its webhook. */
-function connected(): Manifest {
+function connected(extra: Manifest = {}): Manifest {
   return {
     name: "connected-probe",
     category: "research",
@@ -42,6 +47,7 @@ function connected(): Manifest {
     entrypoint_url: "https://agents.example.com/run",
     input_schema: { type: "object" },
     output_schema: { type: "object" },
+    ...extra,
   };
 }
 
@@ -58,17 +64,8 @@ function tools(count: number) {
   }));
 }
 
-async function post(
-  body: string,
-  { bearer = token, headers = {} }: { bearer?: string; headers?: Record<string, string> } = {},
-): Promise<JsonResponse> {
-  const response = await fetch(`${stack.api.url}/v1/agents`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json", ...headers },
-    body,
-  });
-  return { status: response.status, headers: response.headers, body: await response.json() };
-}
+const postManifest = (body: string, options?: { headers: Record<string, string> }) =>
+  asCreator.post("/v1/agents", body, options);
 
 /**
  * POSTs `body` on a connection of its own, closed afterwards. A server may answer an oversized body
@@ -79,7 +76,7 @@ function postOnFreshConnection(body: string): Promise<Pick<JsonResponse, "status
   return new Promise((resolve, reject) => {
     let answered = false;
     const outgoing = request(
-      new URL("/v1/agents", stack.api.url),
+      new URL("/v1/agents", apiUrl()),
       {
         method: "POST",
         agent: false,
@@ -110,28 +107,10 @@ function postOnFreshConnection(body: string): Promise<Pick<JsonResponse, "status
   });
 }
 
-async function submit(manifest: unknown): Promise<string> {
-  const response = await post(JSON.stringify(manifest));
-  expect(response.status).toBe(202);
-  expect(response.body).toEqual({ job_id: expect.stringMatching(/^job_/), status: "queued" });
-  return response.body.job_id;
-}
-
-async function settledJob(jobId: string, bearer = token): Promise<JsonResponse> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const job = await getJson(stack.api.url, `/v1/jobs/${jobId}`, bearer);
-    expect(job.status).toBe(200);
-    if (job.body.status !== "queued") return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still queued after 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** Registers `manifest` and returns the failed job's violations as `{field, rule}`. */
 async function rejectionOf(manifest: unknown) {
-  const jobId = await submit(manifest);
-  const job = await settledJob(jobId);
+  const jobId = await registerAgent(asCreator, manifest);
+  const job = await settledJob(asCreator, jobId);
   expect(job.body).toEqual({
     job_id: jobId,
     status: "failed",
@@ -158,7 +137,7 @@ async function rejectionOf(manifest: unknown) {
 }
 
 async function jobCount(): Promise<number> {
-  const [row] = await stack.db.select({ n: count() }).from(jobs);
+  const [row] = await stack().db.select({ n: count() }).from(jobs);
   return row?.n ?? 0;
 }
 
@@ -175,226 +154,140 @@ function manifestOfSize(bytes: number, fill: (padding: string) => Manifest, pad 
 
 /** At every maximum at once: 10 tools, a 300-second timeout, padded to `bytes` in the prompt. */
 function maximalManifest(bytes: number): string {
-  return manifestOfSize(bytes, (padding) => ({
-    ...declarative(),
-    name: "maximal-agent",
-    tools: tools(10),
-    timeout_seconds: 300,
-    system_prompt: `You review code.${padding}`,
-  }));
+  return manifestOfSize(bytes, (padding) =>
+    declarative({
+      name: "maximal-agent",
+      tools: tools(10),
+      timeout_seconds: 300,
+      system_prompt: `You review code.${padding}`,
+    }),
+  );
 }
 
-beforeAll(async () => {
-  // Polling counts against the rate limit; this file is about manifests, not rate limits.
-  stack = await startTestStack({ nats: true, rateLimitPerMinute: 100_000 });
-  await stack.startWorker();
-  token = await signIn(stack.api.url, creator);
-  strangerToken = await signIn(stack.api.url, stranger);
-});
+const REQUIRED_FIELDS = [
+  "name",
+  "category",
+  "description",
+  "model",
+  "input_schema",
+  "output_schema",
+];
+const SELF_HOSTED = { provider: "self_hosted", endpoint_url: "https://models.example.com/v1" };
 
-afterAll(async () => {
-  await stack?.stop();
-});
+/** For each violation ("field rule"), the manifests that break that rule and no other, by name. */
+const brokenRules: Record<string, Record<string, Manifest>> = {
+  ...Object.fromEntries(
+    REQUIRED_FIELDS.map((field) => [
+      `${field} required`,
+      { [`missing ${field}`]: without(declarative(), field) },
+    ]),
+  ),
+  "model.provider required": {
+    "missing model.provider": declarative({ model: { model: "claude-sonnet-4" } }),
+  },
+  "name kebab_case": {
+    "a name in camelCase": declarative({ name: "ruleProbe" }),
+    "a name in snake_case": declarative({ name: "rule_probe" }),
+    "a name with a double hyphen": declarative({ name: "rule--probe" }),
+    "a name with a trailing hyphen": declarative({ name: "rule-probe-" }),
+  },
+  "category enum": {
+    "an unknown category": declarative({ category: "gaming" }),
+    "a category in the wrong case": declarative({ category: "Finance" }),
+  },
+  "model.provider enum": {
+    "an unknown model provider": declarative({ model: { provider: "acme", model: "m1" } }),
+  },
+  "model.model required": {
+    "anthropic without model.model": declarative({ model: { provider: "anthropic" } }),
+    "openai without model.model": declarative({ model: { provider: "openai" } }),
+  },
+  "model.endpoint_url required": {
+    "self_hosted without model.endpoint_url": declarative({ model: { provider: "self_hosted" } }),
+  },
+  "model.endpoint_url https": {
+    "an http:// model.endpoint_url": declarative({
+      model: { ...SELF_HOSTED, endpoint_url: "http://models.example.com/v1" },
+    }),
+  },
+  "system_prompt exclusive": {
+    "both system_prompt and entrypoint_url": declarative({
+      entrypoint_url: "https://agents.example.com/run",
+    }),
+  },
+  "system_prompt one_of_required": {
+    "neither system_prompt nor entrypoint_url": without(declarative(), "system_prompt"),
+  },
+  "entrypoint_url https": {
+    "an http:// entrypoint_url": connected({ entrypoint_url: "http://agents.example.com/run" }),
+    "an entrypoint_url that is not a URL": connected({ entrypoint_url: "agents.example.com/run" }),
+  },
+  "entrypoint_url no_credentials": {
+    "an entrypoint_url carrying user:password": connected({
+      entrypoint_url: "https://me:hunter2@agents.example.com/run",
+    }),
+  },
+  "tools max_items": { "11 tools": declarative({ tools: tools(11) }) },
+  "tools[3].scope enum": {
+    "a tool scope outside read_only, input_only, repo_scoped": declarative({
+      tools: [...tools(3), { name: "shell", scope: "full_access" }],
+    }),
+  },
+  "tools[0].scope required": {
+    "a tool without a scope": declarative({ tools: [{ name: "shell" }] }),
+  },
+  "timeout_seconds max": { "timeout_seconds 301": declarative({ timeout_seconds: 301 }) },
+  "timeout_seconds min": { "timeout_seconds 0": declarative({ timeout_seconds: 0 }) },
+  "timeout_seconds integer": {
+    "a fractional timeout_seconds": declarative({ timeout_seconds: 12.5 }),
+  },
+  "input_schema json_schema": {
+    "an input_schema that is not a JSON Schema": declarative({ input_schema: { type: "banana" } }),
+  },
+  "input_schema type": {
+    "an input_schema that is not an object": declarative({ input_schema: "object" }),
+  },
+  "output_schema json_schema": {
+    "an output_schema that is not a JSON Schema": declarative({
+      output_schema: { type: "object", properties: { a: 5 } },
+    }),
+    "an output_schema with an unresolvable $ref": declarative({
+      output_schema: { $ref: "#/definitions/missing" },
+    }),
+  },
+  "temperature unknown_field": {
+    "an unknown top-level field": declarative({ temperature: 0.2 }),
+  },
+  "model.region unknown_field": {
+    "an unknown field inside model": declarative({
+      model: { provider: "anthropic", model: "m", region: "eu" },
+    }),
+  },
+  "vendor_credentials not_allowed": {
+    "vendor_credentials on a connected agent": connected({
+      vendor_credentials: { api_key: "sk-not-for-a-webhook" },
+    }),
+    "vendor_credentials on a self-hosted declarative agent": declarative({
+      model: SELF_HOSTED,
+      vendor_credentials: { api_key: "sk-no-vendor-here" },
+    }),
+  },
+  "vendor_credentials type": {
+    "vendor_credentials that are not a map of strings": declarative({
+      vendor_credentials: { api_key: 42 },
+    }),
+  },
+};
 
-describe("each manifest rule rejects the job precisely, naming the field and the rule", () => {
-  const cases: [string, () => unknown, { field: string; rule: string }[]][] = [
-    ["missing name", () => without(declarative(), "name"), [{ field: "name", rule: "required" }]],
-    [
-      "missing category",
-      () => without(declarative(), "category"),
-      [{ field: "category", rule: "required" }],
-    ],
-    [
-      "missing description",
-      () => without(declarative(), "description"),
-      [{ field: "description", rule: "required" }],
-    ],
-    [
-      "missing model",
-      () => without(declarative(), "model"),
-      [{ field: "model", rule: "required" }],
-    ],
-    [
-      "missing model.provider",
-      () => ({ ...declarative(), model: { model: "claude-sonnet-4" } }),
-      [{ field: "model.provider", rule: "required" }],
-    ],
-    [
-      "missing input_schema",
-      () => without(declarative(), "input_schema"),
-      [{ field: "input_schema", rule: "required" }],
-    ],
-    [
-      "missing output_schema",
-      () => without(declarative(), "output_schema"),
-      [{ field: "output_schema", rule: "required" }],
-    ],
-    [
-      "a name in camelCase",
-      () => ({ ...declarative(), name: "ruleProbe" }),
-      [{ field: "name", rule: "kebab_case" }],
-    ],
-    [
-      "a name in snake_case",
-      () => ({ ...declarative(), name: "rule_probe" }),
-      [{ field: "name", rule: "kebab_case" }],
-    ],
-    [
-      "a name with a double hyphen",
-      () => ({ ...declarative(), name: "rule--probe" }),
-      [{ field: "name", rule: "kebab_case" }],
-    ],
-    [
-      "a name with a trailing hyphen",
-      () => ({ ...declarative(), name: "rule-probe-" }),
-      [{ field: "name", rule: "kebab_case" }],
-    ],
-    [
-      "an unknown category",
-      () => ({ ...declarative(), category: "gaming" }),
-      [{ field: "category", rule: "enum" }],
-    ],
-    [
-      "a category in the wrong case",
-      () => ({ ...declarative(), category: "Finance" }),
-      [{ field: "category", rule: "enum" }],
-    ],
-    [
-      "an unknown model provider",
-      () => ({ ...declarative(), model: { provider: "acme", model: "m1" } }),
-      [{ field: "model.provider", rule: "enum" }],
-    ],
-    [
-      "anthropic without model.model",
-      () => ({ ...declarative(), model: { provider: "anthropic" } }),
-      [{ field: "model.model", rule: "required" }],
-    ],
-    [
-      "openai without model.model",
-      () => ({ ...declarative(), model: { provider: "openai" } }),
-      [{ field: "model.model", rule: "required" }],
-    ],
-    [
-      "self_hosted without model.endpoint_url",
-      () => ({ ...declarative(), model: { provider: "self_hosted" } }),
-      [{ field: "model.endpoint_url", rule: "required" }],
-    ],
-    [
-      "an http:// model.endpoint_url",
-      () => ({
-        ...declarative(),
-        model: { provider: "self_hosted", endpoint_url: "http://models.example.com/v1" },
-      }),
-      [{ field: "model.endpoint_url", rule: "https" }],
-    ],
-    [
-      "both system_prompt and entrypoint_url",
-      () => ({ ...declarative(), entrypoint_url: "https://agents.example.com/run" }),
-      [{ field: "system_prompt", rule: "exclusive" }],
-    ],
-    [
-      "neither system_prompt nor entrypoint_url",
-      () => without(declarative(), "system_prompt"),
-      [{ field: "system_prompt", rule: "one_of_required" }],
-    ],
-    [
-      "an http:// entrypoint_url",
-      () => ({ ...connected(), entrypoint_url: "http://agents.example.com/run" }),
-      [{ field: "entrypoint_url", rule: "https" }],
-    ],
-    [
-      "an entrypoint_url that is not a URL",
-      () => ({ ...connected(), entrypoint_url: "agents.example.com/run" }),
-      [{ field: "entrypoint_url", rule: "https" }],
-    ],
-    [
-      "an entrypoint_url carrying user:password",
-      () => ({ ...connected(), entrypoint_url: "https://me:hunter2@agents.example.com/run" }),
-      [{ field: "entrypoint_url", rule: "no_credentials" }],
-    ],
-    [
-      "11 tools",
-      () => ({ ...declarative(), tools: tools(11) }),
-      [{ field: "tools", rule: "max_items" }],
-    ],
-    [
-      "a tool scope outside read_only, input_only, repo_scoped",
-      () => ({ ...declarative(), tools: [...tools(3), { name: "shell", scope: "full_access" }] }),
-      [{ field: "tools[3].scope", rule: "enum" }],
-    ],
-    [
-      "a tool without a scope",
-      () => ({ ...declarative(), tools: [{ name: "shell" }] }),
-      [{ field: "tools[0].scope", rule: "required" }],
-    ],
-    [
-      "timeout_seconds 301",
-      () => ({ ...declarative(), timeout_seconds: 301 }),
-      [{ field: "timeout_seconds", rule: "max" }],
-    ],
-    [
-      "timeout_seconds 0",
-      () => ({ ...declarative(), timeout_seconds: 0 }),
-      [{ field: "timeout_seconds", rule: "min" }],
-    ],
-    [
-      "a fractional timeout_seconds",
-      () => ({ ...declarative(), timeout_seconds: 12.5 }),
-      [{ field: "timeout_seconds", rule: "integer" }],
-    ],
-    [
-      "an input_schema that is not a JSON Schema",
-      () => ({ ...declarative(), input_schema: { type: "banana" } }),
-      [{ field: "input_schema", rule: "json_schema" }],
-    ],
-    [
-      "an input_schema that is not an object",
-      () => ({ ...declarative(), input_schema: "object" }),
-      [{ field: "input_schema", rule: "type" }],
-    ],
-    [
-      "an output_schema that is not a JSON Schema",
-      () => ({ ...declarative(), output_schema: { type: "object", properties: { a: 5 } } }),
-      [{ field: "output_schema", rule: "json_schema" }],
-    ],
-    [
-      "an output_schema with an unresolvable $ref",
-      () => ({ ...declarative(), output_schema: { $ref: "#/definitions/missing" } }),
-      [{ field: "output_schema", rule: "json_schema" }],
-    ],
-    [
-      "an unknown top-level field",
-      () => ({ ...declarative(), temperature: 0.2 }),
-      [{ field: "temperature", rule: "unknown_field" }],
-    ],
-    [
-      "an unknown field inside model",
-      () => ({ ...declarative(), model: { provider: "anthropic", model: "m", region: "eu" } }),
-      [{ field: "model.region", rule: "unknown_field" }],
-    ],
-    [
-      "vendor_credentials on a connected agent",
-      () => ({ ...connected(), vendor_credentials: { api_key: "sk-not-for-a-webhook" } }),
-      [{ field: "vendor_credentials", rule: "not_allowed" }],
-    ],
-    [
-      "vendor_credentials on a self-hosted declarative agent",
-      () => ({
-        ...declarative(),
-        model: { provider: "self_hosted", endpoint_url: "https://models.example.com/v1" },
-        vendor_credentials: { api_key: "sk-no-vendor-here" },
-      }),
-      [{ field: "vendor_credentials", rule: "not_allowed" }],
-    ],
-    [
-      "vendor_credentials that are not a map of strings",
-      () => ({ ...declarative(), vendor_credentials: { api_key: 42 } }),
-      [{ field: "vendor_credentials", rule: "type" }],
-    ],
-  ];
+// Each case is a job of its own: they run concurrently.
+describe.concurrent("each manifest rule rejects the job precisely, naming the field and the rule", () => {
+  const cases = Object.entries(brokenRules).flatMap(([violation, manifests]) => {
+    const [field, rule] = violation.split(" ");
+    return Object.entries(manifests).map(([name, manifest]) => ({ name, manifest, field, rule }));
+  });
 
-  it.each(cases)("%s", async (_name, manifest, expected) => {
-    expect(await rejectionOf(manifest())).toEqual(expected);
+  it.each(cases)("$name", async ({ manifest, field, rule }) => {
+    expect(await rejectionOf(manifest)).toEqual([{ field, rule }]);
   });
 
   it("reports every violation of a manifest at once, not just the first", async () => {
@@ -420,7 +313,7 @@ describe("each manifest rule rejects the job precisely, naming the field and the
 
   it("accepts the valid baselines the cases start from (so each rejection is that rule's)", async () => {
     for (const manifest of [declarative(), connected()]) {
-      const job = await settledJob(await submit(manifest));
+      const job = await settledJob(asCreator, await registerAgent(asCreator, manifest));
       expect(job.body.status).toBe("completed");
     }
   });
@@ -428,19 +321,15 @@ describe("each manifest rule rejects the job precisely, naming the field and the
 
 describe("the manifest size limit is 64 KB (65,536 bytes), inclusive", () => {
   it("registers a manifest of exactly 65,536 bytes with 10 tools and a 300-second timeout", async () => {
-    const body = maximalManifest(LIMIT_BYTES);
-    const response = await post(body);
-    expect(response.status).toBe(202);
-    expect(response.body).toEqual({ job_id: expect.stringMatching(/^job_/), status: "queued" });
-
-    const job = await settledJob(response.body.job_id);
+    const jobId = await registerAgent(asCreator, maximalManifest(LIMIT_BYTES));
+    const job = await settledJob(asCreator, jobId);
     expect(job.body).toMatchObject({
       status: "completed",
       result: { agent_id: expect.stringMatching(/^maximal-agent-[0-9a-f]{8}$/) },
     });
     // The public manifest behind metadata_uri keeps the 10 tools and the 300 seconds.
     const cid = String(job.body.result.create_listing.metadata_uri).replace("ipfs://", "");
-    const published = await getJson(stack.api.url, `/v1/manifests/${cid}`, token);
+    const published = await asCreator.get(`/v1/manifests/${cid}`);
     expect(published.status).toBe(200);
     expect(published.body.tools).toEqual(tools(10));
     expect(published.body.timeout_seconds).toBe(300);
@@ -457,9 +346,8 @@ describe("the manifest size limit is 64 KB (65,536 bytes), inclusive", () => {
       "é",
     );
     expect(body.length).toBeLessThan(LIMIT_BYTES);
-    const response = await post(body);
-    expect(response.status).toBe(202);
-    expect((await settledJob(response.body.job_id)).body.status).toBe("completed");
+    const job = await settledJob(asCreator, await registerAgent(asCreator, body));
+    expect(job.body.status).toBe("completed");
   });
 
   it("refuses 65,537 bytes with 413 payload_too_large naming the limit, creating no job", async () => {
@@ -498,88 +386,67 @@ describe("the manifest size limit is 64 KB (65,536 bytes), inclusive", () => {
 });
 
 describe("a body that is not a manifest object is refused at once with 400 invalid_request", () => {
+  const NOT_JSON = "The manifest is not valid JSON";
+  const NOT_AN_OBJECT = "The manifest must be a JSON object";
   it.each([
-    ["truncated JSON", '{"name": "rule-probe", "category": '],
-    ["a trailing comma", '{"name": "rule-probe",}'],
-    ["single quotes", "{'name': 'rule-probe'}"],
-    ["an empty body", ""],
-    ["plain text", "register my agent please"],
-  ])("invalid JSON: %s", async (_name, body) => {
+    ["invalid JSON: truncated JSON", '{"name": "rule-probe", "category": ', NOT_JSON],
+    ["invalid JSON: a trailing comma", '{"name": "rule-probe",}', NOT_JSON],
+    ["invalid JSON: single quotes", "{'name': 'rule-probe'}", NOT_JSON],
+    ["invalid JSON: an empty body", "", NOT_JSON],
+    ["invalid JSON: plain text", "register my agent please", NOT_JSON],
+    [
+      "valid JSON that is not an object: a JSON array",
+      JSON.stringify([declarative()]),
+      NOT_AN_OBJECT,
+    ],
+    ["valid JSON that is not an object: an empty array", "[]", NOT_AN_OBJECT],
+    ["valid JSON that is not an object: null", "null", NOT_AN_OBJECT],
+    ["valid JSON that is not an object: a string", '"rule-probe"', NOT_AN_OBJECT],
+    ["valid JSON that is not an object: a number", "42", NOT_AN_OBJECT],
+    ["valid JSON that is not an object: true", "true", NOT_AN_OBJECT],
+  ])("%s", async (_name, body, message) => {
     const jobsBefore = await jobCount();
-    const response = await post(body);
-    expect(response.status).toBe(400);
-    expect(response.body).toEqual({
-      error: {
-        code: "invalid_request",
-        message: "The manifest is not valid JSON",
-        status: 400,
-      },
-    });
-    expect(await jobCount()).toBe(jobsBefore);
-  });
-
-  it.each([
-    ["a JSON array", JSON.stringify([declarative()])],
-    ["an empty array", "[]"],
-    ["null", "null"],
-    ["a string", '"rule-probe"'],
-    ["a number", "42"],
-    ["true", "true"],
-  ])("valid JSON that is not an object: %s", async (_name, body) => {
-    const jobsBefore = await jobCount();
-    const response = await post(body);
-    expect(response.status).toBe(400);
-    expect(response.body).toEqual({
-      error: {
-        code: "invalid_request",
-        message: "The manifest must be a JSON object",
-        status: 400,
-      },
-    });
+    const response = await postManifest(body);
+    expectError(response, 400, "invalid_request");
+    expect(response.body.error.message).toBe(message);
     expect(await jobCount()).toBe(jobsBefore);
   });
 
   it("a body sent without Content-Type: application/json", async () => {
-    const response = await post(JSON.stringify(declarative()), {
+    const response = await postManifest(JSON.stringify(declarative()), {
       headers: { "content-type": "text/plain" },
     });
-    expect(response.status).toBe(400);
-    expect(response.body.error).toEqual({
-      code: "invalid_request",
-      message: "Content-Type must be application/json",
-      status: 400,
-    });
+    expectError(response, 400, "invalid_request");
+    expect(response.body.error.message).toBe("Content-Type must be application/json");
   });
 });
 
 describe("a job is visible to the wallet that created it only", () => {
   it("another wallet gets 404 job_not_found for a job that exists", async () => {
-    const jobId = await submit(declarative());
-    const own = await settledJob(jobId);
+    const jobId = await registerAgent(asCreator, declarative());
+    const own = await settledJob(asCreator, jobId);
     expect(own.body.status).toBe("completed");
 
-    const other = await getJson(stack.api.url, `/v1/jobs/${jobId}`, strangerToken);
-    expect(other.status).toBe(404);
-    expect(other.body).toEqual({
-      error: { code: "job_not_found", message: "No job with this id", status: 404 },
-    });
+    const other = await asStranger.get(`/v1/jobs/${jobId}`);
+    expectError(other, 404, "job_not_found");
+    expect(other.body.error.message).toBe("No job with this id");
   });
 
   it("an unknown or malformed job id is 404 job_not_found", async () => {
     for (const jobId of [`job_${"0".repeat(24)}`, "job_", "nope", "%27%20or%201%3D1"]) {
-      const response = await getJson(stack.api.url, `/v1/jobs/${jobId}`, token);
+      const response = await asCreator.get(`/v1/jobs/${jobId}`);
       expect(response.status).toBe(404);
       expect(response.body.error).toMatchObject({ code: "job_not_found", status: 404 });
     }
   });
 
   it("without authentication a job is 401, whoever created it", async () => {
-    const jobId = await submit(declarative());
-    const response = await getJson(stack.api.url, `/v1/jobs/${jobId}`);
+    const jobId = await registerAgent(asCreator, declarative());
+    const response = await http(apiUrl).get(`/v1/jobs/${jobId}`);
     expect(response.status).toBe(401);
     expect(response.body.error.code).toBe("unauthorized");
-    const [row] = await stack.db
-      .select({ status: jobs.status })
+    const [row] = await stack()
+      .db.select({ status: jobs.status })
       .from(jobs)
       .where(eq(jobs.id, jobId));
     expect(row).toBeDefined();

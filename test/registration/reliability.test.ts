@@ -1,95 +1,69 @@
 // Acceptance 4: registration survives what production throws at it. A worker SIGKILLed while it holds
 // a job, NATS restarting mid-run, an API that stored a job but never published it, 200 registrations
-// at once and retried POSTs: every accepted job completes, exactly once.
+// at once and retried POSTs: every accepted job completes, exactly once. A failure no retry can fix
+// fails its job on the first delivery.
 import { randomBytes } from "node:crypto";
 import { and, count, eq, inArray, sql } from "drizzle-orm";
 import type { HDAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { SEALING_KEY } from "../../devStack/startStack.ts";
 import type { Worker } from "../../devStack/startWorker.ts";
-import type { Bus, SUBJECTS } from "../../lib/bus/bus.ts";
 import { createJetStreamBus } from "../../lib/bus/jetStreamBus.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { parseSecretKey, seal } from "../../lib/crypto/secretBox.ts";
 import { agentSecrets, agents, jobs } from "../../lib/db/appSchema.ts";
-import { SEALING_KEY, startTestStack, type TestStack } from "../harness/stack.ts";
-import { getJson, type JsonResponse, signIn } from "../support/http.ts";
+import { REGISTRATION_SUBJECT } from "../../lib/jobs/publishJob.ts";
+import { http, type RequestOptions, signIn } from "../support/http.ts";
+import { captureOutput } from "../support/processOutput.ts";
+import {
+  declarativeManifest as manifest,
+  REGISTRATION_STACK,
+  registerAgent,
+  settledJob,
+  until,
+  whilePaused,
+} from "../support/registration.ts";
+import { registrationBacklog } from "../support/registrationStream.ts";
+import { useStack } from "../support/useStack.ts";
 
-/** Redelivery after 2 s instead of 30: a job held by a dead worker comes back quickly. */
-const FAST_REDELIVERY = { REGISTRATION_ACK_WAIT_MS: "2000" };
-const REGISTRATION_SUBJECT: (typeof SUBJECTS)[number] = "jobs.registration";
+const output = captureOutput();
+const stack = useStack({
+  ...REGISTRATION_STACK,
+  // Redelivery after 2 s instead of 30: a job held by a dead worker comes back quickly.
+  env: { REGISTRATION_ACK_WAIT_MS: "2000" },
+  onOutput: output.onOutput,
+});
 
-let stack: TestStack;
-/** Everything the API and worker processes printed, in order. */
-let output = "";
-let worker: Worker | undefined;
-/** NATS started again in place by the restart test; stopped after the stack. */
-const tokens = new Map<string, string>();
+/** The worker process consuming registrations; the tests that crash or replace it update it. */
+let worker: Worker;
+beforeAll(() => {
+  worker = stack().workers[0] as Worker;
+});
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const clients = new Map<string, Promise<ReturnType<typeof http>>>();
 
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(50);
+/** An HTTP client signed in as `account` (once per wallet). */
+function as(account: HDAccount) {
+  let client = clients.get(account.address);
+  if (!client) {
+    const apiUrl = () => stack().api.url;
+    client = signIn(apiUrl(), account).then((bearer) => http(apiUrl, { bearer }));
+    clients.set(account.address, client);
   }
+  return client;
 }
 
-async function tokenOf(account: HDAccount): Promise<string> {
-  let token = tokens.get(account.address);
-  if (!token) {
-    token = await signIn(stack.api.url, account);
-    tokens.set(account.address, token);
-  }
-  return token;
+async function post(account: HDAccount, body: object, options?: RequestOptions) {
+  return (await as(account)).post("/v1/agents", body, options);
 }
 
-function manifest(name: string, extra: Record<string, unknown> = {}) {
-  return {
-    name,
-    category: "research",
-    description: `Agent ${name}, registered by the reliability tests`,
-    model: { provider: "openai", model: "gpt-4o" },
-    system_prompt: `You are ${name}.`,
-    input_schema: { type: "object", properties: { topic: { type: "string" } } },
-    output_schema: { type: "string" },
-    ...extra,
-  };
-}
-
-async function post(
-  account: HDAccount,
-  body: object | string,
-  headers: Record<string, string> = {},
-): Promise<JsonResponse> {
-  const response = await fetch(`${stack.api.url}/v1/agents`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${await tokenOf(account)}`,
-      "content-type": "application/json",
-      ...headers,
-    },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-  return { status: response.status, headers: response.headers, body: await response.json() };
-}
-
-/** Submits a registration and returns its job id (202 asserted). */
 async function submit(account: HDAccount, body: object): Promise<string> {
-  const response = await post(account, body);
-  expect(response.status, JSON.stringify(response.body)).toBe(202);
-  expect(response.body).toEqual({
-    job_id: expect.stringMatching(/^job_[0-9a-f]{24}$/),
-    status: "queued",
-  });
-  return response.body.job_id;
+  return registerAgent(await as(account), body);
+}
+
+/** Options sending a fresh Idempotency-Key. */
+function freshIdempotencyKey(purpose: string) {
+  return { headers: { "idempotency-key": `${purpose}-${randomBytes(8).toString("hex")}` } };
 }
 
 type JobRow = {
@@ -102,8 +76,8 @@ type JobRow = {
 };
 
 async function jobRows(ids: string[]): Promise<JobRow[]> {
-  return stack.db
-    .select({
+  return stack()
+    .db.select({
       id: jobs.id,
       status: jobs.status,
       result: jobs.result,
@@ -135,14 +109,33 @@ type Result = {
   create_listing: { seed: string; metadata_uri: string; on_chain_listing_id: string };
 };
 
+/** What the workers logged about `jobId`, in order: each outcome and each failed attempt. */
+function workerLogOf(jobId: string) {
+  return output
+    .entries()
+    .filter((entry) => entry.component === "worker" && entry.job_id === jobId)
+    .map(({ message, outcome, delivery, permanent }) => ({
+      message,
+      outcome,
+      delivery,
+      permanent,
+    }));
+}
+
 /** "registration processed" lines of the worker processes: job id and outcome. */
 function processedLines(): { jobId: string; outcome: string }[] {
-  const pattern =
-    /"message":"registration processed","job_id":"(job_[0-9a-f]+)","outcome":"(\w+)"/g;
-  return [...output.matchAll(pattern)].map((match) => ({
-    jobId: match[1] as string,
-    outcome: match[2] as string,
-  }));
+  return output
+    .entries()
+    .filter((entry) => entry.message === "registration processed")
+    .map((entry) => ({ jobId: entry.job_id as string, outcome: entry.outcome as string }));
+}
+
+/** Waits until JetStream neither stores nor awaits an acknowledgement for any of `ids`. */
+async function releasedByJetStream(ids: string[]) {
+  await until(`JetStream to let go of ${ids.length} jobs`, async () => {
+    const backlog = await registrationBacklog(stack().nats.natsUrl);
+    return backlog.awaitingAck === 0 && !backlog.stored.some((id) => ids.includes(id));
+  });
 }
 
 /**
@@ -164,13 +157,13 @@ async function expectCompletedExactlyOnce(creator: HDAccount, ids: string[]) {
   expect(new Set(listingIds).size).toBe(ids.length);
   expect(new Set(results.map((result) => result.listing_id)).size).toBe(ids.length);
 
-  const stored = await stack.db
-    .select({ agentId: agents.agentId, listing: agents.onChainListingId })
+  const stored = await stack()
+    .db.select({ agentId: agents.agentId, listing: agents.onChainListingId })
     .from(agents)
     .where(eq(agents.creator, creator.address.toLowerCase()));
   expect(stored.map((agent) => agent.agentId).sort()).toEqual([...agentIds].sort());
-  const [secrets] = await stack.db
-    .select({ n: count() })
+  const [secrets] = await stack()
+    .db.select({ n: count() })
     .from(agentSecrets)
     .where(inArray(agentSecrets.onChainListingId, listingIds));
   expect(secrets?.n).toBe(ids.length);
@@ -183,16 +176,6 @@ async function expectCompletedExactlyOnce(creator: HDAccount, ids: string[]) {
   return rows;
 }
 
-async function startWorker(env: Record<string, string> = FAST_REDELIVERY): Promise<Worker> {
-  worker = await stack.startWorker(env);
-  return worker;
-}
-
-async function stopWorker() {
-  await worker?.stop();
-  worker = undefined;
-}
-
 /** A transaction holding `jobId`'s row lock (as a worker's would) until `release()`. */
 function holdJobRow(jobId: string) {
   let release = () => {};
@@ -203,7 +186,7 @@ function holdJobRow(jobId: string) {
   const isLocked = new Promise<void>((resolve) => {
     locked = resolve;
   });
-  const done = stack.db.transaction(async (tx) => {
+  const done = stack().db.transaction(async (tx) => {
     await tx.select({ id: jobs.id }).from(jobs).where(eq(jobs.id, jobId)).for("update");
     locked();
     await released;
@@ -213,40 +196,25 @@ function holdJobRow(jobId: string) {
 
 /** Database sessions blocked on a row lock while selecting a job FOR UPDATE: a worker holding it. */
 async function workersWaitingOnJobLock(): Promise<number> {
-  const [row] = (await stack.db.execute(sql`
+  const [row] = (await stack().db.execute(sql`
     select count(*)::int as n from pg_stat_activity
     where wait_event_type = 'Lock' and query ilike '%"app"."jobs"%for update%'
   `)) as unknown as { n: number }[];
   return row?.n ?? 0;
 }
 
-beforeAll(async () => {
-  stack = await startTestStack({
-    nats: true,
-    // Polling and 200 concurrent registrations are not what the rate limit is tested with.
-    rateLimitPerMinute: 100_000,
-    onApiOutput: (chunk) => {
-      output += chunk;
-    },
-  });
-  await startWorker();
-});
-
-afterAll(async () => {
-  await stack?.stop();
-});
-
-describe("a retried POST with the same Idempotency-Key creates one job", () => {
+// Each test keys its own jobs, so they run at once.
+describe.concurrent("a retried POST with the same Idempotency-Key creates one job", () => {
   const wallet = devAccount(30);
   const otherWallet = devAccount(31);
 
-  async function jobsWithKey(account: HDAccount, key: string): Promise<number> {
-    const [row] = await stack.db
-      .select({ n: count() })
+  async function jobsWithKey(account: HDAccount, options: RequestOptions): Promise<number> {
+    const [row] = await stack()
+      .db.select({ n: count() })
       .from(jobs)
       .where(
         and(
-          eq(jobs.idempotencyKey, key),
+          eq(jobs.idempotencyKey, options.headers?.["idempotency-key"] as string),
           eq(sql`lower(${jobs.wallet})`, account.address.toLowerCase()),
         ),
       );
@@ -254,51 +222,50 @@ describe("a retried POST with the same Idempotency-Key creates one job", () => {
   }
 
   it("answers a sequential retry with the same job, before and after it completes", async () => {
-    const key = `retry-${randomBytes(8).toString("hex")}`;
+    const keyed = freshIdempotencyKey("retry");
     const body = manifest("idempotent-sequential");
-    const first = await post(wallet, body, { "idempotency-key": key });
-    const second = await post(wallet, body, { "idempotency-key": key });
-    expect(first.status).toBe(202);
-    expect(second.status).toBe(202);
+    const first = await post(wallet, body, keyed);
+    const second = await post(wallet, body, keyed);
+    expect([first.status, second.status]).toEqual([202, 202]);
     expect(second.body.job_id).toBe(first.body.job_id);
-    expect(await jobsWithKey(wallet, key)).toBe(1);
+    expect(await jobsWithKey(wallet, keyed)).toBe(1);
 
     const [row] = await settled([first.body.job_id]);
     expect(row?.status).toBe("completed");
-    const late = await post(wallet, body, { "idempotency-key": key });
+    const late = await post(wallet, body, keyed);
     expect(late.status).toBe(202);
     expect(late.body.job_id).toBe(first.body.job_id);
     // The retry reports the job's state; it never queues the work again.
     expect(["queued", "completed"]).toContain(late.body.status);
-    expect(await jobsWithKey(wallet, key)).toBe(1);
+    expect(await jobsWithKey(wallet, keyed)).toBe(1);
   });
 
   it("answers 20 concurrent identical POSTs with one job and registers one agent", async () => {
-    const key = `burst-${randomBytes(8).toString("hex")}`;
+    const keyed = freshIdempotencyKey("burst");
     const body = manifest("idempotent-concurrent");
     const responses = await Promise.all(
-      Array.from({ length: 20 }, () => post(wallet, body, { "idempotency-key": key })),
+      Array.from({ length: 20 }, () => post(wallet, body, keyed)),
     );
     for (const response of responses) expect(response.status).toBe(202);
     const jobIds = new Set(responses.map((response) => response.body.job_id));
     expect(jobIds.size).toBe(1);
-    expect(await jobsWithKey(wallet, key)).toBe(1);
+    expect(await jobsWithKey(wallet, keyed)).toBe(1);
 
     const [jobId] = [...jobIds] as [string];
     const [row] = await settled([jobId]);
     expect(row?.status).toBe("completed");
-    const registered = await stack.db
-      .select({ id: agents.agentId })
+    const registered = await stack()
+      .db.select({ id: agents.agentId })
       .from(agents)
       .where(sql`${agents.agentId} like 'idempotent-concurrent-%'`);
     expect(registered).toEqual([{ id: (row?.result as Result | undefined)?.agent_id }]);
   });
 
   it("refuses the same key with a different body: 400 invalid_request, no new job", async () => {
-    const key = `conflict-${randomBytes(8).toString("hex")}`;
-    const first = await post(wallet, manifest("idempotent-original"), { "idempotency-key": key });
+    const keyed = freshIdempotencyKey("conflict");
+    const first = await post(wallet, manifest("idempotent-original"), keyed);
     expect(first.status).toBe(202);
-    const changed = await post(wallet, manifest("idempotent-changed"), { "idempotency-key": key });
+    const changed = await post(wallet, manifest("idempotent-changed"), keyed);
     expect(changed.status).toBe(400);
     expect(changed.body).toEqual({
       error: {
@@ -307,28 +274,29 @@ describe("a retried POST with the same Idempotency-Key creates one job", () => {
         status: 400,
       },
     });
-    expect(await jobsWithKey(wallet, key)).toBe(1);
+    expect(await jobsWithKey(wallet, keyed)).toBe(1);
   });
 
   it("lets one of several concurrent different bodies under one key win, refusing the rest", async () => {
-    const key = `race-${randomBytes(8).toString("hex")}`;
+    const keyed = freshIdempotencyKey("race");
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, index) =>
-        post(wallet, manifest(`idempotent-race-${index}`), { "idempotency-key": key }),
+        post(wallet, manifest(`idempotent-race-${index}`), keyed),
       ),
     );
     const statuses = responses.map((response) => response.status).sort();
     expect(statuses).toEqual([202, ...Array(9).fill(400)]);
-    expect(await jobsWithKey(wallet, key)).toBe(1);
+    expect(await jobsWithKey(wallet, keyed)).toBe(1);
   });
 
   it("scopes keys to the wallet, and without a key every POST is a new job", async () => {
-    const key = `shared-${randomBytes(8).toString("hex")}`;
+    const keyed = freshIdempotencyKey("shared");
     const body = manifest("idempotent-scoped");
-    const mine = await post(wallet, body, { "idempotency-key": key });
-    const theirs = await post(otherWallet, body, { "idempotency-key": key });
-    expect(mine.status).toBe(202);
-    expect(theirs.status).toBe(202);
+    const [mine, theirs] = await Promise.all([
+      post(wallet, body, keyed),
+      post(otherWallet, body, keyed),
+    ]);
+    expect([mine.status, theirs.status]).toEqual([202, 202]);
     expect(theirs.body.job_id).not.toBe(mine.body.job_id);
 
     const unkeyed = await Promise.all([post(wallet, body), post(wallet, body)]);
@@ -339,7 +307,7 @@ describe("a retried POST with the same Idempotency-Key creates one job", () => {
   it("refuses a malformed Idempotency-Key with 400 invalid_request", async () => {
     for (const key of ["has space", "x".repeat(256), "tab\tkey"]) {
       const response = await post(wallet, manifest("idempotent-bad-key"), {
-        "idempotency-key": key,
+        headers: { "idempotency-key": key },
       });
       expect(response.status).toBe(400);
       expect(response.body.error).toMatchObject({
@@ -355,12 +323,13 @@ describe("200 concurrent registrations", () => {
     timeout: 240_000,
   }, async () => {
     const wallets = [40, 41, 42, 43].map((index) => devAccount(index));
-    for (const account of wallets) await tokenOf(account);
+    await Promise.all(wallets.map(as));
+    const walletOf = (index: number) => wallets[index % wallets.length] as HDAccount;
 
     const started = Date.now();
     const responses = await Promise.all(
       Array.from({ length: 200 }, (_, index) =>
-        post(wallets[index % wallets.length] as HDAccount, manifest(`concurrent-${index}`)),
+        post(walletOf(index), manifest(`concurrent-${index}`)),
       ),
     );
     const accepted = Date.now() - started;
@@ -376,13 +345,7 @@ describe("200 concurrent registrations", () => {
 
     // Each creator sees its own jobs completed through the API, and owns its agents.
     const polled = await Promise.all(
-      responses.map((response, index) =>
-        getJson(
-          stack.api.url,
-          `/v1/jobs/${response.body.job_id}`,
-          tokens.get((wallets[index % wallets.length] as HDAccount).address),
-        ),
-      ),
+      jobIds.map(async (jobId, index) => (await as(walletOf(index))).get(`/v1/jobs/${jobId}`)),
     );
     for (const job of polled) expect(job.body.status).toBe("completed");
     const results = polled.map((job) => job.body.result as Result);
@@ -392,8 +355,8 @@ describe("200 concurrent registrations", () => {
       expect(result.agent_id).toMatch(new RegExp(`^concurrent-${index}-[0-9a-f]{8}$`));
     }
     for (const account of wallets) {
-      const [owned] = await stack.db
-        .select({ n: count() })
+      const [owned] = await stack()
+        .db.select({ n: count() })
         .from(agents)
         .where(eq(agents.creator, account.address.toLowerCase()));
       expect(owned?.n).toBe(50);
@@ -409,35 +372,37 @@ describe("a worker SIGKILLed while it holds jobs", () => {
     timeout: 180_000,
   }, async () => {
     const creator = devAccount(50);
-    await stopWorker();
-
-    // The victim is queued while no worker runs; its row is locked so the worker taking it
-    // blocks mid-transaction: delivered, unacknowledged, held.
-    const victim = await submit(creator, manifest("crash-victim"));
-    const lock = holdJobRow(victim);
-    await lock.isLocked;
+    const doomed = worker;
+    // The victim's row is locked before the paused worker can take it, so taking it blocks
+    // mid-transaction: delivered, unacknowledged, held.
+    const { victim, lock } = await whilePaused(doomed, async () => {
+      const victim = await submit(creator, manifest("crash-victim"));
+      const lock = holdJobRow(victim);
+      await lock.isLocked;
+      return { victim, lock };
+    });
     const others = await Promise.all(
       Array.from({ length: 12 }, (_, index) => submit(creator, manifest(`crash-other-${index}`))),
     );
-
-    const doomed = await startWorker();
     await until("the worker to hold the victim", async () => (await workersWaitingOnJobLock()) > 0);
+
+    // The new worker starts meanwhile; the victim comes to it only once redelivered.
+    const replacement = stack().addWorker();
     doomed.kill("SIGKILL");
     await doomed.exited;
-    worker = undefined;
-    lock.release();
-    await lock.done;
     const [held] = await jobRows([victim]);
     expect(held?.status).toBe("queued");
+    lock.release();
+    await lock.done;
+    worker = await replacement;
 
-    await startWorker();
     const ids = [victim, ...others];
     const rows = await expectCompletedExactlyOnce(creator, ids);
     // The victim was completed by the new worker, after its redelivery.
     expect(processedLines()).toContainEqual({ jobId: victim, outcome: "completed" });
 
-    // Stable: well past another redelivery window nothing changes.
-    await sleep(5_000);
+    // Stable: once JetStream holds nothing more to deliver for them, nothing has changed.
+    await releasedByJetStream(ids);
     const again = await jobRows(ids);
     for (const row of rows) {
       const later = again.find((candidate) => candidate.id === row.id);
@@ -451,23 +416,24 @@ describe("a worker SIGKILLed while it holds jobs", () => {
     timeout: 180_000,
   }, async () => {
     const creator = devAccount(51);
-    await stopWorker();
-    const ids = await Promise.all(
-      Array.from({ length: 60 }, (_, index) => submit(creator, manifest(`batch-${index}`))),
-    );
+    const doomed = worker;
     const before = processedLines().length;
-    const doomed = await startWorker({ ...FAST_REDELIVERY, WORKER_CONCURRENCY: "1" });
+    // The whole batch is queued before the worker takes any of it.
+    const ids = await whilePaused(doomed, () =>
+      Promise.all(
+        Array.from({ length: 60 }, (_, index) => submit(creator, manifest(`batch-${index}`))),
+      ),
+    );
     await until("the worker to process a first job", () => processedLines().length > before);
     doomed.kill("SIGKILL");
     await doomed.exited;
-    worker = undefined;
-    const [done] = await stack.db
-      .select({ n: count() })
+    const [done] = await stack()
+      .db.select({ n: count() })
       .from(jobs)
       .where(and(inArray(jobs.id, ids), eq(jobs.status, "queued")));
     expect(done?.n).toBeGreaterThan(0);
 
-    await startWorker();
+    worker = await stack().addWorker();
     await expectCompletedExactlyOnce(creator, ids);
   });
 
@@ -479,7 +445,7 @@ describe("a worker SIGKILLed while it holds jobs", () => {
 
     // What a redelivery looks like to the worker: the same job id again (another message id, so
     // JetStream's publish dedupe does not drop it).
-    const bus: Bus = await createJetStreamBus(stack.nats?.natsUrl as string);
+    const bus = await createJetStreamBus(stack().nats.natsUrl);
     try {
       await bus.publish(
         REGISTRATION_SUBJECT,
@@ -504,58 +470,124 @@ describe("no accepted job is lost when the bus is unavailable", () => {
     const creator = devAccount(60);
     // A real job first, to learn how the API records this wallet.
     const reference = await submit(creator, manifest("outbox-reference"));
-    const [stored] = await stack.db
-      .select({ wallet: jobs.wallet })
+    const [stored] = await stack()
+      .db.select({ wallet: jobs.wallet })
       .from(jobs)
       .where(eq(jobs.id, reference));
     const body = JSON.stringify(manifest("outbox-orphan"));
     const jobId = `job_${randomBytes(12).toString("hex")}`;
-    await stack.db.insert(jobs).values({
-      id: jobId,
-      wallet: stored?.wallet as string,
-      kind: "registration",
-      status: "queued",
-      requestHash: "not-used-without-an-idempotency-key",
-      request: seal(parseSecretKey(SEALING_KEY), Buffer.from(body), jobId),
-    });
+    await stack()
+      .db.insert(jobs)
+      .values({
+        id: jobId,
+        wallet: stored?.wallet as string,
+        kind: "registration",
+        status: "queued",
+        requestHash: "not-used-without-an-idempotency-key",
+        request: seal(parseSecretKey(SEALING_KEY), Buffer.from(body), jobId),
+        // Stored a minute ago: long past the moments its own request would still be publishing it.
+        createdAt: new Date(Date.now() - 60_000),
+      });
 
     const [row] = await settled([jobId], 30_000);
     expect(row?.publishedAt).not.toBeNull();
     await expectCompletedExactlyOnce(creator, [reference, jobId]);
-    expect(output).toContain('"message":"outbox relay published jobs"');
-    const job = await getJson(stack.api.url, `/v1/jobs/${jobId}`, await tokenOf(creator));
+    expect(output.text()).toContain('"message":"outbox relay published jobs"');
+    const job = await (await as(creator)).get(`/v1/jobs/${jobId}`);
     expect(job.body).toMatchObject({ job_id: jobId, status: "completed" });
   });
 
-  it("NATS restarting mid-run loses no accepted job", { timeout: 240_000 }, async () => {
+  it("NATS restarting mid-run loses no accepted job, stored in JetStream or in the outbox", {
+    timeout: 240_000,
+  }, async () => {
     const creator = devAccount(61);
-    const nats = stack.nats;
-    if (!nats) throw new Error("the stack runs without NATS");
-    const outputBefore = output.length;
+    const { nats } = stack();
+    const outputBefore = output.text().length;
+    const storedIn = async () => (await registrationBacklog(nats.natsUrl)).stored;
 
-    // Registrations in flight as NATS goes down, and more while it is down: all accepted.
-    const inFlight = Array.from({ length: 20 }, (_, index) =>
-      post(creator, manifest(`restart-inflight-${index}`)),
-    );
-    await nats.stopServer();
-    const duringOutage = await Promise.all(
-      Array.from({ length: 10 }, (_, index) => post(creator, manifest(`restart-outage-${index}`))),
-    );
-    const responses = [...(await Promise.all(inFlight)), ...duringOutage];
-    for (const response of responses) {
-      expect(response.status, JSON.stringify(response.body)).toBe(202);
-    }
-    const ids = responses.map((response) => response.body.job_id as string);
-    const unpublished = (await jobRows(ids)).filter((row) => row.publishedAt === null);
-    expect(unpublished.length).toBeGreaterThanOrEqual(duringOutage.length);
-    expect(output.slice(outputBefore)).toContain("the outbox relay will publish it");
+    // The worker is paused through the outage, so what JetStream took stays in its store.
+    const { inStream, ids } = await whilePaused(worker, async () => {
+      const inStream = await Promise.all(
+        Array.from({ length: 10 }, (_, index) =>
+          submit(creator, manifest(`restart-stored-${index}`)),
+        ),
+      );
+      for (const row of await jobRows(inStream)) expect(row.publishedAt).not.toBeNull();
+      expect(await storedIn()).toEqual(expect.arrayContaining(inStream));
 
-    await nats.startServer();
-    await expectCompletedExactlyOnce(creator, ids);
-    expect(output.slice(outputBefore)).toContain('"message":"outbox relay published jobs"');
+      // Registrations in flight as NATS goes down, and more while it is down: all accepted.
+      const inFlight = Array.from({ length: 20 }, (_, index) =>
+        post(creator, manifest(`restart-inflight-${index}`)),
+      );
+      await nats.stopServer();
+      const duringOutage = await Promise.all(
+        Array.from({ length: 10 }, (_, index) =>
+          post(creator, manifest(`restart-outage-${index}`)),
+        ),
+      );
+      const responses = [...(await Promise.all(inFlight)), ...duringOutage];
+      for (const response of responses) {
+        expect(response.status, JSON.stringify(response.body)).toBe(202);
+      }
+      const ids = responses.map((response) => response.body.job_id as string);
+      const unpublished = (await jobRows(ids)).filter((row) => row.publishedAt === null);
+      expect(unpublished.length).toBeGreaterThanOrEqual(duringOutage.length);
+      expect(output.text().slice(outputBefore)).toContain("the outbox relay will publish it");
+
+      await nats.startServer();
+      // JetStream kept what it had stored through the restart.
+      const kept = await until("JetStream to answer again", () =>
+        storedIn().catch(() => undefined),
+      );
+      expect(kept).toEqual(expect.arrayContaining(inStream));
+      return { inStream, ids };
+    });
+
+    await expectCompletedExactlyOnce(creator, [...inStream, ...ids]);
+    expect(output.text().slice(outputBefore)).toContain('"message":"outbox relay published jobs"');
 
     // The same processes keep working after the restart.
     const after = await submit(creator, manifest("restart-after"));
-    await expectCompletedExactlyOnce(creator, [...ids, after]);
+    await expectCompletedExactlyOnce(creator, [...inStream, ...ids, after]);
+  });
+});
+
+describe("a failure no retry can fix fails the job on its first delivery", () => {
+  it("a manifest that breaks a rule is rejected by one processing, without a failed attempt", async () => {
+    const creator = devAccount(70);
+    const jobId = await submit(creator, manifest("Not Kebab Case"));
+    const job = await settledJob(await as(creator), jobId);
+    expect(job.body).toMatchObject({ status: "failed", error: { code: "manifest_rejected" } });
+
+    await releasedByJetStream([jobId]);
+    await until("the worker's log of it", () => workerLogOf(jobId).length > 0);
+    expect(workerLogOf(jobId)).toEqual([{ message: "registration processed", outcome: "failed" }]);
+  });
+
+  it("a request sealed with another key than the worker's fails at once as internal_error", async () => {
+    const creator = devAccount(71);
+    // An API whose SEALING_KEY differs from the worker's: the worker cannot open what it seals.
+    const sealingElsewhere = await stack().addApi({ SEALING_KEY: randomBytes(32).toString("hex") });
+    try {
+      const client = http(sealingElsewhere.url, {
+        bearer: await signIn(sealingElsewhere.url, creator),
+      });
+      const jobId = await registerAgent(client, manifest("sealed-elsewhere"));
+      const job = await settledJob(client, jobId);
+      expect(job.body).toEqual({
+        job_id: jobId,
+        status: "failed",
+        error: { code: "internal_error", message: expect.any(String) },
+      });
+
+      // Terminated rather than retried: JetStream lets go of it after one attempt.
+      await releasedByJetStream([jobId]);
+      await until("the worker's log of it", () => workerLogOf(jobId).length > 0);
+      expect(workerLogOf(jobId)).toEqual([
+        { message: "registration attempt failed", delivery: 1, permanent: true },
+      ]);
+    } finally {
+      await sealingElsewhere.stop();
+    }
   });
 });

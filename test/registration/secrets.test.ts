@@ -6,13 +6,21 @@
 import { randomBytes } from "node:crypto";
 import { eq, inArray, sql } from "drizzle-orm";
 import { type Hex, parseEther } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ONE_TIME, PER_QUERY, SUBSCRIPTION } from "../../devStack/marketplace.ts";
+import { SEALING_KEY } from "../../devStack/startStack.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { open, parseSecretKey } from "../../lib/crypto/secretBox.ts";
 import { agentSecrets, agents, jobs } from "../../lib/db/appSchema.ts";
-import { SEALING_KEY, startTestStack, type TestStack } from "../harness/stack.ts";
-import { type JsonResponse, signIn } from "../support/http.ts";
+import { http, type JsonResponse, signIn } from "../support/http.ts";
+import {
+  REGISTRATION_STACK,
+  type RegistrationClient,
+  registerAgent,
+  settledJob,
+  whilePaused,
+} from "../support/registration.ts";
+import { useStack } from "../support/useStack.ts";
 
 const creator = devAccount(8);
 const sealingKey = parseSecretKey(SEALING_KEY);
@@ -98,44 +106,38 @@ const rejected = [
   },
 ];
 
-let stack: TestStack;
-let token: string;
-/** Every line the API and worker processes printed during this file. */
+/** Every line the servers (the API and worker processes among them) printed during this file. */
 const logs: string[] = [];
 /** Every response body this file received from the API. */
 const responses: { path: string; body: string }[] = [];
 const jobIds: string[] = [];
 
-/** Calls the API as the creator and keeps the response body for the final scan. */
-async function call(path: string, init: RequestInit = {}): Promise<JsonResponse> {
-  const response = await fetch(`${stack.api.url}${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${token}`, ...init.headers },
-  });
-  const text = await response.text();
-  responses.push({ path, body: text });
-  return { status: response.status, headers: response.headers, body: JSON.parse(text) };
-}
+// Listings and search come from the indexer, which is scanned too.
+const stack = useStack({
+  ...REGISTRATION_STACK,
+  ponder: true,
+  onOutput: (line) => logs.push(line),
+});
+/** The creator's client; every answer's body is kept for the final scan. */
+let api: RegistrationClient;
+
+beforeAll(async () => {
+  const apiUrl = () => stack().api.url;
+  const client = http(apiUrl, { bearer: await signIn(apiUrl(), creator) });
+  const kept = (path: string) => (response: JsonResponse) => {
+    responses.push({ path, body: JSON.stringify(response.body) ?? "" });
+    return response;
+  };
+  api = {
+    get: (path, options) => client.get(path, options).then(kept(path)),
+    post: (path, body, options) => client.post(path, body, options).then(kept(path)),
+  };
+});
 
 async function register(manifest: object): Promise<string> {
-  const response = await call("/v1/agents", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(manifest),
-  });
-  expect(response.status).toBe(202);
-  jobIds.push(response.body.job_id);
-  return response.body.job_id;
-}
-
-async function settledJob(jobId: string): Promise<JsonResponse> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const job = await call(`/v1/jobs/${jobId}`);
-    if (job.body.status !== "queued") return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still queued after 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const jobId = await registerAgent(api, manifest);
+  jobIds.push(jobId);
+  return jobId;
 }
 
 function leaksIn(text: string): string[] {
@@ -158,28 +160,20 @@ type Registered = {
 };
 const registered: Registered[] = [];
 
-beforeAll(async () => {
-  stack = await startTestStack({
-    nats: true,
-    rateLimitPerMinute: 100_000,
-    onApiOutput: (line) => logs.push(line),
-  });
-  token = await signIn(stack.api.url, creator);
-});
-
-afterAll(async () => {
-  await stack?.stop();
-});
-
 describe("secrets stay private through registration", () => {
   it("holds a queued request sealed to its job, not in plaintext", async () => {
-    // No worker yet: the job stays queued with its request stored.
+    // The worker is paused meanwhile: the job stays queued with its request stored.
     const body = JSON.stringify(hosted);
-    const jobId = await register(hosted);
-    const [row] = await stack.db
-      .select({ request: jobs.request, status: jobs.status })
-      .from(jobs)
-      .where(eq(jobs.id, jobId));
+    const [worker] = stack().workers;
+    if (!worker) throw new Error("the stack runs no worker");
+    const { jobId, row } = await whilePaused(worker, async () => {
+      const jobId = await register(hosted);
+      const [row] = await stack()
+        .db.select({ request: jobs.request, status: jobs.status })
+        .from(jobs)
+        .where(eq(jobs.id, jobId));
+      return { jobId, row };
+    });
     expect(row?.status).toBe("queued");
     const request = row?.request;
     if (!request) throw new Error("the queued job has no stored request");
@@ -191,21 +185,23 @@ describe("secrets stay private through registration", () => {
     expect(() => open(sealingKey, request, `job_${"0".repeat(24)}`)).toThrow();
     expect(() => open(randomBytes(32), request, jobId)).toThrow();
 
-    await stack.startWorker();
-    const job = await settledJob(jobId);
+    const job = await settledJob(api, jobId);
     expect(job.body.status).toBe("completed");
     registered.push({ manifest: hosted, jobId, result: job.body.result });
   });
 
   it("registers a self-hosted and a connected agent, and rejects manifests without echoing them", async () => {
-    for (const manifest of [selfHosted, connectedAgent]) {
-      const jobId = await register(manifest);
-      const job = await settledJob(jobId);
-      expect(job.body.status).toBe("completed");
-      registered.push({ manifest, jobId, result: job.body.result });
+    const settle = async (manifest: object) => settledJob(api, await register(manifest));
+    const [accepted, refused] = await Promise.all([
+      Promise.all([selfHosted, connectedAgent].map(settle)),
+      Promise.all(rejected.map(settle)),
+    ]);
+    for (const [index, manifest] of [selfHosted, connectedAgent].entries()) {
+      const job = accepted[index];
+      expect(job?.body.status).toBe("completed");
+      registered.push({ manifest, jobId: job?.body.job_id, result: job?.body.result });
     }
-    for (const manifest of rejected) {
-      const job = await settledJob(await register(manifest));
+    for (const job of refused) {
       expect(job.body.status).toBe("failed");
       expect(job.body.error.code).toBe("manifest_rejected");
       expect(job.body.error.violations.length).toBeGreaterThan(0);
@@ -213,8 +209,8 @@ describe("secrets stay private through registration", () => {
   });
 
   it("drops every processed job's request, completed or failed", async () => {
-    const rows = await stack.db
-      .select({ id: jobs.id, status: jobs.status, request: jobs.request })
+    const rows = await stack()
+      .db.select({ id: jobs.id, status: jobs.status, request: jobs.request })
       .from(jobs)
       .where(inArray(jobs.id, jobIds));
     expect(rows).toHaveLength(jobIds.length);
@@ -226,8 +222,8 @@ describe("secrets stay private through registration", () => {
 
   it("stores each agent's private part as ciphertext sealed to its listing", async () => {
     const listingIds = registered.map((agent) => agent.result.create_listing.on_chain_listing_id);
-    const rows = await stack.db
-      .select({ listing: agentSecrets.onChainListingId, sealed: agentSecrets.sealed })
+    const rows = await stack()
+      .db.select({ listing: agentSecrets.onChainListingId, sealed: agentSecrets.sealed })
       .from(agentSecrets)
       .where(inArray(agentSecrets.onChainListingId, listingIds));
     expect(rows).toHaveLength(registered.length);
@@ -261,12 +257,12 @@ describe("secrets stay private through registration", () => {
   });
 
   it("publishes the agents on-chain and serves listings, search and manifests without secrets", async () => {
-    const market = stack.marketplace.as(creator);
+    const market = stack().marketplace.as(creator);
     const models = [PER_QUERY, ONE_TIME, SUBSCRIPTION];
     let lastBlock = 0n;
     for (const [index, agent] of registered.entries()) {
       const { seed, metadata_uri } = agent.result.create_listing;
-      const receipt = await stack.marketplace.mined(
+      const receipt = await stack().marketplace.mined(
         market.write.createListing([
           seed,
           models[index] ?? PER_QUERY,
@@ -276,27 +272,27 @@ describe("secrets stay private through registration", () => {
       );
       lastBlock = receipt.blockNumber;
     }
-    await stack.ponder.waitForBlock(lastBlock);
+    await stack().ponder.waitForBlock(lastBlock);
 
-    const search = await call("/v1/listings?limit=100");
+    const search = await api.get("/v1/listings?limit=100");
     expect(search.status).toBe(200);
     expect(search.body.total).toBe(registered.length);
     for (const query of ["deductible", "indemnity", "leads", SECRET.hostedPrompt, "litigator"]) {
-      const found = await call(`/v1/listings?q=${encodeURIComponent(query)}`);
+      const found = await api.get(`/v1/listings?q=${encodeURIComponent(query)}`);
       expect(found.status).toBe(200);
     }
     // The prompt's words are not searchable: only titles and descriptions are indexed.
-    expect((await call(`/v1/listings?q=${SECRET.hostedPrompt}`)).body.total).toBe(0);
-    expect((await call("/v1/listings?q=litigator")).body.total).toBe(0);
-    expect((await call("/v1/listings?q=indemnity")).body.total).toBe(1);
+    expect((await api.get(`/v1/listings?q=${SECRET.hostedPrompt}`)).body.total).toBe(0);
+    expect((await api.get("/v1/listings?q=litigator")).body.total).toBe(0);
+    expect((await api.get("/v1/listings?q=indemnity")).body.total).toBe(1);
 
     for (const agent of registered) {
-      const detail = await call(`/v1/listings/${agent.result.listing_id}`);
+      const detail = await api.get(`/v1/listings/${agent.result.listing_id}`);
       expect(detail.status).toBe(200);
       expect(detail.body.metadata_uri).toBe(agent.result.create_listing.metadata_uri);
 
       const cid = agent.result.create_listing.metadata_uri.slice("ipfs://".length);
-      const published = await call(`/v1/manifests/${cid}`);
+      const published = await api.get(`/v1/manifests/${cid}`);
       expect(published.status).toBe(200);
       const { manifest } = agent;
       expect(published.body).toMatchObject({
@@ -336,7 +332,7 @@ describe("secrets stay private through registration", () => {
 
     // Every row of every table, in every schema (the indexer's too), as text: a bytea column
     // shows as hex, so look for the hex form as well.
-    const tables = (await stack.db.execute(sql`
+    const tables = (await stack().db.execute(sql`
       select table_schema as schema, table_name as name from information_schema.tables
       where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema')
     `)) as unknown as { schema: string; name: string }[];
@@ -346,7 +342,7 @@ describe("secrets stay private through registration", () => {
     const hexMarkers = MARKERS.map((marker) => Buffer.from(marker).toString("hex"));
     const publicSeenIn: string[] = [];
     for (const table of tables) {
-      const [dump] = (await stack.db.execute(
+      const [dump] = (await stack().db.execute(
         sql`select coalesce(string_agg(t::text, E'\n'), '') as text from ${sql.identifier(table.schema)}.${sql.identifier(table.name)} t`,
       )) as unknown as { text: string }[];
       const text = dump?.text ?? "";
@@ -362,8 +358,8 @@ describe("secrets stay private through registration", () => {
     expect(publicSeenIn).toEqual(expect.arrayContaining(["app.agents", "app.manifests"]));
     expect(responses.some((response) => response.body.includes(PUBLIC_MARKER))).toBe(true);
     // The agents' public rows exist (so the scan above looked at them).
-    const stored = await stack.db
-      .select({ id: agents.agentId })
+    const stored = await stack()
+      .db.select({ id: agents.agentId })
       .from(agents)
       .where(eq(agents.creator, creator.address.toLowerCase()));
     expect(stored).toHaveLength(registered.length);
