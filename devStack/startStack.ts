@@ -62,6 +62,24 @@ export type TestNats = Nats & {
 
 export type IndexerOptions = { schema?: string; viewsSchema?: string };
 
+/** The stable views schema the stack's Ponder keeps and its API and workers read. */
+const VIEWS_SCHEMA = "marketplace";
+
+/**
+ * Like `Promise.all`, but settles only once every start has, so that a failure is raised after every
+ * part that did start is registered to be stopped.
+ */
+async function allStarted<T extends readonly unknown[]>(
+  starts: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const results = await Promise.allSettled(starts);
+  const failed = results.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as {
+    -readonly [K in keyof T]: Awaited<T[K]>;
+  };
+}
+
 /** Starts what `options` asks for; `stop()` stops it all in reverse order, whatever failed. */
 export async function startStack(options: StackOptions = {}) {
   const {
@@ -88,11 +106,11 @@ export async function startStack(options: StackOptions = {}) {
   stops.push(temp.remove);
 
   try {
-    const [chain, postgres, nats] = await Promise.all([
+    const [chain, postgres, nats] = await allStarted([
       withChain ? startChain() : undefined,
       withPostgres ? startDatabase() : undefined,
       withNats ? startTestNats() : undefined,
-    ]);
+    ] as const);
     const need = <T>(part: T | undefined, name: string): T => {
       if (part === undefined) throw new Error(`the stack was started without ${name}`);
       return part;
@@ -151,7 +169,7 @@ export async function startStack(options: StackOptions = {}) {
      * index (crash recovery); by default each indexes into a schema of its own. It resolves at
      * `/ready`; wait for a block (`waitForBlock`) before reading what it holds.
      */
-    async function startIndexer({ schema, viewsSchema = "marketplace" }: IndexerOptions = {}) {
+    async function startIndexer({ schema, viewsSchema = VIEWS_SCHEMA }: IndexerOptions = {}) {
       const { anvil, deploymentFile } = need(chain, "a chain");
       const indexSchema = schema ?? `indexer_${randomBytes(4).toString("hex")}`;
       const ponder = await startPonder({
@@ -167,15 +185,12 @@ export async function startStack(options: StackOptions = {}) {
       return { ...ponder, schema: indexSchema, viewsSchema };
     }
 
-    const ponder = withPonder ? await startIndexer() : undefined;
-    const database = postgres
-      ? connectProjections(postgres.databaseUrl, ponder?.viewsSchema ?? "marketplace")
-      : undefined;
+    const database = postgres ? connectProjections(postgres.databaseUrl, VIEWS_SCHEMA) : undefined;
     if (database) stops.push(database.close);
 
     const processEnv = (): Record<string, string> => ({
       DATABASE_URL: need(postgres, "Postgres").databaseUrl,
-      VIEWS_SCHEMA: ponder?.viewsSchema ?? "marketplace",
+      VIEWS_SCHEMA,
       SEALING_KEY,
       DATA_DIR: temp.dir,
       ...(nats ? { NATS_URL: nats.natsUrl } : {}),
@@ -221,11 +236,12 @@ export async function startStack(options: StackOptions = {}) {
       return worker;
     }
 
-    // Workers need no API, so both kinds start at once.
-    const [apis, workerProcesses] = await Promise.all([
-      Promise.all(Array.from({ length: apiProcesses }, () => addApi())),
-      Promise.all(Array.from({ length: workers }, () => addWorker())),
-    ]);
+    // The API and workers need the views only to answer, not to start: all start at once.
+    const [ponder, apis, workerProcesses] = await allStarted([
+      withPonder ? startIndexer() : undefined,
+      allStarted(Array.from({ length: apiProcesses }, () => addApi())),
+      allStarted(Array.from({ length: workers }, () => addWorker())),
+    ] as const);
     const marketplace = chain
       ? connectMarketplace(chain.anvil.rpcUrl, chain.deployment.address)
       : undefined;
