@@ -10,7 +10,7 @@ import {
   keccak256,
   toHex,
 } from "viem";
-import type { HDAccount } from "viem/accounts";
+import type { LocalAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { serviceMarketplaceAbi } from "../lib/contracts/serviceMarketplace.ts";
 import { RENTAL_MODELS, type RentalModel } from "../lib/marketplace/vocabulary.ts";
@@ -37,7 +37,7 @@ export function connectMarketplace(rpcUrl: string, address: Address) {
   });
 
   /** The marketplace as `account` sees it: typed reads, simulations and writes. */
-  function as(account: HDAccount) {
+  function as(account: LocalAccount) {
     const wallet = createWalletClient({ account, chain: foundry, transport: http(rpcUrl) });
     return getContract({
       address,

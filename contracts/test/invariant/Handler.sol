@@ -407,6 +407,15 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         return _closed;
     }
 
+    /// @dev What this run did of the operations that invariants (c), (d) and (e) are about.
+    function exercised()
+        external
+        view
+        returns (uint256 debits, uint256 refusedReplays, uint256 revocations, uint256 closes)
+    {
+        return (calls["consumeQuery"], ghost_replaysReverted, _revoked.length, _closed.length);
+    }
+
     // ─── Internals ────────────────────────────────────────────────────────────
 
     function _consumeFresh(bytes32 id, address buyer, uint256 price) internal {

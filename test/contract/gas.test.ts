@@ -1,0 +1,109 @@
+// The gas figures of contracts/snapshots/GasTest.json hold on a real chain: Gas.t.sol's transactions,
+// sent to anvil from the same accounts with the same arguments, use exactly the gas it records.
+import { readFile } from "node:fs/promises";
+import { createTestClient, type Hex, http, keccak256, parseEther, toHex } from "viem";
+import { type LocalAccount, privateKeyToAccount } from "viem/accounts";
+import { foundry } from "viem/chains";
+import { describe, expect, it } from "vitest";
+import {
+  METADATA_URI,
+  ONE_TIME,
+  PER_QUERY,
+  SUBSCRIPTION,
+  THIRTY_DAYS,
+} from "../../devStack/marketplace.ts";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { useStack } from "../support/useStack.ts";
+
+const GAS_SNAPSHOT = new URL("../../contracts/snapshots/GasTest.json", import.meta.url);
+const PRICE = parseEther("0.01");
+
+/** The account behind forge-std's `makeAddr(name)`, whose private key is `keccak256(name)`. */
+const makeAddr = (name: string) => privateKeyToAccount(keccak256(toHex(name)));
+/** Gas.t.sol's listing seed `bytes32(uint256(n))`. */
+const seed = (n: number) => toHex(n, { size: 32 });
+
+const authority = devAccount(0);
+const creator = makeAddr("creator");
+const renter = makeAddr("renter");
+const secondRenter = makeAddr("secondRenter");
+const newRenter = makeAddr("newRenter");
+
+const stack = useStack({ chain: true, postgres: false });
+
+async function readGasSnapshot(): Promise<Record<string, bigint>> {
+  const figures = JSON.parse(await readFile(GAS_SNAPSHOT, "utf8")) as Record<string, string>;
+  return Object.fromEntries(Object.entries(figures).map(([name, gas]) => [name, BigInt(gas)]));
+}
+
+describe("gas on a real chain", () => {
+  it("equals the forge gas snapshot, operation for operation", async () => {
+    const { marketplace, anvil } = stack();
+    const market = (account: LocalAccount) => marketplace.as(account);
+    const { mined } = marketplace;
+    const chain = createTestClient({
+      chain: foundry,
+      mode: "anvil",
+      transport: http(anvil.rpcUrl),
+    });
+    for (const { address } of [creator, renter, secondRenter, newRenter]) {
+      await chain.setBalance({ address, value: parseEther("100") });
+    }
+
+    // Gas.t.sol's setUp.
+    const createListing = async (n: number, model: number) => {
+      await mined(market(creator).write.createListing([seed(n), model, PRICE, METADATA_URI]));
+      return market(creator).read.deriveListingId([creator.address, seed(n)]);
+    };
+    await createListing(9, ONE_TIME);
+    const oneTime = await createListing(1, ONE_TIME);
+    const subscription = await createListing(2, SUBSCRIPTION);
+    const perQuery = await createListing(3, PER_QUERY);
+    const second = market(secondRenter);
+    await mined(second.write.purchaseOneTime([oneTime], { value: PRICE }));
+    await mined(second.write.purchaseSubscription([subscription, THIRTY_DAYS], { value: PRICE }));
+    await mined(second.write.purchasePerQuery([perQuery], { value: 10n * PRICE }));
+    await mined(market(authority).write.consumeQuery([perQuery, secondRenter.address, 1n]));
+    await mined(
+      market(renter).write.purchaseSubscription([subscription, THIRTY_DAYS], { value: PRICE }),
+    );
+    await mined(market(renter).write.purchasePerQuery([perQuery], { value: 10n * PRICE }));
+    const [, , escrow] = await market(creator).read.listings([oneTime]);
+
+    // Each of its tests starts from setUp: so does each transaction here.
+    const gasOf = async (send: () => Promise<Hex>) => {
+      const id = await chain.snapshot();
+      const { gasUsed } = await mined(send());
+      await chain.revert({ id });
+      return gasUsed;
+    };
+    const receiptGas = {
+      createListing: await gasOf(() =>
+        market(creator).write.createListing([seed(4), ONE_TIME, PRICE, METADATA_URI]),
+      ),
+      purchaseOneTime: await gasOf(() =>
+        market(newRenter).write.purchaseOneTime([oneTime], { value: PRICE }),
+      ),
+      purchaseSubscription: await gasOf(() =>
+        market(newRenter).write.purchaseSubscription([subscription, THIRTY_DAYS], { value: PRICE }),
+      ),
+      purchasePerQuery: await gasOf(() =>
+        market(newRenter).write.purchasePerQuery([perQuery], { value: 10n * PRICE }),
+      ),
+      renewSubscription: await gasOf(() =>
+        market(renter).write.renewSubscription([subscription, THIRTY_DAYS], { value: PRICE }),
+      ),
+      topUpBalance: await gasOf(() =>
+        market(renter).write.topUpBalance([perQuery], { value: PRICE }),
+      ),
+      consumeQuery: await gasOf(() =>
+        market(authority).write.consumeQuery([perQuery, renter.address, 2n]),
+      ),
+      withdrawEarnings: await gasOf(() =>
+        market(creator).write.withdrawEarnings([oneTime, escrow]),
+      ),
+    };
+
+    expect(receiptGas).toEqual(await readGasSnapshot());
+  });
+});
