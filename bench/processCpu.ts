@@ -75,7 +75,10 @@ export function cpuSpent(before: CpuReading, after: CpuReading): CpuReading {
 
 /** What the services of the local stack are, by command line. */
 export function classifyService(commandLine: string): string | undefined {
-  if (commandLine.includes("api/server.ts")) return "api";
+  // Without NATS the API runs as the embedded composition, its workers idle beside it.
+  if (commandLine.includes("api/server.ts") || commandLine.includes("embedded/main.ts")) {
+    return "api";
+  }
   if (commandLine.includes("workers/main.ts")) return "worker";
   if (commandLine.includes("helloServer.ts")) return "hello-world";
   if (commandLine.includes("ponder")) return "ponder";

@@ -60,7 +60,12 @@ export type TestNats = Nats & {
   startServer: () => Promise<void>;
 };
 
-export type IndexerOptions = { schema?: string; viewsSchema?: string };
+export type IndexerOptions = {
+  schema?: string;
+  viewsSchema?: string;
+  /** Another database of the stack's cluster, for a Ponder with a sync cache of its own. */
+  databaseUrl?: string;
+};
 
 /** Starts what `options` asks for; `stop()` stops it all in reverse order, whatever failed. */
 export async function startStack(options: StackOptions = {}) {
@@ -148,12 +153,16 @@ export async function startStack(options: StackOptions = {}) {
      * index (crash recovery); by default each indexes into a schema of its own. It resolves at
      * `/ready`; wait for a block (`waitForBlock`) before reading what it holds.
      */
-    async function startIndexer({ schema, viewsSchema = "marketplace" }: IndexerOptions = {}) {
+    async function startIndexer({
+      schema,
+      viewsSchema = "marketplace",
+      databaseUrl,
+    }: IndexerOptions = {}) {
       const { anvil, deploymentFile } = need(chain, "a chain");
       const indexSchema = schema ?? `indexer_${randomBytes(4).toString("hex")}`;
       const ponder = await startPonder({
         port: await findFreePort(),
-        databaseUrl: need(postgres, "Postgres").databaseUrl,
+        databaseUrl: databaseUrl ?? need(postgres, "Postgres").databaseUrl,
         rpcUrl: anvil.rpcUrl,
         deploymentFile,
         schema: indexSchema,
