@@ -2,15 +2,15 @@
 // its projection change is visible through the views schema. Run: npm run bench:indexer:latency
 import { setTimeout as sleep } from "node:timers/promises";
 import postgres from "postgres";
-import { type Address, encodeFunctionData, type Hex, toHex } from "viem";
+import { type Address, type Hex, toHex } from "viem";
 import * as marketplace from "../devStack/marketplace.ts";
 import { rpcRequest } from "../devStack/startAnvil.ts";
 import type { Stack } from "../devStack/startStack.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
-import { serviceMarketplaceAbi } from "../lib/contracts/serviceMarketplace.ts";
 import { deriveListingId } from "../lib/ids/listingId.ts";
 import { benchAddress, startBenchStack } from "./benchStack.ts";
 import { fixed, table } from "./markdownTable.ts";
+import { marketplaceCall as call } from "./marketplaceCall.ts";
 import { reproduce } from "./reproduce.ts";
 import { runBenchmark } from "./runBenchmark.ts";
 import { mean, percentile } from "./statistics.ts";
@@ -88,8 +88,6 @@ await runBenchmark(async (cleanup) => {
       }
     }
   };
-  const call = (functionName: string, args: readonly unknown[]) =>
-    encodeFunctionData({ abi: serviceMarketplaceAbi, functionName, args } as never) as Hex;
 
   // History before Ponder starts: three listings and a pool of per-task renters to top up and debit.
   for (const [label, model] of [
