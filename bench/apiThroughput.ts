@@ -1,55 +1,39 @@
 // Throughput and latency of the REST API's two hottest reads, GET /v1/listings and
 // GET /v1/credentials/:listing_id, at 1, 10 and 50 concurrent clients, beside a plain Hono
-// hello-world (the framework's ceiling) measured the same way in the same run.
-// Run: npx node bench/apiThroughput.ts
+// hello-world (the framework's ceiling) loaded the same way in the same run. Run: npm run bench:api
 import { loadavg } from "node:os";
 import { eq, sql } from "drizzle-orm";
 import postgres from "postgres";
-import { type Address, createPublicClient, type Hex, http, toHex } from "viem";
+import { type Address, createPublicClient, type Hex, http, parseEther, toHex } from "viem";
 import { hashApiKey } from "../api/auth/apiKeys.ts";
 import { findListing, searchListings } from "../api/listings/searchListings.ts";
 import { createApiKey } from "../devStack/client/createApiKey.ts";
+import { rpcRequest } from "../devStack/startAnvil.ts";
+import type { Stack } from "../devStack/startStack.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
 import { serviceMarketplaceAbi } from "../lib/contracts/serviceMarketplace.ts";
 import { apiKeys, rateLimitWindows } from "../lib/db/appSchema.ts";
-import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
-import { connectProjections } from "../lib/db/projections.ts";
-import { deriveListingId, toApiListingId } from "../lib/ids/listingId.ts";
-import {
-  type LoadResult,
-  marketplaceCall,
-  type PgActivity,
-  publishListing,
-  removeOnExit,
-  runLoad,
-  samplePgActivity,
-  sendTransaction,
-  startBenchApi,
-  startHelloServer,
-  tail,
-} from "./appStack.ts";
-import {
-  benchAddress,
-  fixed,
-  rpcRequest,
-  runBenchmark,
-  seedOf,
-  startStack,
-  startTimedPonder,
-  table,
-} from "./common.ts";
+import type { Database } from "../lib/db/projections.ts";
+import { toApiListingId } from "../lib/ids/listingId.ts";
+import { CATEGORIES } from "../lib/marketplace/vocabulary.ts";
+import { startBenchStack, UNLIMITED_RATE } from "./benchStack.ts";
+import { fixed, table } from "./markdownTable.ts";
 import { classifyService, cpuSpent, readCpu } from "./processCpu.ts";
+import { reproduce } from "./reproduce.ts";
+import { runBenchmark } from "./runBenchmark.ts";
+import { type LoadResult, runLoad } from "./runLoad.ts";
+import { type PgActivity, samplePgActivity } from "./samplePgActivity.ts";
+import { startHelloServer } from "./startHelloServer.ts";
+import { tail } from "./statistics.ts";
 
 const LEVELS = (process.env.BENCH_CONCURRENCY ?? "1,10,50").split(",").map(Number);
-const MEASURE_MS = Number(process.env.BENCH_SECONDS ?? 10) * 1000;
-/** Per round: each measured part of a row is preceded by its own warm-up. */
-const WARM_UP_MS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1) * 1000;
+const MEASURE_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** Per round: each measured part of a row is preceded by a warm-up of its own. */
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 const ROUNDS = 2;
 const LISTINGS = 100;
 const CREATORS = 10;
 const SEQUENTIAL_SAMPLES = 300;
-const VIEWS_SCHEMA = "marketplace";
-const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
 const TOPICS = [
   "contract review",
   "tax summaries",
@@ -72,7 +56,7 @@ type Measured = {
   target: string;
   load: LoadResult;
   cores: Map<string, number>;
-  /** CPU seconds by process over the row, warm-ups included. */
+  /** CPU seconds by process over the row's measured parts. */
   spent: Map<string, number>;
   activity: PgActivity[];
 };
@@ -94,58 +78,18 @@ function mergeLoads(loads: LoadResult[]): LoadResult {
 
 await runBenchmark(async (cleanup) => {
   const startedAt = performance.now();
-  const stack = await startStack(cleanup);
-  removeOnExit(stack.dir);
-  await migrateAppSchema(stack.pg.databaseUrl);
-  const { db, close } = connectProjections(stack.pg.databaseUrl, VIEWS_SCHEMA);
-  cleanup.add("database client", close);
-
-  // The catalogue: 10 creators with 10 listings each, every rental model and category.
-  const creators = Array.from({ length: CREATORS }, (_, i) => benchAddress(`api:creator:${i}`));
-  for (const creator of creators) {
-    await rpcRequest(stack.anvil.rpcUrl, "anvil_setBalance", [creator, toHex(10n ** 22n)]);
-  }
-  const listingIds: Hex[] = [];
-  let lastBlock = 0n;
-  for (let i = 0; i < LISTINGS; i++) {
-    const creator = creators[i % CREATORS] as Address;
-    const seed = seedOf(`api:listing:${i}`);
-    const onChainListingId = deriveListingId(creator, seed);
-    const topic = TOPICS[i % TOPICS.length] as string;
-    lastBlock = await publishListing(stack, db, {
-      creator,
-      seed,
-      onChainListingId,
-      model: i % 3,
-      price: BigInt(i + 1) * 10n ** 15n,
-      manifest: {
-        name: `bench-agent-${i}`,
-        title: `Bench Agent ${i}: ${topic}`,
-        category: CATEGORIES[i % CATEGORIES.length] as string,
-        description: `Agent number ${i} for ${topic}, with sources and a summary of every finding, written for busy teams.`,
-        sample_output: [`Finding ${i}: nothing unusual in the ${topic}.`],
-        creator_display_name: `Creator ${i % CREATORS}`,
-      },
-    });
-    listingIds.push(onChainListingId);
-  }
+  const stack = await startBenchStack(cleanup, { api: 1, rateLimitPerMinute: UNLIMITED_RATE });
+  const listingIds = await publishCatalogue(stack);
   // The renter holds a one-time credential on the first listing (rental model 0, price 0.001 ETH).
   const renter = devAccount(5);
   const credentialListing = listingIds[0] as Hex;
-  lastBlock = await sendTransaction(
-    stack,
-    renter.address,
-    marketplaceCall("purchaseOneTime", [credentialListing]),
-    10n ** 15n,
+  const purchase = await stack.marketplace.mined(
+    stack.marketplace
+      .as(renter)
+      .write.purchaseOneTime([credentialListing], { value: parseEther("0.001") }),
   );
-
-  const ponder = await startTimedPonder(cleanup, stack, {
-    databaseUrl: stack.pg.databaseUrl,
-    schema: "bench_api",
-    viewsSchema: VIEWS_SCHEMA,
-  });
-  await ponder.waitForBlock(lastBlock);
-  const api = await startBenchApi(cleanup, stack, { viewsSchema: VIEWS_SCHEMA });
+  await stack.ponder.waitForBlock(purchase.blockNumber);
+  const api = stack.api;
   const { key } = await createApiKey(api.url, renter, "bench");
   const hello = await startHelloServer(cleanup);
   const auth = { authorization: `Bearer ${key}` };
@@ -192,19 +136,12 @@ await runBenchmark(async (cleanup) => {
     // Rounds interleave the targets, so that drift in the machine's load spreads over all of them.
     for (let round = 0; round < ROUNDS; round++) {
       for (const cell of cells) {
+        const load = { ...cell.target, concurrency };
+        await runLoad({ ...load, seconds: WARM_UP_SECONDS });
         const before = readCpu(classifyService);
         const from = performance.now();
-        const sampler = samplePgActivity(stack.pg.databaseUrl);
-        cell.loads.push(
-          await runLoad({
-            url: cell.target.url,
-            headers: cell.target.headers,
-            concurrency,
-            warmUpMs: WARM_UP_MS,
-            measureMs: MEASURE_MS / ROUNDS,
-            expectStatus: cell.target.expectStatus,
-          }),
-        );
+        const sampler = samplePgActivity(stack.postgres.databaseUrl);
+        cell.loads.push(await runLoad({ ...load, seconds: MEASURE_SECONDS / ROUNDS }));
         cell.activity.push(await sampler.stop());
         cell.wallSeconds += (performance.now() - from) / 1000;
         for (const [group, seconds] of cpuSpent(before, readCpu(classifyService))) {
@@ -234,8 +171,8 @@ await runBenchmark(async (cleanup) => {
 
   // Where one request's time goes: its parts, one at a time from this process (no load).
   const parts = await measureParts({
-    databaseUrl: stack.pg.databaseUrl,
-    db,
+    databaseUrl: stack.postgres.databaseUrl,
+    db: stack.db,
     rpcUrl: stack.anvil.rpcUrl,
     marketplace: stack.deployment.address,
     listing: credentialListing,
@@ -253,9 +190,44 @@ await runBenchmark(async (cleanup) => {
   });
 });
 
+/**
+ * The catalogue: 10 creators (dev accounts 10 to 19) with 10 listings each, every rental model and
+ * category, published as creators do and indexed. Returns the on-chain listing ids in order.
+ */
+async function publishCatalogue(stack: Stack): Promise<Hex[]> {
+  const creators = Array.from({ length: CREATORS }, (_, i) => devAccount(10 + i));
+  for (const creator of creators) {
+    await rpcRequest(stack.anvil.rpcUrl, "anvil_setBalance", [creator.address, toHex(10n ** 22n)]);
+  }
+  const listingIds: Hex[] = new Array(LISTINGS);
+  // One creator's listings in order (its nonces), the creators side by side.
+  await Promise.all(
+    creators.map(async (creator, c) => {
+      for (let i = c; i < LISTINGS; i += CREATORS) {
+        const topic = TOPICS[i % TOPICS.length] as string;
+        listingIds[i] = await stack.publishListing({
+          creator,
+          seed: `api:listing:${i}`,
+          model: i % 3,
+          price: BigInt(i + 1) * 10n ** 15n,
+          manifest: {
+            name: `bench-agent-${i}`,
+            title: `Bench Agent ${i}: ${topic}`,
+            category: CATEGORIES[i % CATEGORIES.length] as string,
+            description: `Agent number ${i} for ${topic}, with sources and a summary of every finding, written for busy teams.`,
+            sample_output: [`Finding ${i}: nothing unusual in the ${topic}.`],
+            creator_display_name: `Creator ${c}`,
+          },
+        });
+      }
+    }),
+  );
+  return listingIds;
+}
+
 async function measureParts(options: {
   databaseUrl: string;
-  db: ReturnType<typeof connectProjections>["db"];
+  db: Database;
   rpcUrl: string;
   marketplace: Address;
   listing: Hex;
@@ -332,7 +304,7 @@ function report(options: {
     results.find((r) => r.target.startsWith("hello") && r.load.concurrency === concurrency)
       ?.load as LoadResult;
   console.log(
-    `\nAPI throughput: closed-loop clients in the benchmark process (node:http keep-alive), ${MEASURE_MS / 1000} s measured per row in ${ROUNDS} interleaved rounds, each after ${WARM_UP_MS / 1000} s of warm-up; the API and hello-world each in a process of their own.\n`,
+    `\nAPI throughput: closed-loop autocannon connections from the benchmark process, ${MEASURE_SECONDS} s measured per row in ${ROUNDS} interleaved rounds, each after ${WARM_UP_SECONDS} s of warm-up; the API and hello-world each in a process of their own.\n`,
   );
   console.log(
     table(
@@ -366,7 +338,7 @@ function report(options: {
   );
   const groups = ["api", "postgres", "anvil", "bench (load generator)", "hello-world", "ponder"];
   console.log(
-    "\nCPU used while each row ran (cores, of 2), by process, and CPU milliseconds per request:\n",
+    "\nCPU used while each row's measured parts ran (cores, of 2), by process, and CPU milliseconds per request:\n",
   );
   const perRequest = (spent: Map<string, number>, group: string, load: LoadResult) =>
     fixed((1000 * (spent.get(group) ?? 0)) / load.answered, 2);
@@ -427,7 +399,7 @@ function report(options: {
       "",
       `Response bodies: GET /v1/listings ${options.catalogueBytes} bytes (20 of ${LISTINGS} listings), GET /v1/credentials/:listing_id ${options.credentialBytes} bytes.`,
       `Load average (1/5/15 min) before the load: ${load(options.loadBefore)}; after: ${load(options.loadAfter)}.`,
-      `Reproduce: npx node bench/apiThroughput.ts${process.env.BENCH_SECONDS ? ` (BENCH_SECONDS=${process.env.BENCH_SECONDS})` : ""}${process.env.BENCH_CONCURRENCY ? ` (BENCH_CONCURRENCY=${process.env.BENCH_CONCURRENCY})` : ""}`,
+      reproduce("bench:api", ["BENCH_SECONDS", "BENCH_CONCURRENCY", "BENCH_WARMUP_SECONDS"]),
     ].join("\n"),
   );
 }

@@ -1,39 +1,22 @@
 // Backfill throughput of the Ponder indexer over a generated history of 20,000+ marketplace events,
 // against a plain eth_getLogs + decodeEventLog scan of the same range. Run:
-// npx node bench/indexerBackfill.ts
+// npm run bench:indexer:backfill
 import postgres from "postgres";
-import {
-  type Address,
-  decodeEventLog,
-  encodeFunctionData,
-  type Hex,
-  hexToNumber,
-  toHex,
-} from "viem";
+import { type Address, decodeEventLog, type Hex, hexToNumber, toHex } from "viem";
+import * as marketplace from "../devStack/marketplace.ts";
+import { rpcRequest } from "../devStack/startAnvil.ts";
+import type { Stack } from "../devStack/startStack.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
 import { serviceMarketplaceAbi } from "../lib/contracts/serviceMarketplace.ts";
 import { deriveListingId } from "../lib/ids/listingId.ts";
-import {
-  benchAddress,
-  type Cleanup,
-  fixed,
-  logSpanMs,
-  METADATA_URI,
-  median,
-  ONE_TIME,
-  PER_QUERY,
-  type RpcCall,
-  rpcBatch,
-  rpcRequest,
-  runBenchmark,
-  type Stack,
-  SUBSCRIPTION,
-  seedOf,
-  startStack,
-  startTimedPonder,
-  THIRTY_DAYS,
-  table,
-} from "./common.ts";
+import { benchAddress, startBenchStack } from "./benchStack.ts";
+import { logSpanMs } from "./logSpanMs.ts";
+import { fixed, table } from "./markdownTable.ts";
+import { marketplaceCall as call } from "./marketplaceCall.ts";
+import { reproduce } from "./reproduce.ts";
+import { type RpcCall, rpcBatch } from "./rpcBatch.ts";
+import { runBenchmark } from "./runBenchmark.ts";
+import { median } from "./statistics.ts";
 
 const CREATORS = 10;
 /** Per creator and rental model. */
@@ -71,18 +54,16 @@ const constructorEvents = {
   FeeBasisPointsUpdated: 1,
 };
 
-const call = (functionName: string, args: readonly unknown[]) =>
-  encodeFunctionData({ abi: serviceMarketplaceAbi, functionName, args } as never) as Hex;
-
 await runBenchmark(async (cleanup) => {
-  const stack = await startStack(cleanup);
+  const ponderOutput = captureOutput();
+  const stack = await startBenchStack(cleanup, { onOutput: ponderOutput.onOutput });
   const rpcUrl = stack.anvil.rpcUrl;
 
   // Fixed cost: Ponder on a chain holding only the deployment (and CONFIRMATIONS empty blocks).
   await rpcRequest(rpcUrl, "anvil_mine", [toHex(CONFIRMATIONS)]);
   const emptyRuns: PonderRun[] = [];
   for (let i = 1; i <= EMPTY_RUNS; i++) {
-    emptyRuns.push(await timePonder(cleanup, stack, `empty_${i}`, `empty_${i}`));
+    emptyRuns.push(await timePonder(stack, ponderOutput, `empty_${i}`, `empty_${i}`));
   }
   console.log(
     `Ponder on an empty history: ${seconds(emptyRuns.map((r) => r.readyMs))} s to /ready.`,
@@ -116,13 +97,13 @@ await runBenchmark(async (cleanup) => {
   const verify = { events: generated.events };
   const coldRuns: PonderRun[] = [];
   for (let i = 1; i <= COLD_RUNS; i++) {
-    coldRuns.push(await timePonder(cleanup, stack, `history_${i}`, `cold_${i}`, verify));
+    coldRuns.push(await timePonder(stack, ponderOutput, `history_${i}`, `cold_${i}`, verify));
   }
   console.log(`Ponder backfill, RPC cache empty: ${seconds(coldRuns.map((r) => r.readyMs))} s.`);
   // The first database again: its ponder_sync caches the range, so this is indexing without RPC.
   const warmRuns: PonderRun[] = [];
   for (let i = 1; i <= WARM_RUNS; i++) {
-    warmRuns.push(await timePonder(cleanup, stack, "history_1", `warm_${i}`, verify));
+    warmRuns.push(await timePonder(stack, ponderOutput, "history_1", `warm_${i}`, verify));
   }
   console.log(`Ponder backfill, RPC cache warm: ${seconds(warmRuns.map((r) => r.readyMs))} s.`);
 
@@ -153,27 +134,52 @@ type PonderRun = {
   rpc: Record<string, { count: number; totalMs: number }>;
 };
 
+/**
+ * What the stack's servers print while one Ponder is timed; Ponder's own lines carry the phase
+ * markers `logSpanMs` looks for.
+ */
+function captureOutput() {
+  let text: string | undefined;
+  return {
+    onOutput: (line: string) => {
+      if (text !== undefined) text += line;
+    },
+    start: () => {
+      text = "";
+    },
+    stop: () => {
+      const captured = text ?? "";
+      text = undefined;
+      return captured;
+    },
+  };
+}
+
 /** One `ponder start` into a fresh schema of `database`, timed to `/ready`, checked, stopped. */
 async function timePonder(
-  cleanup: Cleanup,
   stack: Stack,
+  ponderOutput: ReturnType<typeof captureOutput>,
   database: string,
   name: string,
   verify?: { events: Record<string, number> },
 ): Promise<PonderRun> {
-  const databaseUrl = await stack.databaseUrl(`bench_${database}`);
+  const databaseUrl = await databaseOf(stack, `bench_${database}`);
   const viewsSchema = `marketplace_${name}`;
-  const ponder = await startTimedPonder(cleanup, stack, {
-    databaseUrl,
-    schema: `backfill_${name}`,
-    viewsSchema,
-  });
+  ponderOutput.start();
+  const started = performance.now();
+  const ponder = await stack
+    .startIndexer({ databaseUrl, schema: `backfill_${name}`, viewsSchema })
+    .catch((error: unknown) => {
+      console.error(`ponder output:\n${ponderOutput.stop().slice(-4000)}`);
+      throw error;
+    });
+  const readyMs = performance.now() - started;
   try {
     if (verify) await verifyProjections(databaseUrl, viewsSchema, verify.events);
     const rpc = parseRpcMetrics(await (await fetch(`${ponder.url}/metrics`)).text());
-    const log = ponder.output();
+    const log = ponderOutput.stop();
     return {
-      readyMs: ponder.readyMs,
+      readyMs,
       backfillMs: logSpanMs(log, "Started backfill indexing", "Completed backfill indexing"),
       fetchMs: logSpanMs(
         log,
@@ -185,6 +191,19 @@ async function timePonder(
   } finally {
     await ponder.stop();
   }
+}
+
+/** The URL of `database` in the stack's cluster, created if missing. */
+async function databaseOf(stack: Stack, database: string): Promise<string> {
+  const stackUrl = stack.postgres.databaseUrl;
+  const sql = postgres(stackUrl, { max: 1, onnotice: () => {} });
+  try {
+    const [existing] = await sql`select 1 from pg_database where datname = ${database}`;
+    if (!existing) await sql.unsafe(`create database "${database}"`);
+  } finally {
+    await sql.end();
+  }
+  return stackUrl.replace(/\/[^/]+$/, `/${database}`);
 }
 
 function parseRpcMetrics(text: string) {
@@ -214,28 +233,34 @@ async function generateHistory(stack: Stack) {
     benchAddress(`backfill:creator:${i}`),
   );
   const renters = Array.from({ length: RENTERS }, (_, i) => benchAddress(`backfill:renter:${i}`));
+  // Derived once: deriving a dev account runs the mnemonic's key stretching.
+  const authority = devAccount(0).address;
   const feeRecipient = devAccount(1).address;
-  const senders = [stack.authority, feeRecipient, ...creators, ...renters];
+  const senders = [authority, feeRecipient, ...creators, ...renters];
   await rpcBatch(
     rpcUrl,
     senders.map((address) => ({ method: "anvil_setBalance", params: [address, FUNDS] })),
   );
 
-  const listingsOf: Record<typeof ONE_TIME, Hex[]> = { 0: [], 1: [], 2: [] };
+  const listingsOf: Record<typeof marketplace.ONE_TIME, Hex[]> = { 0: [], 1: [], 2: [] };
   const creatorOf = new Map<Hex, Address>();
   const phases: Tx[][] = [[], [], [], []];
   const [listingTxs, purchaseTxs, usageTxs, withdrawalTxs] = phases as [Tx[], Tx[], Tx[], Tx[]];
 
   for (const [c, creator] of creators.entries()) {
-    for (const model of [ONE_TIME, SUBSCRIPTION, PER_QUERY] as const) {
+    for (const model of [
+      marketplace.ONE_TIME,
+      marketplace.SUBSCRIPTION,
+      marketplace.PER_QUERY,
+    ] as const) {
       for (let n = 0; n < LISTINGS_EACH; n++) {
-        const seed = seedOf(`backfill:${c}:${model}:${n}`);
+        const seed = marketplace.seedOf(`backfill:${c}:${model}:${n}`);
         const listingId = deriveListingId(creator, seed);
         listingsOf[model].push(listingId);
         creatorOf.set(listingId, creator);
         listingTxs.push({
           from: creator,
-          data: call("createListing", [seed, model, PRICE, METADATA_URI]),
+          data: call("createListing", [seed, model, PRICE, marketplace.METADATA_URI]),
           gas: 200_000,
           events: { ListingCreated: 1 },
         });
@@ -249,21 +274,24 @@ async function generateHistory(stack: Stack) {
     purchaseTxs.push(
       {
         from: renter,
-        data: call("purchaseOneTime", [pick(ONE_TIME, r)]),
+        data: call("purchaseOneTime", [pick(marketplace.ONE_TIME, r)]),
         value: PRICE,
         gas: 200_000,
         events: { AccessPurchased: 1 },
       },
       {
         from: renter,
-        data: call("purchaseSubscription", [pick(SUBSCRIPTION, r), THIRTY_DAYS]),
+        data: call("purchaseSubscription", [
+          pick(marketplace.SUBSCRIPTION, r),
+          marketplace.THIRTY_DAYS,
+        ]),
         value: PRICE,
         gas: 200_000,
         events: { AccessPurchased: 1 },
       },
       {
         from: renter,
-        data: call("purchasePerQuery", [pick(PER_QUERY, r)]),
+        data: call("purchasePerQuery", [pick(marketplace.PER_QUERY, r)]),
         value: DEPOSIT,
         gas: 200_000,
         events: { PerQueryPurchased: 1 },
@@ -278,7 +306,7 @@ async function generateHistory(stack: Stack) {
   for (const [r, renter] of renters.entries()) {
     renterTxs.push({
       from: renter,
-      data: call("renewSubscription", [pick(SUBSCRIPTION, r), THIRTY_DAYS]),
+      data: call("renewSubscription", [pick(marketplace.SUBSCRIPTION, r), marketplace.THIRTY_DAYS]),
       value: PRICE,
       gas: 200_000,
       events: { SubscriptionRenewed: 1 },
@@ -286,7 +314,7 @@ async function generateHistory(stack: Stack) {
     for (let t = 0; t < TOP_UPS_PER_RENTER; t++) {
       renterTxs.push({
         from: renter,
-        data: call("topUpBalance", [pick(PER_QUERY, r)]),
+        data: call("topUpBalance", [pick(marketplace.PER_QUERY, r)]),
         value: PRICE,
         gas: 200_000,
         events: { BalanceToppedUp: 1 },
@@ -296,17 +324,17 @@ async function generateHistory(stack: Stack) {
   for (let d = 0; d < DEBITS_PER_RENTER; d++) {
     for (const [r, renter] of renters.entries()) {
       debitTxs.push({
-        from: stack.authority,
-        data: call("consumeQuery", [pick(PER_QUERY, r), renter, runId++]),
+        from: authority,
+        data: call("consumeQuery", [pick(marketplace.PER_QUERY, r), renter, runId++]),
         gas: 200_000,
         events: { QueryConsumed: 1 },
       });
     }
   }
   const allListings = [
-    ...listingsOf[ONE_TIME],
-    ...listingsOf[SUBSCRIPTION],
-    ...listingsOf[PER_QUERY],
+    ...listingsOf[marketplace.ONE_TIME],
+    ...listingsOf[marketplace.SUBSCRIPTION],
+    ...listingsOf[marketplace.PER_QUERY],
   ];
   const runTxs: Tx[] = [];
   for (let b = 0; b < RUN_BATCHES; b++) {
@@ -316,7 +344,7 @@ async function generateHistory(stack: Stack) {
       succeeded: i % 10 !== 0,
     }));
     runTxs.push({
-      from: stack.authority,
+      from: authority,
       data: call("recordRuns", [runs]),
       gas: 4_000_000,
       events: { RunRecorded: RUNS_PER_BATCH },
@@ -343,7 +371,7 @@ async function generateHistory(stack: Stack) {
 
   // Pack TXS_PER_BLOCK transactions into each block; each phase is mined before the next depends on it.
   const nonces = new Map<Address, number>();
-  for (const sender of [stack.authority, feeRecipient]) {
+  for (const sender of [authority, feeRecipient]) {
     nonces.set(
       sender,
       hexToNumber(
@@ -528,7 +556,20 @@ function report(r: {
       fixed(rate / baselineRate, 3),
     ];
   };
-  const minusFixed = (runs: PonderRun[]) => runs.map((run) => run.readyMs - fixedMs);
+  const ponderRows = (cache: string, runs: PonderRun[], backfillPhase: string) => [
+    row(
+      `ponder start → /ready, ${cache} RPC cache`,
+      runs.map((run) => run.readyMs),
+    ),
+    row(
+      "  same, minus the fixed cost",
+      runs.map((run) => run.readyMs - fixedMs),
+    ),
+    row(
+      `  ${backfillPhase}`,
+      runs.map((run) => run.backfillMs),
+    ),
+  ];
   console.log(
     `\nIndexer backfill: ${r.events.toLocaleString("en-US")} events, ${r.transactions.toLocaleString("en-US")} transactions, ${r.blocks} blocks (${r.blocksWithLogs} with marketplace logs, ${TXS_PER_BLOCK} transactions per block; the last ${CONFIRMATIONS} are empty so that Ponder sees all of it as finalized).\n`,
   );
@@ -560,28 +601,12 @@ function report(r: {
           "–",
           "–",
         ],
-        row(
-          "ponder start → /ready, cold RPC cache",
-          r.coldRuns.map((run) => run.readyMs),
-        ),
-        row("  same, minus the fixed cost", minusFixed(r.coldRuns)),
-        row(
-          "  its backfill phase (Ponder's log)",
-          r.coldRuns.map((run) => run.backfillMs),
-        ),
+        ...ponderRows("cold", r.coldRuns, "its backfill phase (Ponder's log)"),
         row(
           "  of which fetching JSON-RPC data",
           r.coldRuns.map((run) => run.fetchMs),
         ),
-        row(
-          "ponder start → /ready, warm RPC cache",
-          r.warmRuns.map((run) => run.readyMs),
-        ),
-        row("  same, minus the fixed cost", minusFixed(r.warmRuns)),
-        row(
-          "  its backfill phase = indexing only (Ponder's log)",
-          r.warmRuns.map((run) => run.backfillMs),
-        ),
+        ...ponderRows("warm", r.warmRuns, "its backfill phase = indexing only (Ponder's log)"),
       ],
     ),
   );
@@ -603,7 +628,7 @@ function report(r: {
     [
       "",
       `History generated in ${fixed(r.generationMs / 1000, 1)} s. "÷ baseline" is events/s over the eth_getLogs + decode baseline's.`,
-      "Reproduce: npx node bench/indexerBackfill.ts",
+      reproduce("bench:indexer:backfill", []),
     ].join("\n"),
   );
 }

@@ -1,29 +1,19 @@
 // Transaction-to-row latency of the Ponder indexer: how long after a marketplace transaction is sent
-// its projection change is visible through the views schema. Run: npx node bench/indexerLatency.ts
+// its projection change is visible through the views schema. Run: npm run bench:indexer:latency
+import { setTimeout as sleep } from "node:timers/promises";
 import postgres from "postgres";
-import { type Address, encodeFunctionData, type Hex, toHex } from "viem";
+import { type Address, type Hex, toHex } from "viem";
+import * as marketplace from "../devStack/marketplace.ts";
+import { rpcRequest } from "../devStack/startAnvil.ts";
+import type { Stack } from "../devStack/startStack.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
-import { serviceMarketplaceAbi } from "../lib/contracts/serviceMarketplace.ts";
 import { deriveListingId } from "../lib/ids/listingId.ts";
-import {
-  benchAddress,
-  fixed,
-  METADATA_URI,
-  mean,
-  ONE_TIME,
-  PER_QUERY,
-  percentile,
-  rpcRequest,
-  runBenchmark,
-  type Stack,
-  SUBSCRIPTION,
-  seedOf,
-  sleep,
-  startStack,
-  startTimedPonder,
-  THIRTY_DAYS,
-  table,
-} from "./common.ts";
+import { benchAddress, startBenchStack } from "./benchStack.ts";
+import { fixed, table } from "./markdownTable.ts";
+import { marketplaceCall as call } from "./marketplaceCall.ts";
+import { reproduce } from "./reproduce.ts";
+import { runBenchmark } from "./runBenchmark.ts";
+import { mean, percentile } from "./statistics.ts";
 
 const TRANSACTIONS = Number(process.env.BENCH_TRANSACTIONS ?? 200);
 const WARM_UP = 10;
@@ -73,13 +63,14 @@ type Operation = {
 type Sample = { kind: Kind; receiptMs: number; rowMs: number; polls: number };
 
 await runBenchmark(async (cleanup) => {
-  const stack = await startStack(cleanup);
+  const stack = await startBenchStack(cleanup, {});
   const rpcUrl = stack.anvil.rpcUrl;
   const creator = devAccount(2).address;
+  const authority = devAccount(0).address;
   const listings = {
-    oneTime: deriveListingId(creator, seedOf("latency:one-time")),
-    subscription: deriveListingId(creator, seedOf("latency:subscription")),
-    perQuery: deriveListingId(creator, seedOf("latency:per-query")),
+    oneTime: deriveListingId(creator, marketplace.seedOf("latency:one-time")),
+    subscription: deriveListingId(creator, marketplace.seedOf("latency:subscription")),
+    perQuery: deriveListingId(creator, marketplace.seedOf("latency:per-query")),
   };
 
   const send = async (from: Address, data: Hex, value = 0n) => {
@@ -97,18 +88,21 @@ await runBenchmark(async (cleanup) => {
       }
     }
   };
-  const call = (functionName: string, args: readonly unknown[]) =>
-    encodeFunctionData({ abi: serviceMarketplaceAbi, functionName, args } as never) as Hex;
 
   // History before Ponder starts: three listings and a pool of per-task renters to top up and debit.
   for (const [label, model] of [
-    ["one-time", ONE_TIME],
-    ["subscription", SUBSCRIPTION],
-    ["per-query", PER_QUERY],
+    ["one-time", marketplace.ONE_TIME],
+    ["subscription", marketplace.SUBSCRIPTION],
+    ["per-query", marketplace.PER_QUERY],
   ] as const) {
     await send(
       creator,
-      call("createListing", [seedOf(`latency:${label}`), model, PRICE, METADATA_URI]),
+      call("createListing", [
+        marketplace.seedOf(`latency:${label}`),
+        model,
+        PRICE,
+        marketplace.METADATA_URI,
+      ]),
     );
   }
   const pool = Array.from({ length: POOL_SIZE }, (_, i) => benchAddress(`latency:pool:${i}`));
@@ -119,14 +113,12 @@ await runBenchmark(async (cleanup) => {
     expected.set(renter, { totalPaid: DEPOSIT, tasksConsumed: 0 });
   }
 
-  const ponder = await startTimedPonder(cleanup, stack, {
-    databaseUrl: stack.pg.databaseUrl,
-    schema: "bench_latency",
-    viewsSchema: VIEWS_SCHEMA,
-  });
+  const startingPonder = performance.now();
+  const ponder = await stack.startIndexer({ schema: "bench_latency", viewsSchema: VIEWS_SCHEMA });
+  const ponderReadyMs = performance.now() - startingPonder;
   // `/ready` covers the finalized range only; the last 30 blocks (all of them here) come in realtime.
   await ponder.waitForBlock(BigInt((await rpcRequest(rpcUrl, "eth_blockNumber")) as Hex));
-  const sql = postgres(stack.pg.databaseUrl, { max: 1, onnotice: () => {} });
+  const sql = postgres(stack.postgres.databaseUrl, { max: 1, onnotice: () => {} });
   cleanup.add("postgres client", () => sql.end());
   const readCredential = async (listingId: Hex, buyer: Address) => {
     const rows = await sql<CredentialRow[]>`
@@ -174,7 +166,7 @@ await runBenchmark(async (cleanup) => {
         const tasksConsumed = state.tasksConsumed;
         return {
           kind,
-          from: stack.authority,
+          from: authority,
           data: call("consumeQuery", [listings.perQuery, renter, runId++]),
           value: 0n,
           listingId: listings.perQuery,
@@ -190,7 +182,7 @@ await runBenchmark(async (cleanup) => {
             : kind === "purchaseSubscription"
               ? [
                   listings.subscription,
-                  call("purchaseSubscription", [listings.subscription, THIRTY_DAYS]),
+                  call("purchaseSubscription", [listings.subscription, marketplace.THIRTY_DAYS]),
                   PRICE,
                 ]
               : [listings.perQuery, call("purchasePerQuery", [listings.perQuery]), DEPOSIT];
@@ -231,7 +223,7 @@ await runBenchmark(async (cleanup) => {
   };
 
   console.log(
-    `Ponder ready after ${fixed(ponder.readyMs / 1000, 2)} s; ${WARM_UP} warm-up and ${TRANSACTIONS} timed transactions follow.`,
+    `Ponder ready after ${fixed(ponderReadyMs / 1000, 2)} s; ${WARM_UP} warm-up and ${TRANSACTIONS} timed transactions follow.`,
   );
   for (let i = 0; i < WARM_UP; i++)
     await measure(nextOperation(SCHEDULE[i % SCHEDULE.length] as Kind));
@@ -293,7 +285,7 @@ function report(stack: Stack, samples: Sample[], queryMs: number[]) {
       `Ratio send→row / send→receipt: p50 ${fixed(percentile(row, 50) / percentile(receipt, 50))}×, p95 ${fixed(p95 / percentile(receipt, 95))}×.`,
       `Target p95 ≤ 500 ms: ${p95 <= 500 ? "met" : "MISSED"} (p95 ${fixed(p95)} ms).`,
       `Chain ${stack.deployment.chainId}, marketplace ${stack.deployment.address}.`,
-      `Reproduce: npx node bench/indexerLatency.ts${process.env.BENCH_TRANSACTIONS ? ` (BENCH_TRANSACTIONS=${TRANSACTIONS})` : ""}${process.env.PONDER_POLLING_INTERVAL_MS ? ` (PONDER_POLLING_INTERVAL_MS=${POLLING_MS})` : ""}`,
+      reproduce("bench:indexer:latency", ["BENCH_TRANSACTIONS", "PONDER_POLLING_INTERVAL_MS"]),
     ].join("\n"),
   );
 }

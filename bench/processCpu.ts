@@ -5,7 +5,8 @@ import { readdirSync, readFileSync } from "node:fs";
 /** Kernel clock ticks per second (`getconf CLK_TCK`): 100 on every mainstream Linux build. */
 const TICKS_PER_SECOND = 100;
 
-export type CpuReading = Map<string, number>;
+/** CPU seconds so far of each process (this one as pid 0), with its group. */
+export type CpuReading = Map<number, { group: string; seconds: number }>;
 
 type ProcStat = { pid: number; ppid: number; cpuSeconds: number };
 
@@ -32,15 +33,14 @@ function commandLine(pid: number): string {
 }
 
 /**
- * CPU seconds (user + system) so far of every live descendant of this process, summed per group;
- * `classify` names a process's group from its command line (undefined: "other"). This process itself
- * is the group "bench (load generator)". Exited processes drop out, so compare readings of the same
- * set of long-running services only.
+ * CPU seconds (user + system) so far of every live descendant of this process; `classify` names a
+ * process's group from its command line (undefined: "other"). This process itself is the group
+ * "bench (load generator)".
  */
 export function readCpu(classify: (commandLine: string) => string | undefined): CpuReading {
   const reading: CpuReading = new Map();
   const self = process.cpuUsage();
-  reading.set("bench (load generator)", (self.user + self.system) / 1e6);
+  reading.set(0, { group: "bench (load generator)", seconds: (self.user + self.system) / 1e6 });
   let pids: number[];
   try {
     pids = readdirSync("/proc")
@@ -61,21 +61,29 @@ export function readCpu(classify: (commandLine: string) => string | undefined): 
     const stat = queue.shift() as ProcStat;
     queue.push(...(children.get(stat.pid) ?? []));
     const group = classify(commandLine(stat.pid)) ?? "other";
-    reading.set(group, (reading.get(group) ?? 0) + stat.cpuSeconds);
+    reading.set(stat.pid, { group, seconds: stat.cpuSeconds });
   }
   return reading;
 }
 
-/** CPU seconds per group between two readings. */
-export function cpuSpent(before: CpuReading, after: CpuReading): CpuReading {
-  const spent: CpuReading = new Map();
-  for (const [group, seconds] of after) spent.set(group, seconds - (before.get(group) ?? 0));
+/**
+ * CPU seconds per group between two readings, of the processes alive at the second: one that
+ * exited in between (a Postgres backend whose client left) drops out instead of counting negative.
+ */
+export function cpuSpent(before: CpuReading, after: CpuReading): Map<string, number> {
+  const spent = new Map<string, number>();
+  for (const [pid, { group, seconds }] of after) {
+    spent.set(group, (spent.get(group) ?? 0) + seconds - (before.get(pid)?.seconds ?? 0));
+  }
   return spent;
 }
 
 /** What the services of the local stack are, by command line. */
 export function classifyService(commandLine: string): string | undefined {
-  if (commandLine.includes("api/server.ts")) return "api";
+  // Without NATS the API runs as the embedded composition, its workers idle beside it.
+  if (commandLine.includes("api/server.ts") || commandLine.includes("embedded/main.ts")) {
+    return "api";
+  }
   if (commandLine.includes("workers/main.ts")) return "worker";
   if (commandLine.includes("helloServer.ts")) return "hello-world";
   if (commandLine.includes("ponder")) return "ponder";

@@ -1,29 +1,24 @@
 // Registration throughput: agents submitted through POST /v1/agents, carried over NATS JetStream to
 // worker processes, validated and stored (job completed), with 1 and then 2 workers; beside the
 // JetStream publish-and-ack round trip on the same NATS server, measured in the same run as the floor.
-// Run: npx node bench/registrationThroughput.ts
+// Run: npm run bench:registration
 import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
-import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { jetstream, jetstreamManager, RetentionPolicy } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import autocannon from "autocannon";
 import postgres from "postgres";
 import { createApiKey } from "../devStack/client/createApiKey.ts";
-import { findFreePort } from "../devStack/findFreePort.ts";
-import { startNats } from "../devStack/startNats.ts";
-import { startWorker, type Worker } from "../devStack/startWorker.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
 import { validateManifest } from "../lib/manifest/validateManifest.ts";
-import {
-  type PgActivity,
-  removeOnExit,
-  SEALING_KEY,
-  samplePgActivity,
-  startBenchApi,
-  tail,
-} from "./appStack.ts";
-import { fixed, percentile, runBenchmark, sleep, startStack, table } from "./common.ts";
+import { startBenchStack, UNLIMITED_RATE } from "./benchStack.ts";
+import { fixed, table } from "./markdownTable.ts";
 import { type CpuReading, classifyService, cpuSpent, readCpu } from "./processCpu.ts";
+import { reproduce } from "./reproduce.ts";
+import { runBenchmark } from "./runBenchmark.ts";
+import { type PgActivity, samplePgActivity } from "./samplePgActivity.ts";
+import { percentile, tail } from "./statistics.ts";
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 300);
 const SUBMIT_CONCURRENCY = Number(process.env.BENCH_SUBMIT_CONCURRENCY ?? 20);
@@ -35,10 +30,7 @@ const FLOOR_WARM_UP = 100;
 const VALIDATION_SAMPLES = 200;
 const POLL_MS = 20;
 const BATCH_TIMEOUT_MS = 180_000;
-const VIEWS_SCHEMA = "marketplace";
 const DEDUPE_WINDOW_NS = 2 * 60 * 1_000_000_000;
-
-const verbose = Boolean(process.env.BENCH_VERBOSE);
 
 /** A valid hosted-vendor manifest, as in test/registration/endToEnd.test.ts, named `name`. */
 function registration(name: string) {
@@ -65,20 +57,18 @@ function registration(name: string) {
 }
 
 /**
- * Counts the log lines containing each of `needles` in a stream of output chunks, and sums their
- * `"count":N` fields where they have one.
+ * Counts the lines of the servers' output containing each of `needles`, and sums their `"count":N`
+ * fields where they have one. Each log line reaches the pipe in one write, so a chunk holds whole
+ * lines, even with several processes printing.
  */
 function lineCounter(needles: string[]) {
   const counts = new Map(needles.map((needle) => [needle, 0]));
   const sums = new Map(needles.map((needle) => [needle, 0]));
-  let partial = "";
   return {
     counts,
     sums,
     onOutput: (chunk: string) => {
-      const lines = (partial + chunk).split("\n");
-      partial = lines.pop() ?? "";
-      for (const line of lines) {
+      for (const line of chunk.split("\n")) {
         for (const needle of needles) {
           if (!line.includes(needle)) continue;
           counts.set(needle, (counts.get(needle) ?? 0) + 1);
@@ -94,6 +84,13 @@ type Floor = {
   sequentialMs: number[];
   sequentialPerSecond: number;
   concurrentPerSecond: number;
+};
+
+type Submissions = {
+  /** Per request, from writing it to the end of the answer. */
+  submitMs: number[];
+  firstSent: number;
+  lastAnswer: number;
 };
 
 type Batch = {
@@ -114,11 +111,9 @@ type Batch = {
   activity: PgActivity;
 };
 
-const API_LOG = {
+const LOG = {
   relayed: '"outbox relay published jobs"',
   notOnBus: "job not yet on the bus",
-};
-const WORKER_LOG = {
   completed: '"outcome":"completed"',
   failed: '"outcome":"failed"',
   alreadyDone: '"outcome":"already_done"',
@@ -127,87 +122,56 @@ const WORKER_LOG = {
 
 await runBenchmark(async (cleanup) => {
   const startedAt = performance.now();
-  const stack = await startStack(cleanup);
-  removeOnExit(stack.dir);
-  const [natsPort, monitorPort] = [await findFreePort(), await findFreePort()];
-  const nats = await startNats({
-    port: natsPort,
-    monitorPort,
-    storeDir: join(stack.dir, "nats"),
-    onOutput: verbose ? (line) => process.stderr.write(line) : undefined,
+  const serverLog = lineCounter(Object.values(LOG));
+  // The API alone over NATS (api/server.ts); workers join later. Registration reads no projections.
+  const stack = await startBenchStack(cleanup, {
+    nats: true,
+    api: 1,
+    ponder: false,
+    rateLimitPerMinute: UNLIMITED_RATE,
+    onOutput: serverLog.onOutput,
   });
-  cleanup.add("nats", () => nats.stop());
-  const apiLog = lineCounter(Object.values(API_LOG));
-  const api = await startBenchApi(cleanup, stack, {
-    viewsSchema: VIEWS_SCHEMA,
-    natsUrl: nats.natsUrl,
-    onOutput: apiLog.onOutput,
-  });
-  const { key } = await createApiKey(api.url, devAccount(4), "bench");
-  const sql = postgres(stack.pg.databaseUrl, { max: 2, onnotice: () => {} });
+  const { key } = await createApiKey(stack.api.url, devAccount(4), "bench");
+  const sql = postgres(stack.postgres.databaseUrl, { max: 2, onnotice: () => {} });
   cleanup.add("postgres client", () => sql.end());
-  const workerLog = lineCounter(Object.values(WORKER_LOG));
-  const workers: Worker[] = [];
   console.log(
     `Stack ready after ${fixed((performance.now() - startedAt) / 1000)} s: anvil, Postgres, NATS, API.`,
   );
 
   const loadBefore = loadavg();
-  const floor = await measureFloor(nats.natsUrl);
+  const floor = await measureFloor(stack.nats.natsUrl);
   console.log(
     `  floor: JetStream publish-and-ack p50 ${fixed(percentile(floor.sequentialMs, 50), 3)} ms, ${fixed(floor.sequentialPerSecond, 0)}/s sequential, ${fixed(floor.concurrentPerSecond, 0)}/s at ${SUBMIT_CONCURRENCY} in flight`,
   );
   const validationMs = measureValidation();
 
-  /** Submits `count` registrations, SUBMIT_CONCURRENCY at a time, and waits until none is queued. */
+  /** Submits `count` registrations and waits until none of them is queued. */
   const runBatch = async (label: string, count: number, workerCount: number): Promise<Batch> => {
-    const ids: string[] = [];
-    const submitMs: number[] = [];
-    let next = 0;
-    let lastAnswer = 0;
     const cpuBefore: CpuReading = readCpu(classifyService);
     const cpuFrom = performance.now();
-    const sampler = samplePgActivity(stack.pg.databaseUrl);
-    const firstSent = performance.now();
-    const client = async () => {
-      while (next < count) {
-        const body = JSON.stringify(registration(`${label}-agent-${next++}`));
-        const sent = performance.now();
-        const response = await fetch(`${api.url}/v1/agents`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body,
-        });
-        const answer = (await response.json()) as { job_id?: string };
-        lastAnswer = performance.now();
-        if (response.status !== 202 || !answer.job_id) {
-          throw new Error(`POST /v1/agents: ${response.status} ${JSON.stringify(answer)}`);
-        }
-        submitMs.push(lastAnswer - sent);
-        ids.push(answer.job_id);
-      }
-    };
-    const submitted = Promise.all(Array.from({ length: SUBMIT_CONCURRENCY }, client));
-    let allSubmitted = false;
-    void submitted.then(
-      () => {
-        allSubmitted = true;
-      },
-      () => {},
-    );
-    // Completions, polled from Postgres while the submissions are still going.
-    let done = 0;
+    const sampler = samplePgActivity(stack.postgres.databaseUrl);
+    const jobIds: string[] = [];
+    const submitting = submitRegistrations({
+      apiUrl: stack.api.url,
+      key,
+      label,
+      count,
+      onAccepted: (jobId) => jobIds.push(jobId),
+    });
+    // Completions, polled from Postgres while the submissions are still going. autocannon settles at
+    // its next one-second tick, so the answers tell when all were accepted; a refusal fails at once.
+    const refused = submitting.then(() => new Promise<never>(() => {}));
     for (;;) {
-      await Promise.race([submitted, sleep(POLL_MS)]);
+      await Promise.race([refused, sleep(POLL_MS)]);
       const [row] = await sql<{ done: number }[]>`
-        select count(*)::int as done from app.jobs where id = any(${ids}) and status <> 'queued'`;
-      done = row?.done ?? 0;
-      if (allSubmitted && done === count) break;
-      if (performance.now() - firstSent > BATCH_TIMEOUT_MS) {
+        select count(*)::int as done from app.jobs where id = any(${jobIds}) and status <> 'queued'`;
+      const done = row?.done ?? 0;
+      if (jobIds.length === count && done === count) break;
+      if (performance.now() - cpuFrom > BATCH_TIMEOUT_MS) {
         throw new Error(`${label}: ${done} of ${count} jobs done after ${BATCH_TIMEOUT_MS} ms`);
       }
     }
-    await submitted;
+    const { submitMs, firstSent, lastAnswer } = await submitting;
     const allDone = performance.now();
     const activity = await sampler.stop();
     const spent = cpuSpent(cpuBefore, readCpu(classifyService));
@@ -227,7 +191,7 @@ await runBenchmark(async (cleanup) => {
         extract(epoch from created_at) * 1000 as created,
         extract(epoch from published_at) * 1000 as published,
         extract(epoch from updated_at) * 1000 as updated
-      from app.jobs where id = any(${ids})`;
+      from app.jobs where id = any(${jobIds})`;
     const failed = rows.filter((row) => row.status !== "completed");
     if (failed.length > 0) {
       throw new Error(
@@ -255,24 +219,9 @@ await runBenchmark(async (cleanup) => {
   };
 
   const batches: Batch[] = [];
+  let workers = 0;
   for (const count of WORKER_COUNTS) {
-    while (workers.length < count) {
-      const worker = await startWorker({
-        env: {
-          DATABASE_URL: stack.pg.databaseUrl,
-          NATS_URL: nats.natsUrl,
-          VIEWS_SCHEMA,
-          SEALING_KEY,
-          DATA_DIR: stack.dir,
-        },
-        onOutput: (line) => {
-          workerLog.onOutput(line);
-          if (verbose) process.stderr.write(line);
-        },
-      });
-      cleanup.add(`worker ${workers.length + 1}`, () => worker.stop());
-      workers.push(worker);
-    }
+    for (; workers < count; workers++) await stack.addWorker();
     await runBatch(`warm${count}`, WARM_UP_JOBS, count);
     const batch = await runBatch(`w${count}`, JOBS, count);
     batches.push(batch);
@@ -290,11 +239,69 @@ await runBenchmark(async (cleanup) => {
     validationMs,
     loadBefore,
     loadAfter,
-    apiLog: apiLog.counts,
-    relayedJobs: apiLog.sums.get(API_LOG.relayed) ?? 0,
-    workerLog: workerLog.counts,
+    log: serverLog.counts,
+    relayedJobs: serverLog.sums.get(LOG.relayed) ?? 0,
   });
 });
+
+/**
+ * POSTs `count` valid registrations, named `${label}-agent-N`, from autocannon's keep-alive
+ * connections, SUBMIT_CONCURRENCY requests in flight; every one must be accepted (202).
+ */
+async function submitRegistrations({
+  apiUrl,
+  key,
+  label,
+  count,
+  onAccepted,
+}: {
+  apiUrl: string;
+  key: string;
+  label: string;
+  count: number;
+  onAccepted: (jobId: string) => void;
+}): Promise<Submissions> {
+  let accepted = 0;
+  const submitMs: number[] = [];
+  const refused: string[] = [];
+  let next = 0;
+  let lastAnswer = 0;
+  const firstSent = performance.now();
+  const instance = autocannon({
+    url: `${apiUrl}/v1/agents`,
+    connections: Math.min(SUBMIT_CONCURRENCY, count),
+    amount: count,
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    requests: [
+      {
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify(registration(`${label}-agent-${next++}`)),
+        }),
+        onResponse: (status, body) => {
+          const jobId =
+            status === 202 ? (JSON.parse(body) as { job_id?: string }).job_id : undefined;
+          if (jobId) {
+            accepted++;
+            onAccepted(jobId);
+          } else refused.push(`${status} ${body}`);
+        },
+      },
+    ],
+  });
+  instance.on("response", (_client: unknown, _status: number, _bytes: number, ms: number) => {
+    submitMs.push(ms);
+    lastAnswer = performance.now();
+  });
+  const result = await instance;
+  if (refused.length > 0 || result.errors > 0 || accepted !== count) {
+    throw new Error(
+      `POST /v1/agents: ${accepted} of ${count} accepted, ${result.errors} errors${refused[0] ? `, e.g. ${refused[0]}` : ""}`,
+    );
+  }
+  return { submitMs, firstSent, lastAnswer };
+}
 
 /** JetStream publish with msgID and wait for the stream's ack, as the bus does, on a scratch stream. */
 async function measureFloor(natsUrl: string): Promise<Floor> {
@@ -363,9 +370,8 @@ function report(options: {
   validationMs: number[];
   loadBefore: number[];
   loadAfter: number[];
-  apiLog: Map<string, number>;
+  log: Map<string, number>;
   relayedJobs: number;
-  workerLog: Map<string, number>;
 }) {
   const { floor, batches } = options;
   const stats = (values: number[]) => [
@@ -480,15 +486,15 @@ function report(options: {
       );
     }
   }
-  const count = (log: Map<string, number>, needle: string) => log.get(needle) ?? 0;
+  const count = (needle: string) => options.log.get(needle) ?? 0;
   const load = (values: number[]) => values.map((v) => fixed(v, 2)).join(" / ");
   console.log(
     [
       "",
-      `Worker log, all batches: ${count(options.workerLog, WORKER_LOG.completed)} completed, ${count(options.workerLog, WORKER_LOG.failed)} failed, ${count(options.workerLog, WORKER_LOG.alreadyDone)} already_done (duplicate deliveries), ${count(options.workerLog, WORKER_LOG.attemptFailed)} failed attempts.`,
-      `API log: outbox relay sweeps that (re)published jobs ${count(options.apiLog, API_LOG.relayed)}, ${options.relayedJobs} jobs in all; publishes that failed in the request ${count(options.apiLog, API_LOG.notOnBus)}.`,
+      `Worker log, all batches: ${count(LOG.completed)} completed, ${count(LOG.failed)} failed, ${count(LOG.alreadyDone)} already_done (duplicate deliveries), ${count(LOG.attemptFailed)} failed attempts.`,
+      `API log: outbox relay sweeps that (re)published jobs ${count(LOG.relayed)}, ${options.relayedJobs} jobs in all; publishes that failed in the request ${count(LOG.notOnBus)}.`,
       `Load average (1/5/15 min) before: ${load(options.loadBefore)}; after: ${load(options.loadAfter)}.`,
-      `Reproduce: npx node bench/registrationThroughput.ts${process.env.BENCH_JOBS ? ` (BENCH_JOBS=${JOBS})` : ""}${process.env.BENCH_SUBMIT_CONCURRENCY ? ` (BENCH_SUBMIT_CONCURRENCY=${SUBMIT_CONCURRENCY})` : ""}`,
+      reproduce("bench:registration", ["BENCH_JOBS", "BENCH_SUBMIT_CONCURRENCY"]),
     ].join("\n"),
   );
 }

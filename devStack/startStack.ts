@@ -60,7 +60,12 @@ export type TestNats = Nats & {
   startServer: () => Promise<void>;
 };
 
-export type IndexerOptions = { schema?: string; viewsSchema?: string };
+export type IndexerOptions = {
+  schema?: string;
+  viewsSchema?: string;
+  /** Another database of the stack's cluster, for a Ponder with a sync cache of its own. */
+  databaseUrl?: string;
+};
 
 /** The stable views schema the stack's Ponder keeps and its API and workers read. */
 const VIEWS_SCHEMA = "marketplace";
@@ -169,12 +174,16 @@ export async function startStack(options: StackOptions = {}) {
      * index (crash recovery); by default each indexes into a schema of its own. It resolves at
      * `/ready`; wait for a block (`waitForBlock`) before reading what it holds.
      */
-    async function startIndexer({ schema, viewsSchema = VIEWS_SCHEMA }: IndexerOptions = {}) {
+    async function startIndexer({
+      schema,
+      viewsSchema = VIEWS_SCHEMA,
+      databaseUrl,
+    }: IndexerOptions = {}) {
       const { anvil, deploymentFile } = need(chain, "a chain");
       const indexSchema = schema ?? `indexer_${randomBytes(4).toString("hex")}`;
       const ponder = await startPonder({
         port: await findFreePort(),
-        databaseUrl: need(postgres, "Postgres").databaseUrl,
+        databaseUrl: databaseUrl ?? need(postgres, "Postgres").databaseUrl,
         rpcUrl: anvil.rpcUrl,
         deploymentFile,
         schema: indexSchema,
