@@ -519,9 +519,12 @@ describe("as time passes on-chain", () => {
   it("answers 503 service_unavailable from both when the chain cannot be read (last: stops anvil)", async () => {
     await stack().anvil.stop();
     // The list's facts come from the projections, but its clock is the chain's.
-    for (const path of ["/v1/credentials", `/v1/credentials/${listings.oneTime.id}`]) {
-      expectError(await api.get(path, { bearer: keys.errors }), 503, "service_unavailable");
-    }
+    const replies = await Promise.all(
+      ["/v1/credentials", `/v1/credentials/${listings.oneTime.id}`].map((path) =>
+        api.get(path, { bearer: keys.errors }),
+      ),
+    );
+    for (const reply of replies) expectError(reply, 503, "service_unavailable");
   });
 });
 
