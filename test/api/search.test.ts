@@ -6,23 +6,27 @@
 // own over the seeded titles and descriptions (not over the API's tables or their generated search
 // column): `to_tsvector('english')` with the title weighted A and the description B, matched with
 // `websearch_to_tsquery('english', q)` and ranked with `ts_rank_cd`, as the search is specified.
+import { createHash } from "node:crypto";
 import postgres from "postgres";
 import { formatEther, type Hex, parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { METADATA_URI, seedOf } from "../../devStack/marketplace.ts";
-import { rpcRequest } from "../../devStack/startAnvil.ts";
-import { saveAgent } from "../../lib/agents/saveAgent.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
-import { deriveListingId, toApiListingId } from "../../lib/ids/listingId.ts";
-import { startTestStack, type TestStack } from "../harness/stack.ts";
-import { createApiKey } from "../support/http.ts";
+import { CATEGORIES, RENTAL_MODELS } from "../../lib/marketplace/vocabulary.ts";
+import { createApiKey, http } from "../support/http.ts";
+import {
+  createListing,
+  type ListingDraft,
+  listingIdsOf,
+  registerAgent,
+  shortAddress,
+} from "../support/listingFixtures.ts";
+import { mineBlock, type Transaction, transaction } from "../support/mineBlock.ts";
+import { useStack } from "../support/useStack.ts";
 
 const CREATORS = [2, 3, 4, 5, 6, 7, 8, 9].map((index) => devAccount(index));
 const DISPLAY_NAMES = ["Ledgerline", "Northwind Labs", "Ada & Co", undefined];
 const LISTINGS_PER_CREATOR = 70;
-const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
-const RENTAL_MODELS = ["one_time", "subscription", "per_query"] as const;
 const SORTS = ["relevance", "rating", "price_asc", "price_desc", "newest"] as const;
 const PRICES = [
   "0.000001",
@@ -74,7 +78,7 @@ const WORDS = [
 const FILLER = ["the", "for", "and", "with", "every", "fast", "clear", "daily", "team", "data"];
 
 type Seeded = {
-  seed: Hex;
+  draft: ListingDraft;
   onChainId: Hex;
   id: string;
   creator: HDAccount;
@@ -93,21 +97,16 @@ type Seeded = {
   onChain: boolean;
 };
 
-let stack: TestStack;
+const stack = useStack({ api: 1, rateLimitPerMinute: 1_000_000 });
 let key: string;
 let sqlClient: postgres.Sql;
 const seeded: Seeded[] = [];
 
-/** mulberry32: a small seeded PRNG, so the catalogue is the same on every run. */
-function seededRandom(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/** Numbers in [0, 1) hashed from `seed` and a counter, so the catalogue is the same on every run. */
+function seededRandom(seed: string) {
+  let counter = 0;
+  const next = () =>
+    createHash("sha256").update(`${seed}:${counter++}`).digest().readUInt32BE(0) / 2 ** 32;
   const int = (n: number) => Math.floor(next() * n);
   const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
   return { next, int, pick };
@@ -115,61 +114,31 @@ function seededRandom(seed: number) {
 
 // ─── Seeding ────────────────────────────────────────────────────────────────
 
-type Send = { listing: Seeded; send: (nonce: number) => Promise<Hex> };
+type Change = { listing: Seeded; transaction: Transaction };
 
 /**
- * Mines `sends` a few per account per block (accounts in parallel, each in nonce order), with
- * automine off so the indexer has a few dozen blocks to follow rather than one per transaction;
- * each block a second after the last. Returns each transaction's block time (seconds).
+ * Mines `changes` a few per creator per block (each creator's in order), each block a second after
+ * the last, so the indexer has a few dozen blocks to follow rather than one, and some listings share
+ * a block time but not all. Returns each change's block time (seconds) and the last block.
  */
-async function mineInBlocks(sends: Send[], perAccountPerBlock = 3) {
-  const client = stack.marketplace.publicClient;
-  const rpc = (method: string, params: unknown[] = []) =>
-    rpcRequest(stack.anvil.rpcUrl, method, params);
-  const queues = new Map<HDAccount, Send[]>();
-  for (const one of sends) {
-    queues.set(one.listing.creator, [...(queues.get(one.listing.creator) ?? []), one]);
+async function mineInBlocks(changes: Change[], perCreatorPerBlock = 3) {
+  const queues = new Map<HDAccount, Change[]>();
+  for (const change of changes) {
+    const creator = change.listing.creator;
+    queues.set(creator, [...(queues.get(creator) ?? []), change]);
   }
-  const nonces = new Map<HDAccount, number>();
-  for (const account of queues.keys()) {
-    nonces.set(account, await client.getTransactionCount({ address: account.address }));
+  let { number, timestamp } = await stack().marketplace.publicClient.getBlock();
+  const mined: { listing: Seeded; at: number }[] = [];
+  while ([...queues.values()].some((queue) => queue.length > 0)) {
+    const round = [...queues.values()].flatMap((queue) => queue.splice(0, perCreatorPerBlock));
+    ({ number, timestamp } = await mineBlock(
+      stack(),
+      round.map((change) => change.transaction),
+      { timestamp: timestamp + 1n },
+    ));
+    for (const { listing } of round) mined.push({ listing, at: Number(timestamp) });
   }
-  let { timestamp } = await client.getBlock({ blockTag: "latest" });
-  const sent: { listing: Seeded; hash: Hex }[] = [];
-  await rpc("evm_setAutomine", [false]);
-  try {
-    while ([...queues.values()].some((queue) => queue.length > 0)) {
-      await Promise.all(
-        [...queues].map(async ([account, queue]) => {
-          for (const { listing, send } of queue.splice(0, perAccountPerBlock)) {
-            const nonce = nonces.get(account) as number;
-            nonces.set(account, nonce + 1);
-            sent.push({ listing, hash: await send(nonce) });
-          }
-        }),
-      );
-      timestamp += 1n;
-      await rpc("evm_setNextBlockTimestamp", [Number(timestamp)]);
-      await rpc("evm_mine");
-    }
-  } finally {
-    await rpc("evm_setAutomine", [true]);
-  }
-  const receipts = await inChunks(sent, async ({ listing, hash }) => ({
-    listing,
-    receipt: await client.getTransactionReceipt({ hash }),
-  }));
-  expect(receipts.every(({ receipt }) => receipt.status === "success")).toBe(true);
-  const blockNumbers = [...new Set(receipts.map(({ receipt }) => receipt.blockNumber))];
-  const blocks = await inChunks(blockNumbers, (blockNumber) => client.getBlock({ blockNumber }));
-  const timeOf = new Map(blocks.map((block) => [block.number, Number(block.timestamp)]));
-  return {
-    mined: receipts.map(({ listing, receipt }) => ({
-      listing,
-      at: timeOf.get(receipt.blockNumber) as number,
-    })),
-    lastBlock: await client.getBlockNumber({ cacheTime: 0 }),
-  };
+  return { mined, lastBlock: number };
 }
 
 async function inChunks<T, R>(items: T[], run: (item: T) => Promise<R>, size = 50): Promise<R[]> {
@@ -193,23 +162,40 @@ function describeAgent(random: ReturnType<typeof seededRandom>) {
 }
 
 async function seedCatalogue() {
-  const random = seededRandom(20_240_601);
+  const random = seededRandom("search catalogue");
   for (const [creatorIndex, creator] of CREATORS.entries()) {
+    const displayName = DISPLAY_NAMES[creatorIndex % DISPLAY_NAMES.length];
     // Two more than the others: one on-chain only (never registered), one registered only.
     for (let n = 0; n < LISTINGS_PER_CREATOR + 2; n++) {
-      const seed = seedOf(`search-${creatorIndex}-${n}`);
-      // The spec's derivation: keccak256 over the packed creator address and seed.
-      const onChainId = deriveListingId(creator.address, seed);
-      seeded.push({
-        seed,
-        onChainId,
-        id: toApiListingId(onChainId),
+      const { title, description } = describeAgent(random);
+      const category = random.pick(CATEGORIES);
+      const rentalModel = random.pick(RENTAL_MODELS);
+      const price = parseEther(random.pick(PRICES));
+      const seed = `search-${creatorIndex}-${n}`;
+      const draft: ListingDraft = {
         creator,
-        displayName: DISPLAY_NAMES[creatorIndex % DISPLAY_NAMES.length],
-        ...describeAgent(random),
-        category: random.pick(CATEGORIES),
-        rentalModel: random.pick(RENTAL_MODELS),
-        price: parseEther(random.pick(PRICES)),
+        seed,
+        model: RENTAL_MODELS.indexOf(rentalModel),
+        price,
+        manifest: {
+          name: `agent-${creatorIndex}-${n}`,
+          title,
+          category,
+          description,
+          sample_output: [`Sample from ${title}`],
+          ...(displayName ? { creator_display_name: displayName } : {}),
+        },
+      };
+      seeded.push({
+        draft,
+        ...listingIdsOf(draft),
+        creator,
+        displayName,
+        title,
+        description,
+        category,
+        rentalModel,
+        price,
         publishedAt: 0,
         lastUpdated: 0,
         status: "active",
@@ -221,35 +207,12 @@ async function seedCatalogue() {
 
   const registering = inChunks(
     seeded.filter((listing) => listing.registered),
-    (listing) =>
-      saveAgent(stack.db, {
-        agentId: `agent-${listing.onChainId.slice(2, 18)}`,
-        onChainListingId: listing.onChainId,
-        creator: listing.creator.address,
-        publicManifest: {
-          name: `agent-${listing.onChainId.slice(2, 10)}`,
-          title: listing.title,
-          category: listing.category,
-          description: listing.description,
-          sample_output: [`Sample from ${listing.title}`],
-          ...(listing.displayName ? { creator_display_name: listing.displayName } : {}),
-        },
-        metadataUri: METADATA_URI,
-      }),
+    (listing) => registerAgent(stack().db, listing.draft),
     10,
   );
   const onChain = seeded.filter((listing) => listing.onChain);
   const created = await mineInBlocks(
-    onChain.map((listing) => ({
-      listing,
-      send: (nonce) =>
-        stack.marketplace
-          .as(listing.creator)
-          .write.createListing(
-            [listing.seed, RENTAL_MODELS.indexOf(listing.rentalModel), listing.price, METADATA_URI],
-            { nonce, gas: 300_000n },
-          ),
-    })),
+    onChain.map((listing) => ({ listing, transaction: createListing(listing.draft) })),
   );
   for (const { listing, at } of created.mined) {
     listing.publishedAt = at;
@@ -258,28 +221,24 @@ async function seedCatalogue() {
   await registering;
 
   // Some listings are closed, some paused; a few paused ones come back.
-  const changes: Send[] = [];
+  const changes: Change[] = [];
+  const change = (listing: Seeded, send: Transaction["send"]) =>
+    changes.push({ listing, transaction: transaction(listing.creator, send) });
   for (const [n, listing] of onChain.entries()) {
-    const market = stack.marketplace.as(listing.creator).write;
-    const options = (nonce: number) => ({ nonce, gas: 200_000n });
+    const { onChainId } = listing;
     if (n % 29 === 3) {
       listing.status = "closed";
-      changes.push({
-        listing,
-        send: (nonce) => market.closeListing([listing.onChainId], options(nonce)),
-      });
+      change(listing, (market, options) => market.write.closeListing([onChainId], options));
     } else if (n % 23 === 5) {
       listing.status = "paused";
-      changes.push({
-        listing,
-        send: (nonce) => market.setListingActive([listing.onChainId, false], options(nonce)),
-      });
+      change(listing, (market, options) =>
+        market.write.setListingActive([onChainId, false], options),
+      );
       if (n % 3 === 0) {
         listing.status = "active";
-        changes.push({
-          listing,
-          send: (nonce) => market.setListingActive([listing.onChainId, true], options(nonce)),
-        });
+        change(listing, (market, options) =>
+          market.write.setListingActive([onChainId, true], options),
+        );
       }
     }
   }
@@ -287,7 +246,7 @@ async function seedCatalogue() {
   // In nonce order per listing, so a reactivation comes after its pause.
   for (const { listing, at } of changed.mined)
     listing.lastUpdated = Math.max(listing.lastUpdated, at);
-  await stack.ponder.waitForBlock(changed.lastBlock, 180_000);
+  await stack().ponder.waitForBlock(changed.lastBlock, 180_000);
 }
 
 // ─── The expectation ────────────────────────────────────────────────────────
@@ -378,11 +337,11 @@ function queryString(query: Query, page: { limit: number; offset: number }) {
   return params.toString();
 }
 
+const api = http(() => stack().api.url);
+
 async function search(query: Query, page: { limit: number; offset: number }): Promise<Page> {
-  const response = await fetch(`${stack.api.url}/v1/listings?${queryString(query, page)}`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
-  const body = (await response.json()) as Page;
+  const response = await api.get(`/v1/listings?${queryString(query, page)}`, { bearer: key });
+  const body = response.body as Page;
   expect(response.status, JSON.stringify(body)).toBe(200);
   expect(response.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{24}$/);
   expect(body.limit).toBe(page.limit);
@@ -390,17 +349,31 @@ async function search(query: Query, page: { limit: number; offset: number }): Pr
   return body;
 }
 
-/** Every page of `query` in turn, until a short page: the listings and each page's total. */
+/**
+ * Every page of `query` up to the first short one: the first page, then the others its total
+ * implies, all at once. The listings and each page's total.
+ */
 async function walk(query: Query, limit: number) {
-  const listings: Summary[] = [];
-  const totals: number[] = [];
-  for (let offset = 0; ; offset += limit) {
-    const page = await search(query, { limit, offset });
-    listings.push(...page.listings);
-    totals.push(page.total);
-    if (page.listings.length < limit) break;
-  }
-  return { listings, ids: listings.map((listing) => listing.id), totals };
+  const first = await search(query, { limit, offset: 0 });
+  expect(first.total).toBeLessThanOrEqual(seeded.length);
+  const offsets = Array.from(
+    { length: Math.floor(first.total / limit) },
+    (_, n) => (n + 1) * limit,
+  );
+  const pages = [
+    first,
+    ...(await Promise.all(offsets.map((offset) => search(query, { limit, offset })))),
+  ];
+  // Full pages, then a short one: nothing lies past the total.
+  expect(pages.map((page) => page.listings.length < limit)).toEqual(
+    pages.map((_, n) => n === pages.length - 1),
+  );
+  const listings = pages.flatMap((page) => page.listings);
+  return {
+    listings,
+    ids: listings.map((listing) => listing.id),
+    totals: pages.map((page) => page.total),
+  };
 }
 
 async function expectWalk(query: Query, limit: number) {
@@ -415,15 +388,15 @@ async function expectWalk(query: Query, limit: number) {
 // ─── Tests ──────────────────────────────────────────────────────────────────
 
 beforeAll(async () => {
-  stack = await startTestStack({ rateLimitPerMinute: 1_000_000 });
-  sqlClient = postgres(stack.postgres.databaseUrl, { max: 2, onnotice: () => {} });
-  ({ key } = await createApiKey(stack.api.url, devAccount(9), "search"));
-  await seedCatalogue();
+  sqlClient = postgres(stack().postgres.databaseUrl, { max: 2, onnotice: () => {} });
+  [{ key }] = await Promise.all([
+    createApiKey(stack().api.url, devAccount(9), "search"),
+    seedCatalogue(),
+  ]);
 }, 600_000);
 
 afterAll(async () => {
   await sqlClient?.end();
-  await stack?.stop();
 });
 
 /** Each filter alone, then a few together. */
@@ -520,9 +493,7 @@ describe("the seeded catalogue", () => {
         success_rate: 0,
         creator: {
           id: listing.creator.address.toLowerCase(),
-          display_name:
-            listing.displayName ??
-            `${listing.creator.address.slice(0, 6)}…${listing.creator.address.slice(-4)}`,
+          display_name: listing.displayName ?? shortAddress(listing.creator),
           listing_count: listingCount(listing.creator),
         },
         rating: RATING,
@@ -535,10 +506,14 @@ describe("the seeded catalogue", () => {
   });
 });
 
+// Each query only reads, so a few run at a time.
 describe.each(SORTS)("sort=%s", (sort) => {
-  it.each(FILTERS)("%s: the same listings in the same order, and total", async (_, filters) => {
-    await expectWalk({ ...filters, sort }, 100);
-  });
+  it.concurrent.each(FILTERS)(
+    "%s: the same listings in the same order, and total",
+    async (_, filters) => {
+      await expectWalk({ ...filters, sort }, 100);
+    },
+  );
 });
 
 describe("paging", () => {
@@ -552,8 +527,7 @@ describe("paging", () => {
   ];
 
   it.each(walks)("walks %s in pages of 7 and of 100 alike", async (_, query) => {
-    const bySeven = await expectWalk(query, 7);
-    const byHundred = await expectWalk(query, 100);
+    const [bySeven, byHundred] = await Promise.all([expectWalk(query, 7), expectWalk(query, 100)]);
     expect(bySeven).toEqual(byHundred);
     expect(bySeven.length).toBeGreaterThan(7);
   });
@@ -569,10 +543,7 @@ describe("paging", () => {
   });
 
   it("uses a page of 20 from offset 0 by default", async () => {
-    const response = await fetch(`${stack.api.url}/v1/listings`, {
-      headers: { authorization: `Bearer ${key}` },
-    });
-    const page = (await response.json()) as Page;
+    const page = (await api.get("/v1/listings", { bearer: key })).body as Page;
     const expected = (await expectedListings({})).slice(0, 20).map((listing) => listing.id);
     expect({ ...page, listings: page.listings.map((listing) => listing.id) }).toEqual({
       listings: expected,

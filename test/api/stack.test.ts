@@ -12,20 +12,22 @@ const stack = useStack({ api: 1 });
 
 describe("the API over HTTP against the whole stack", () => {
   it("lists a published agent and confirms a purchase on-chain", async () => {
-    const onChainId = await stack().publishListing({
-      creator,
-      seed: "stack",
-      model: ONE_TIME,
-      price: parseEther("0.02"),
-      manifest: {
-        name: "contract-auditor",
-        category: "coding",
-        description: "Reviews Solidity for reentrancy and access control bugs",
-        sample_output: ["No critical findings."],
-        creator_display_name: "Audit Labs",
-      },
-    });
-    const { key } = await createApiKey(stack().api.url, renter);
+    const [onChainId, { key }] = await Promise.all([
+      stack().publishListing({
+        creator,
+        seed: "stack",
+        model: ONE_TIME,
+        price: parseEther("0.02"),
+        manifest: {
+          name: "contract-auditor",
+          category: "coding",
+          description: "Reviews Solidity for reentrancy and access control bugs",
+          sample_output: ["No critical findings."],
+          creator_display_name: "Audit Labs",
+        },
+      }),
+      createApiKey(stack().api.url, renter),
+    ]);
     const api = http(stack().api.url, { bearer: key });
 
     const search = await api.get("/v1/listings?q=solidity");
