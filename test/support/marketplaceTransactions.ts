@@ -1,0 +1,38 @@
+// Marketplace transactions as the indexer tests send them, and where they landed.
+import type { Hex } from "viem";
+import type { HDAccount } from "viem/accounts";
+import { type MarketplaceConnection, METADATA_URI, seedOf } from "../../devStack/marketplace.ts";
+import { deriveListingId } from "../../lib/ids/listingId.ts";
+
+/** Where a transaction landed, as the event tables record it. */
+export type Landed = { blockNumber: bigint; timestamp: bigint; transactionHash: Hex };
+
+export async function landedIn(
+  marketplace: MarketplaceConnection,
+  { blockNumber, transactionHash }: { blockNumber: bigint; transactionHash: Hex },
+): Promise<Landed> {
+  const block = await marketplace.publicClient.getBlock({ blockNumber });
+  return { blockNumber, timestamp: block.timestamp, transactionHash };
+}
+
+/** Sends `transaction`, asserts it succeeded and returns where it landed. */
+export async function sendLanded(
+  marketplace: MarketplaceConnection,
+  transaction: Promise<Hex>,
+): Promise<Landed> {
+  return landedIn(marketplace, await marketplace.mined(transaction));
+}
+
+/** `createListing` by `creator` with the seed of `seedText`: the sent transaction and the listing's id. */
+export function createListing(
+  marketplace: MarketplaceConnection,
+  creator: HDAccount,
+  listing: { seedText: string; model: number; price: bigint; metadataUri?: string },
+): { id: Hex; transaction: Promise<Hex> } {
+  const seed = seedOf(listing.seedText);
+  const { model, price, metadataUri = METADATA_URI } = listing;
+  return {
+    id: deriveListingId(creator.address, seed),
+    transaction: marketplace.as(creator).write.createListing([seed, model, price, metadataUri]),
+  };
+}
