@@ -1,17 +1,12 @@
 import { type Hex, parseEther } from "viem";
+import type { HDAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  METADATA_URI,
-  ONE_TIME,
-  PER_QUERY,
-  SUBSCRIPTION,
-  seedOf,
-  THIRTY_DAYS,
-} from "../../devStack/marketplace.ts";
+import { seedOf, THIRTY_DAYS } from "../../devStack/marketplace.ts";
 import { feeOf, shareOf } from "../../devStack/money.ts";
 import { rpcRequest } from "../../devStack/startAnvil.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { projections } from "../../lib/db/projections.ts";
+import type { RentalModel } from "../../lib/marketplace/vocabulary.ts";
 import { createListing, type Landed, landedIn } from "../support/marketplaceTransactions.ts";
 import {
   type CredentialRow,
@@ -19,6 +14,8 @@ import {
   type ListingRow,
   listingRows,
   lower,
+  newCredentialRow,
+  newListingRow,
 } from "../support/projectionRows.ts";
 import { useStack } from "../support/useStack.ts";
 
@@ -68,75 +65,98 @@ async function indexed(transaction: Promise<Hex>): Promise<Landed> {
   return landedIn(marketplace(), receipt);
 }
 
+const ordered = <T extends { id: string }>(rows: T[]) =>
+  [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
 const creatorRows = () => db().select().from(creator).orderBy(creator.id);
 const protocolRows = () => db().select().from(protocol);
+const purchaseRows = () => db().select().from(purchaseEvent).orderBy(purchaseEvent.id);
+const renewalRows = () => db().select().from(renewalEvent).orderBy(renewalEvent.id);
+const topUpRows = () => db().select().from(topUpEvent).orderBy(topUpEvent.id);
+const debitRows = () => db().select().from(debitEvent).orderBy(debitEvent.id);
+const runRows = () => db().select().from(runEvent).orderBy(runEvent.id);
+const revocationRows = () => db().select().from(revocationEvent).orderBy(revocationEvent.id);
+const withdrawalRows = () => db().select().from(withdrawalEvent).orderBy(withdrawalEvent.id);
+const feeChangeRows = () => db().select().from(feeChangeEvent).orderBy(feeChangeEvent.id);
+
+type Rows<Read extends () => Promise<unknown[]>> = Awaited<ReturnType<Read>>;
+type CreatorRow = Rows<typeof creatorRows>[number];
 
 describe("projections follow every marketplace operation", () => {
   let oneTimeId: Hex;
   let subscriptionId: Hex;
   let perQueryId: Hex;
 
-  // The rows expected so far; each step states what it changes.
+  // The rows expected so far; each step states what it changes, then `expectAggregates` checks the
+  // listings, creators and protocol whole.
   let oneTime: ListingRow;
-  let subscription: typeof oneTime;
-  let perQuery: typeof oneTime;
-  let aliceCreator: Awaited<ReturnType<typeof creatorRows>>[number];
-  let bobCreator: typeof aliceCreator;
-  let protocolRow: Awaited<ReturnType<typeof protocolRows>>[number];
+  let subscription: ListingRow;
+  let perQuery: ListingRow;
+  let aliceCreator: CreatorRow;
+  let bobCreator: CreatorRow;
+  let protocolRow: Rows<typeof protocolRows>[number];
   let carolOneTime: CredentialRow;
-  let daveSubscription: typeof carolOneTime;
-  let erinPerQuery: typeof carolOneTime;
-  const purchases: Awaited<ReturnType<typeof purchaseRows>> = [];
-  const runs: Awaited<ReturnType<typeof runRows>> = [];
-  const revocations: Awaited<ReturnType<typeof revocationRows>> = [];
-  const withdrawals: Awaited<ReturnType<typeof withdrawalRows>> = [];
-  const feeChanges: Awaited<ReturnType<typeof feeChangeRows>> = [];
+  let daveSubscription: CredentialRow;
+  let erinPerQuery: CredentialRow;
+  const purchases: Rows<typeof purchaseRows> = [];
+  const runs: Rows<typeof runRows> = [];
+  const revocations: Rows<typeof revocationRows> = [];
+  const withdrawals: Rows<typeof withdrawalRows> = [];
+  const feeChanges: Rows<typeof feeChangeRows> = [];
 
-  const purchaseRows = () => db().select().from(purchaseEvent).orderBy(purchaseEvent.id);
-  const renewalRows = () => db().select().from(renewalEvent).orderBy(renewalEvent.id);
-  const topUpRows = () => db().select().from(topUpEvent).orderBy(topUpEvent.id);
-  const debitRows = () => db().select().from(debitEvent).orderBy(debitEvent.id);
-  const runRows = () => db().select().from(runEvent).orderBy(runEvent.id);
-  const revocationRows = () => db().select().from(revocationEvent).orderBy(revocationEvent.id);
-  const withdrawalRows = () => db().select().from(withdrawalEvent).orderBy(withdrawalEvent.id);
-  const feeChangeRows = () => db().select().from(feeChangeEvent).orderBy(feeChangeEvent.id);
+  async function expectAggregates() {
+    expect(await listingRows(db(), oneTimeId)).toEqual([oneTime]);
+    expect(await listingRows(db(), subscriptionId)).toEqual([subscription]);
+    expect(await listingRows(db(), perQueryId)).toEqual([perQuery]);
+    expect(await creatorRows()).toEqual(ordered([aliceCreator, bobCreator]));
+    expect(await protocolRows()).toEqual([protocolRow]);
+  }
 
-  function newListing(
-    created: { id: Hex; landed: Landed },
-    owner: typeof alice,
-    rentalModel: "one_time" | "subscription" | "per_query",
-    price: bigint,
-  ): typeof oneTime {
+  /**
+   * Books a sale of `amount` on `row`'s listing as the contract does (the creator's share to escrow
+   * and earnings, the fee to the protocol's total) and returns the listing's new row.
+   */
+  function bookSale(row: ListingRow, amount: bigint): ListingRow {
+    protocolRow = { ...protocolRow, totalFees: protocolRow.totalFees + feeOf(amount) };
+    const earned = (owner: CreatorRow) => ({
+      ...owner,
+      totalEarned: owner.totalEarned + shareOf(amount),
+    });
+    if (row.creator === aliceCreator.id) aliceCreator = earned(aliceCreator);
+    else bobCreator = earned(bobCreator);
     return {
-      id: created.id,
-      creator: lower(owner.address),
-      rentalModel,
-      price,
-      status: "active",
-      metadataUri: METADATA_URI,
-      publishedAt: created.landed.timestamp,
-      updatedAt: created.landed.timestamp,
-      escrow: 0n,
-      accruedFees: 0n,
-      totalEarned: 0n,
-      totalWithdrawn: 0n,
-      credentialCount: 0,
-      runCount: 0,
-      failedRunCount: 0,
+      ...row,
+      escrow: row.escrow + shareOf(amount),
+      accruedFees: row.accruedFees + feeOf(amount),
+      totalEarned: row.totalEarned + shareOf(amount),
     };
   }
 
-  async function list(owner: typeof alice, seedText: string, model: number, price: bigint) {
-    const { id, transaction } = createListing(marketplace(), owner, { seedText, model, price });
-    return { id, landed: await indexed(transaction) };
+  async function list(owner: HDAccount, seedText: string, rentalModel: RentalModel, price: bigint) {
+    const { id, transaction } = createListing(marketplace(), owner, {
+      seedText,
+      rentalModel,
+      price,
+    });
+    const { timestamp } = await indexed(transaction);
+    return newListingRow({ id, creator: owner.address, rentalModel, price, timestamp });
+  }
+
+  /** A purchase event row of `amount` (`fee` of it taken) that landed where `landed` says. */
+  function purchased(
+    row: CredentialRow,
+    { amount, fee, landed }: { amount: bigint; fee: bigint; landed: Landed },
+  ) {
+    const { listingId, buyer, rentalModel, expiresAt } = row;
+    return { id: anyId, listingId, buyer, rentalModel, amount, fee, expiresAt, ...landed };
   }
 
   it("starts from the configuration the constructor announced", async () => {
+    const { deployment } = stack();
     const deployBlock = await marketplace().publicClient.getBlock({
-      blockNumber: BigInt(stack().deployment.startBlock),
+      blockNumber: BigInt(deployment.startBlock),
     });
     protocolRow = {
-      id: lower(stack().deployment.address),
+      id: lower(deployment.address),
       authority: lower(authority.address),
       feeRecipient: lower(feeRecipient.address),
       feeBasisPoints: 250,
@@ -149,9 +169,9 @@ describe("projections follow every marketplace operation", () => {
       id: anyId,
       previousFeeBasisPoints: 0,
       feeBasisPoints: 250,
-      blockNumber: BigInt(stack().deployment.startBlock),
+      blockNumber: BigInt(deployment.startBlock),
       timestamp: deployBlock.timestamp,
-      transactionHash: stack().deployment.transactionHash,
+      transactionHash: deployment.transactionHash,
     });
     expect(await feeChangeRows()).toEqual(feeChanges);
     expect(await db().select().from(listing)).toEqual([]);
@@ -159,25 +179,14 @@ describe("projections follow every marketplace operation", () => {
   });
 
   it("lists agents of all three rental models for two creators", async () => {
-    const created = {
-      oneTime: await list(alice, "one-time", ONE_TIME, ONE_TIME_PRICE),
-      subscription: await list(alice, "subscription", SUBSCRIPTION, SUBSCRIPTION_PRICE),
-      perQuery: await list(bob, "per-task", PER_QUERY, TASK_PRICE),
-    };
-    oneTimeId = created.oneTime.id;
-    subscriptionId = created.subscription.id;
-    perQueryId = created.perQuery.id;
-    oneTime = newListing(created.oneTime, alice, "one_time", ONE_TIME_PRICE);
-    subscription = newListing(created.subscription, alice, "subscription", SUBSCRIPTION_PRICE);
-    perQuery = newListing(created.perQuery, bob, "per_query", TASK_PRICE);
-    expect(await listingRows(db(), oneTimeId)).toEqual([oneTime]);
-    expect(await listingRows(db(), subscriptionId)).toEqual([subscription]);
-    expect(await listingRows(db(), perQueryId)).toEqual([perQuery]);
-
+    oneTime = await list(alice, "one-time", "one_time", ONE_TIME_PRICE);
+    subscription = await list(alice, "subscription", "subscription", SUBSCRIPTION_PRICE);
+    perQuery = await list(bob, "per-task", "per_query", TASK_PRICE);
+    [oneTimeId, subscriptionId, perQueryId] = [oneTime.id, subscription.id, perQuery.id];
     const newCreator = { totalEarned: 0n, totalWithdrawn: 0n };
     aliceCreator = { ...newCreator, id: lower(alice.address), listingCount: 2 };
     bobCreator = { ...newCreator, id: lower(bob.address), listingCount: 1 };
-    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
+    await expectAggregates();
   });
 
   it("updates price and metadata, keeping the publication time", async () => {
@@ -190,7 +199,7 @@ describe("projections follow every marketplace operation", () => {
       metadataUri: UPDATED_URI,
       updatedAt: landed.timestamp,
     };
-    expect(await listingRows(db(), oneTimeId)).toEqual([oneTime]);
+    await expectAggregates();
   });
 
   it("pauses and reactivates a listing", async () => {
@@ -198,54 +207,28 @@ describe("projections follow every marketplace operation", () => {
       marketplace().as(alice).write.setListingActive([subscriptionId, false]),
     );
     subscription = { ...subscription, status: "paused", updatedAt: paused.timestamp };
-    expect(await listingRows(db(), subscriptionId)).toEqual([subscription]);
+    await expectAggregates();
 
     const reactivated = await indexed(
       marketplace().as(alice).write.setListingActive([subscriptionId, true]),
     );
     subscription = { ...subscription, status: "active", updatedAt: reactivated.timestamp };
-    expect(await listingRows(db(), subscriptionId)).toEqual([subscription]);
+    await expectAggregates();
   });
 
   it("sells one-time access: a permanent credential, escrow and fee booked", async () => {
     const landed = await indexed(
       marketplace().as(carol).write.purchaseOneTime([oneTimeId], { value: UPDATED_PRICE }),
     );
-    carolOneTime = {
-      listingId: oneTimeId,
-      buyer: lower(carol.address),
-      rentalModel: "one_time",
-      purchasedAt: landed.timestamp,
-      expiresAt: null,
-      isRevoked: false,
-      balance: 0n,
+    carolOneTime = newCredentialRow(oneTime, carol.address, {
+      timestamp: landed.timestamp,
       totalPaid: UPDATED_PRICE,
-      tasksConsumed: 0,
-      updatedAt: landed.timestamp,
-    };
-    expect(await credentialRows(db(), oneTimeId, carol.address)).toEqual([carolOneTime]);
-    oneTime = {
-      ...oneTime,
-      escrow: shareOf(UPDATED_PRICE),
-      accruedFees: feeOf(UPDATED_PRICE),
-      totalEarned: shareOf(UPDATED_PRICE),
-      credentialCount: 1,
-    };
-    expect(await listingRows(db(), oneTimeId)).toEqual([oneTime]);
-    aliceCreator = { ...aliceCreator, totalEarned: shareOf(UPDATED_PRICE) };
-    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
-    protocolRow = { ...protocolRow, totalFees: feeOf(UPDATED_PRICE) };
-    expect(await protocolRows()).toEqual([protocolRow]);
-    purchases.push({
-      id: anyId,
-      listingId: oneTimeId,
-      buyer: lower(carol.address),
-      rentalModel: "one_time",
-      amount: UPDATED_PRICE,
-      fee: feeOf(UPDATED_PRICE),
-      expiresAt: null,
-      ...landed,
     });
+    expect(await credentialRows(db(), oneTimeId, carol.address)).toEqual([carolOneTime]);
+    oneTime = { ...bookSale(oneTime, UPDATED_PRICE), credentialCount: 1 };
+    await expectAggregates();
+    const fee = feeOf(UPDATED_PRICE);
+    purchases.push(purchased(carolOneTime, { amount: UPDATED_PRICE, fee, landed }));
     expect(await purchaseRows()).toEqual(purchases);
   });
 
@@ -255,44 +238,16 @@ describe("projections follow every marketplace operation", () => {
         .as(dave)
         .write.purchaseSubscription([subscriptionId, THIRTY_DAYS], { value: SUBSCRIPTION_PRICE }),
     );
-    daveSubscription = {
-      listingId: subscriptionId,
-      buyer: lower(dave.address),
-      rentalModel: "subscription",
-      purchasedAt: landed.timestamp,
-      expiresAt: landed.timestamp + THIRTY_DAYS,
-      isRevoked: false,
-      balance: 0n,
+    daveSubscription = newCredentialRow(subscription, dave.address, {
+      timestamp: landed.timestamp,
       totalPaid: SUBSCRIPTION_PRICE,
-      tasksConsumed: 0,
-      updatedAt: landed.timestamp,
-    };
-    expect(await credentialRows(db(), subscriptionId, dave.address)).toEqual([daveSubscription]);
-    subscription = {
-      ...subscription,
-      escrow: shareOf(SUBSCRIPTION_PRICE),
-      accruedFees: feeOf(SUBSCRIPTION_PRICE),
-      totalEarned: shareOf(SUBSCRIPTION_PRICE),
-      credentialCount: 1,
-    };
-    expect(await listingRows(db(), subscriptionId)).toEqual([subscription]);
-    aliceCreator = {
-      ...aliceCreator,
-      totalEarned: aliceCreator.totalEarned + shareOf(SUBSCRIPTION_PRICE),
-    };
-    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
-    protocolRow = { ...protocolRow, totalFees: protocolRow.totalFees + feeOf(SUBSCRIPTION_PRICE) };
-    expect(await protocolRows()).toEqual([protocolRow]);
-    purchases.push({
-      id: anyId,
-      listingId: subscriptionId,
-      buyer: lower(dave.address),
-      rentalModel: "subscription",
-      amount: SUBSCRIPTION_PRICE,
-      fee: feeOf(SUBSCRIPTION_PRICE),
       expiresAt: landed.timestamp + THIRTY_DAYS,
-      ...landed,
     });
+    expect(await credentialRows(db(), subscriptionId, dave.address)).toEqual([daveSubscription]);
+    subscription = { ...bookSale(subscription, SUBSCRIPTION_PRICE), credentialCount: 1 };
+    await expectAggregates();
+    const fee = feeOf(SUBSCRIPTION_PRICE);
+    purchases.push(purchased(daveSubscription, { amount: SUBSCRIPTION_PRICE, fee, landed }));
     expect(await purchaseRows()).toEqual(purchases);
   });
 
@@ -329,19 +284,8 @@ describe("projections follow every marketplace operation", () => {
     };
     expect(await credentialRows(db(), subscriptionId, dave.address)).toEqual([daveSubscription]);
 
-    const renewedShare = shareOf(ninetyDaysPrice) + shareOf(SUBSCRIPTION_PRICE);
-    const renewedFees = feeOf(ninetyDaysPrice) + feeOf(SUBSCRIPTION_PRICE);
-    subscription = {
-      ...subscription,
-      escrow: subscription.escrow + renewedShare,
-      accruedFees: subscription.accruedFees + renewedFees,
-      totalEarned: subscription.totalEarned + renewedShare,
-    };
-    expect(await listingRows(db(), subscriptionId)).toEqual([subscription]);
-    aliceCreator = { ...aliceCreator, totalEarned: aliceCreator.totalEarned + renewedShare };
-    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
-    protocolRow = { ...protocolRow, totalFees: protocolRow.totalFees + renewedFees };
-    expect(await protocolRows()).toEqual([protocolRow]);
+    subscription = bookSale(bookSale(subscription, ninetyDaysPrice), SUBSCRIPTION_PRICE);
+    await expectAggregates();
     const renewal = { listingId: subscriptionId, buyer: lower(dave.address) };
     expect(await renewalRows()).toEqual([
       {
@@ -368,33 +312,15 @@ describe("projections follow every marketplace operation", () => {
     const landed = await indexed(
       marketplace().as(erin).write.purchasePerQuery([perQueryId], { value: deposit }),
     );
-    erinPerQuery = {
-      listingId: perQueryId,
-      buyer: lower(erin.address),
-      rentalModel: "per_query",
-      purchasedAt: landed.timestamp,
-      expiresAt: null,
-      isRevoked: false,
-      balance: deposit,
+    erinPerQuery = newCredentialRow(perQuery, erin.address, {
+      timestamp: landed.timestamp,
       totalPaid: deposit,
-      tasksConsumed: 0,
-      updatedAt: landed.timestamp,
-    };
+      balance: deposit,
+    });
     expect(await credentialRows(db(), perQueryId, erin.address)).toEqual([erinPerQuery]);
     perQuery = { ...perQuery, credentialCount: 1 };
-    expect(await listingRows(db(), perQueryId)).toEqual([perQuery]);
-    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
-    expect(await protocolRows()).toEqual([protocolRow]);
-    purchases.push({
-      id: anyId,
-      listingId: perQueryId,
-      buyer: lower(erin.address),
-      rentalModel: "per_query",
-      amount: deposit,
-      fee: 0n,
-      expiresAt: null,
-      ...landed,
-    });
+    await expectAggregates();
+    purchases.push(purchased(erinPerQuery, { amount: deposit, fee: 0n, landed }));
     expect(await purchaseRows()).toEqual(purchases);
   });
 
@@ -410,7 +336,7 @@ describe("projections follow every marketplace operation", () => {
       updatedAt: landed.timestamp,
     };
     expect(await credentialRows(db(), perQueryId, erin.address)).toEqual([erinPerQuery]);
-    expect(await listingRows(db(), perQueryId)).toEqual([perQuery]);
+    await expectAggregates();
     expect(await topUpRows()).toEqual([
       {
         id: anyId,
@@ -434,18 +360,8 @@ describe("projections follow every marketplace operation", () => {
       updatedAt: landed.timestamp,
     };
     expect(await credentialRows(db(), perQueryId, erin.address)).toEqual([erinPerQuery]);
-    perQuery = {
-      ...perQuery,
-      escrow: shareOf(TASK_PRICE),
-      accruedFees: feeOf(TASK_PRICE),
-      totalEarned: shareOf(TASK_PRICE),
-      runCount: 1,
-    };
-    expect(await listingRows(db(), perQueryId)).toEqual([perQuery]);
-    bobCreator = { ...bobCreator, totalEarned: shareOf(TASK_PRICE) };
-    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
-    protocolRow = { ...protocolRow, totalFees: protocolRow.totalFees + feeOf(TASK_PRICE) };
-    expect(await protocolRows()).toEqual([protocolRow]);
+    perQuery = { ...bookSale(perQuery, TASK_PRICE), runCount: 1 };
+    await expectAggregates();
     expect(await debitRows()).toEqual([
       {
         id: anyId,
@@ -486,9 +402,7 @@ describe("projections follow every marketplace operation", () => {
     );
     oneTime = { ...oneTime, runCount: 2, failedRunCount: 1 };
     subscription = { ...subscription, runCount: 1 };
-    expect(await listingRows(db(), oneTimeId)).toEqual([oneTime]);
-    expect(await listingRows(db(), subscriptionId)).toEqual([subscription]);
-    expect(await listingRows(db(), perQueryId)).toEqual([perQuery]);
+    await expectAggregates();
     expect(await listingRows(db(), unknownListing)).toEqual([]);
     const uncharged = { id: anyId, charged: false, ...landed };
     runs.push(
@@ -506,7 +420,7 @@ describe("projections follow every marketplace operation", () => {
     );
     carolOneTime = { ...carolOneTime, isRevoked: true, updatedAt: landed.timestamp };
     expect(await credentialRows(db(), oneTimeId, carol.address)).toEqual([carolOneTime]);
-    expect(await listingRows(db(), oneTimeId)).toEqual([oneTime]);
+    await expectAggregates();
     revocations.push({
       id: anyId,
       listingId: oneTimeId,
@@ -535,7 +449,7 @@ describe("projections follow every marketplace operation", () => {
     const reclaimed = await indexed(marketplace().as(erin).write.reclaimBalance([perQueryId]));
     erinPerQuery = { ...erinPerQuery, balance: 0n, updatedAt: reclaimed.timestamp };
     expect(await credentialRows(db(), perQueryId, erin.address)).toEqual([erinPerQuery]);
-    expect(await listingRows(db(), perQueryId)).toEqual([perQuery]);
+    await expectAggregates();
     withdrawals.push({
       id: anyId,
       kind: "reclaim",
@@ -554,9 +468,8 @@ describe("projections follow every marketplace operation", () => {
       marketplace().as(alice).write.withdrawEarnings([oneTimeId, firstPart]),
     );
     oneTime = { ...oneTime, escrow: escrow - firstPart, totalWithdrawn: firstPart };
-    expect(await listingRows(db(), oneTimeId)).toEqual([oneTime]);
     aliceCreator = { ...aliceCreator, totalWithdrawn: firstPart };
-    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
+    await expectAggregates();
 
     const rest = await indexed(
       marketplace()
@@ -564,9 +477,8 @@ describe("projections follow every marketplace operation", () => {
         .write.withdrawEarnings([oneTimeId, escrow - firstPart]),
     );
     oneTime = { ...oneTime, escrow: 0n, totalWithdrawn: escrow };
-    expect(await listingRows(db(), oneTimeId)).toEqual([oneTime]);
     aliceCreator = { ...aliceCreator, totalWithdrawn: escrow };
-    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
+    await expectAggregates();
     const earnings = { id: anyId, kind: "earnings", listingId: oneTimeId } as const;
     withdrawals.push(
       { ...earnings, account: lower(alice.address), amount: firstPart, ...first },
@@ -576,7 +488,7 @@ describe("projections follow every marketplace operation", () => {
 
     const closed = await indexed(marketplace().as(alice).write.closeListing([oneTimeId]));
     oneTime = { ...oneTime, status: "closed", updatedAt: closed.timestamp };
-    expect(await listingRows(db(), oneTimeId)).toEqual([oneTime]);
+    await expectAggregates();
   });
 
   it("withdraws the fees accrued on the listed ids only", async () => {
@@ -588,11 +500,8 @@ describe("projections follow every marketplace operation", () => {
     );
     oneTime = { ...oneTime, accruedFees: 0n };
     subscription = { ...subscription, accruedFees: 0n };
-    expect(await listingRows(db(), oneTimeId)).toEqual([oneTime]);
-    expect(await listingRows(db(), subscriptionId)).toEqual([subscription]);
-    expect(await listingRows(db(), perQueryId)).toEqual([perQuery]);
     protocolRow = { ...protocolRow, totalFeesWithdrawn: collected };
-    expect(await protocolRows()).toEqual([protocolRow]);
+    await expectAggregates();
     withdrawals.push({
       id: anyId,
       kind: "fees",
@@ -630,7 +539,7 @@ describe("projections follow every marketplace operation", () => {
     const newAuthority = devAccount(8);
     await indexed(asAuthority.write.transferAuthority([newAuthority.address]));
     protocolRow = { ...protocolRow, authority: lower(newAuthority.address) };
-    expect(await protocolRows()).toEqual([protocolRow]);
+    await expectAggregates();
     expect(await feeChangeRows()).toEqual(feeChanges);
   });
 
@@ -649,7 +558,3 @@ describe("projections follow every marketplace operation", () => {
     expect(await revocationRows()).toEqual(revocations);
   });
 });
-
-function byId(a: { id: string }, b: { id: string }) {
-  return a.id < b.id ? -1 : 1;
-}

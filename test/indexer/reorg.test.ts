@@ -1,18 +1,24 @@
 import { encodeFunctionData, type Hex, numberToHex, parseEther } from "viem";
 import { describe, expect, it } from "vitest";
-import { METADATA_URI, ONE_TIME, PER_QUERY } from "../../devStack/marketplace.ts";
 import { feeOf, shareOf } from "../../devStack/money.ts";
 import { rpcRequest } from "../../devStack/startAnvil.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
 import { projections } from "../../lib/db/projections.ts";
+import type { RentalModel } from "../../lib/marketplace/vocabulary.ts";
 import {
   createListing,
   type Landed,
   landedIn,
   sendLanded,
 } from "../support/marketplaceTransactions.ts";
-import { credentialRows, listingRows, lower } from "../support/projectionRows.ts";
+import {
+  credentialRows,
+  listingRows,
+  lower,
+  newCredentialRow,
+  newListingRow,
+} from "../support/projectionRows.ts";
 import { useStack } from "../support/useStack.ts";
 
 const { creator, protocol, purchaseEvent, debitEvent, runEvent } = projections;
@@ -44,14 +50,15 @@ describe("a reorg replacing a purchase and a debit", () => {
   let doomedDebit: Landed;
   let replacement: Landed;
 
-  async function list(seedText: string, model: number, price: bigint) {
-    const { id, transaction } = createListing(marketplace(), alice, { seedText, model, price });
+  async function list(seedText: string, rentalModel: RentalModel, price: bigint) {
+    const listing = { seedText, rentalModel, price };
+    const { id, transaction } = createListing(marketplace(), alice, listing);
     return { id, landed: await send(transaction) };
   }
 
   it("indexes a purchase and a debit at the chain's tip", async () => {
-    const oneTime = await list("one-time", ONE_TIME, ONE_TIME_PRICE);
-    const perQuery = await list("per-task", PER_QUERY, TASK_PRICE);
+    const oneTime = await list("one-time", "one_time", ONE_TIME_PRICE);
+    const perQuery = await list("per-task", "per_query", TASK_PRICE);
     oneTimeId = oneTime.id;
     perQueryId = perQuery.id;
     history.oneTimeCreated = oneTime.landed;
@@ -121,29 +128,19 @@ describe("a reorg replacing a purchase and a debit", () => {
 
     expect(await credentialRows(db(), oneTimeId, erin.address)).toEqual([]);
     expect(await credentialRows(db(), oneTimeId, frank.address)).toEqual([
-      {
-        listingId: oneTimeId,
-        buyer: lower(frank.address),
-        rentalModel: "one_time",
-        purchasedAt: replacement.timestamp,
-        expiresAt: null,
-        isRevoked: false,
-        balance: 0n,
+      newCredentialRow({ id: oneTimeId, rentalModel: "one_time" }, frank.address, {
+        timestamp: replacement.timestamp,
         totalPaid: ONE_TIME_PRICE,
-        tasksConsumed: 0,
-        updatedAt: replacement.timestamp,
-      },
+      }),
     ]);
+    const deposit = newCredentialRow({ id: perQueryId, rentalModel: "per_query" }, carol.address, {
+      timestamp: history.deposit.timestamp,
+      totalPaid: DEPOSIT,
+    });
     expect(await credentialRows(db(), perQueryId, carol.address)).toEqual([
       {
-        listingId: perQueryId,
-        buyer: lower(carol.address),
-        rentalModel: "per_query",
-        purchasedAt: history.deposit.timestamp,
-        expiresAt: null,
-        isRevoked: false,
+        ...deposit,
         balance: DEPOSIT - TASK_PRICE,
-        totalPaid: DEPOSIT,
         tasksConsumed: 1,
         updatedAt: history.firstDebit.timestamp,
       },
@@ -151,39 +148,23 @@ describe("a reorg replacing a purchase and a debit", () => {
   });
 
   it("rolls the aggregates back to what the new chain holds, as the contract reports", async () => {
-    const listingBase = {
-      creator: lower(alice.address),
-      status: "active",
-      metadataUri: METADATA_URI,
-      totalWithdrawn: 0n,
-      failedRunCount: 0,
-    } as const;
+    const listed = (id: Hex, rentalModel: RentalModel, price: bigint, { timestamp }: Landed) =>
+      newListingRow({ id, creator: alice.address, rentalModel, price, timestamp });
     const oneTimeRow = {
-      ...listingBase,
-      id: oneTimeId,
-      rentalModel: "one_time",
-      price: ONE_TIME_PRICE,
-      publishedAt: history.oneTimeCreated.timestamp,
-      updatedAt: history.oneTimeCreated.timestamp,
+      ...listed(oneTimeId, "one_time", ONE_TIME_PRICE, history.oneTimeCreated),
       escrow: 2n * shareOf(ONE_TIME_PRICE),
       accruedFees: 2n * feeOf(ONE_TIME_PRICE),
       totalEarned: 2n * shareOf(ONE_TIME_PRICE),
       credentialCount: 2,
-      runCount: 0,
-    } as const;
+    };
     const perQueryRow = {
-      ...listingBase,
-      id: perQueryId,
-      rentalModel: "per_query",
-      price: TASK_PRICE,
-      publishedAt: history.perQueryCreated.timestamp,
-      updatedAt: history.perQueryCreated.timestamp,
+      ...listed(perQueryId, "per_query", TASK_PRICE, history.perQueryCreated),
       escrow: shareOf(TASK_PRICE),
       accruedFees: feeOf(TASK_PRICE),
       totalEarned: shareOf(TASK_PRICE),
       credentialCount: 1,
       runCount: 1,
-    } as const;
+    };
     expect(await listingRows(db(), oneTimeId)).toEqual([oneTimeRow]);
     expect(await listingRows(db(), perQueryId)).toEqual([perQueryRow]);
     for (const row of [oneTimeRow, perQueryRow]) {

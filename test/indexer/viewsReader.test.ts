@@ -6,8 +6,9 @@ import { sql } from "drizzle-orm";
 import { type Hex, parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { ONE_TIME, PER_QUERY, SUBSCRIPTION, THIRTY_DAYS } from "../../devStack/marketplace.ts";
+import { THIRTY_DAYS } from "../../devStack/marketplace.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
+import type { RentalModel } from "../../lib/marketplace/vocabulary.ts";
 import { createListing } from "../support/marketplaceTransactions.ts";
 import { batchTransactions } from "../support/transactionBatches.ts";
 import { useStack } from "../support/useStack.ts";
@@ -23,7 +24,7 @@ const [renterA, renterB, renterC, renterD] = [
   devAccount(8),
 ];
 
-type Offer = { id: Hex; rentalModel: "one_time" | "subscription" | "per_query"; price: bigint };
+type Offer = { id: Hex; rentalModel: RentalModel; price: bigint };
 
 const stack = useStack({ chain: true, postgres: true, ponder: true });
 const marketplace = () => stack().marketplace;
@@ -32,8 +33,6 @@ let researcher: Offer;
 let summarizer: Offer;
 let coder: Offer;
 let retired: Offer;
-
-const MODELS = { one_time: ONE_TIME, subscription: SUBSCRIPTION, per_query: PER_QUERY };
 
 /** Lists an agent, sending `createListing` through `send`. */
 async function list(
@@ -44,12 +43,8 @@ async function list(
   eth: string,
 ): Promise<Offer> {
   const price = parseEther(eth);
-  const model = MODELS[rentalModel];
-  const { id, transaction } = createListing(marketplace(), creator, {
-    seedText: name,
-    model,
-    price,
-  });
+  const listing = { seedText: name, rentalModel, price };
+  const { id, transaction } = createListing(marketplace(), creator, listing);
   await send(transaction);
   return { id, rentalModel, price };
 }

@@ -3,6 +3,7 @@ import type { Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { type MarketplaceConnection, METADATA_URI, seedOf } from "../../devStack/marketplace.ts";
 import { deriveListingId } from "../../lib/ids/listingId.ts";
+import { RENTAL_MODELS, type RentalModel } from "../../lib/marketplace/vocabulary.ts";
 
 /** Where a transaction landed, as the event tables record it. */
 export type Landed = { blockNumber: bigint; timestamp: bigint; transactionHash: Hex };
@@ -27,12 +28,14 @@ export async function sendLanded(
 export function createListing(
   marketplace: MarketplaceConnection,
   creator: HDAccount,
-  listing: { seedText: string; model: number; price: bigint; metadataUri?: string },
+  listing: { seedText: string; rentalModel: RentalModel; price: bigint },
 ): { id: Hex; transaction: Promise<Hex> } {
   const seed = seedOf(listing.seedText);
-  const { model, price, metadataUri = METADATA_URI } = listing;
+  const model = RENTAL_MODELS.indexOf(listing.rentalModel);
   return {
     id: deriveListingId(creator.address, seed),
-    transaction: marketplace.as(creator).write.createListing([seed, model, price, metadataUri]),
+    transaction: marketplace
+      .as(creator)
+      .write.createListing([seed, model, listing.price, METADATA_URI]),
   };
 }
