@@ -8,9 +8,9 @@ export type TransactionBatches = Awaited<ReturnType<typeof batchTransactions>>;
 
 /**
  * Turns automine off. `send` leaves each transaction in anvil's pending block, which anvil estimates
- * gas and nonces against and mines in the order sent; every `perBlock` sends (or at `mine()`) the
- * block is mined, and each of its transactions must have succeeded. `end()` mines what is left and
- * turns automine back on.
+ * gas and nonces (and answers `pending` reads) against and mines in the order sent; every `perBlock`
+ * sends (or at `mine()`) the block is mined, and each of its transactions must have succeeded.
+ * `end()` mines what is left and turns automine back on.
  */
 export async function batchTransactions(stack: Stack, { perBlock }: { perBlock: number }) {
   const rpc = (method: string, params: unknown[] = []) =>
@@ -18,16 +18,19 @@ export async function batchTransactions(stack: Stack, { perBlock }: { perBlock: 
   const client = stack.marketplace.publicClient;
   let pending: Hex[] = [];
 
-  /** Mines the pending transactions into one block and returns its number. */
+  /** Mines the pending transactions, if any, into one block; returns the latest block's number. */
   async function mine(): Promise<bigint> {
+    if (pending.length === 0) return client.getBlockNumber();
     await rpc("evm_mine");
     const hashes = pending;
     pending = [];
     const head = await client.getBlockNumber();
-    for (const hash of hashes) {
-      const receipt = await client.getTransactionReceipt({ hash });
+    const receipts = await Promise.all(
+      hashes.map((hash) => client.getTransactionReceipt({ hash })),
+    );
+    for (const receipt of receipts) {
       if (receipt.status !== "success" || receipt.blockNumber !== head) {
-        throw new Error(`transaction ${hash} failed or missed block ${head}`);
+        throw new Error(`transaction ${receipt.transactionHash} failed or missed block ${head}`);
       }
     }
     return head;
@@ -39,7 +42,7 @@ export async function batchTransactions(stack: Stack, { perBlock }: { perBlock: 
   }
 
   async function end(): Promise<bigint> {
-    const head = pending.length > 0 ? await mine() : await client.getBlockNumber();
+    const head = await mine();
     await rpc("evm_setAutomine", [true]);
     return head;
   }
