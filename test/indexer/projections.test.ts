@@ -141,13 +141,29 @@ describe("projections follow every marketplace operation", () => {
     return newListingRow({ id, creator: owner.address, rentalModel, price, timestamp });
   }
 
-  /** A purchase event row of `amount` (`fee` of it taken) that landed where `landed` says. */
-  function purchased(
-    row: CredentialRow,
+  /**
+   * After a purchase of `amount` (`fee` of it taken) landed: the buyer's credential row is
+   * `credential`, the aggregates are as expected and one more purchase event records it.
+   */
+  async function expectPurchased(
+    credential: CredentialRow,
     { amount, fee, landed }: { amount: bigint; fee: bigint; landed: Landed },
   ) {
-    const { listingId, buyer, rentalModel, expiresAt } = row;
-    return { id: anyId, listingId, buyer, rentalModel, amount, fee, expiresAt, ...landed };
+    const { listingId, buyer, rentalModel, expiresAt } = credential;
+    expect(await credentialRows(db(), listingId, buyer)).toEqual([credential]);
+    await expectAggregates();
+    purchases.push({ id: anyId, listingId, buyer, rentalModel, amount, fee, expiresAt, ...landed });
+    expect(await purchaseRows()).toEqual(purchases);
+  }
+
+  /** After `credential` was revoked where `landed` says, leaving `balance` (per-task only). */
+  async function expectRevoked(credential: CredentialRow, landed: Landed, balance: bigint | null) {
+    const revoked = { ...credential, isRevoked: true, updatedAt: landed.timestamp };
+    const { listingId, buyer } = revoked;
+    expect(await credentialRows(db(), listingId, buyer)).toEqual([revoked]);
+    revocations.push({ id: anyId, listingId, buyer, balance, ...landed });
+    expect(await revocationRows()).toEqual(revocations);
+    return revoked;
   }
 
   it("starts from the configuration the constructor announced", async () => {
@@ -224,12 +240,9 @@ describe("projections follow every marketplace operation", () => {
       timestamp: landed.timestamp,
       totalPaid: UPDATED_PRICE,
     });
-    expect(await credentialRows(db(), oneTimeId, carol.address)).toEqual([carolOneTime]);
     oneTime = { ...bookSale(oneTime, UPDATED_PRICE), credentialCount: 1 };
-    await expectAggregates();
     const fee = feeOf(UPDATED_PRICE);
-    purchases.push(purchased(carolOneTime, { amount: UPDATED_PRICE, fee, landed }));
-    expect(await purchaseRows()).toEqual(purchases);
+    await expectPurchased(carolOneTime, { amount: UPDATED_PRICE, fee, landed });
   });
 
   it("sells a subscription expiring 30 days after the purchase block", async () => {
@@ -243,12 +256,9 @@ describe("projections follow every marketplace operation", () => {
       totalPaid: SUBSCRIPTION_PRICE,
       expiresAt: landed.timestamp + THIRTY_DAYS,
     });
-    expect(await credentialRows(db(), subscriptionId, dave.address)).toEqual([daveSubscription]);
     subscription = { ...bookSale(subscription, SUBSCRIPTION_PRICE), credentialCount: 1 };
-    await expectAggregates();
     const fee = feeOf(SUBSCRIPTION_PRICE);
-    purchases.push(purchased(daveSubscription, { amount: SUBSCRIPTION_PRICE, fee, landed }));
-    expect(await purchaseRows()).toEqual(purchases);
+    await expectPurchased(daveSubscription, { amount: SUBSCRIPTION_PRICE, fee, landed });
   });
 
   it("renews an active subscription from its expiry, and a lapsed one from the renewal", async () => {
@@ -317,11 +327,8 @@ describe("projections follow every marketplace operation", () => {
       totalPaid: deposit,
       balance: deposit,
     });
-    expect(await credentialRows(db(), perQueryId, erin.address)).toEqual([erinPerQuery]);
     perQuery = { ...perQuery, credentialCount: 1 };
-    await expectAggregates();
-    purchases.push(purchased(erinPerQuery, { amount: deposit, fee: 0n, landed }));
-    expect(await purchaseRows()).toEqual(purchases);
+    await expectPurchased(erinPerQuery, { amount: deposit, fee: 0n, landed });
   });
 
   it("tops up a per-task balance", async () => {
@@ -418,33 +425,15 @@ describe("projections follow every marketplace operation", () => {
     const landed = await indexed(
       marketplace().as(alice).write.revokeAccess([oneTimeId, carol.address]),
     );
-    carolOneTime = { ...carolOneTime, isRevoked: true, updatedAt: landed.timestamp };
-    expect(await credentialRows(db(), oneTimeId, carol.address)).toEqual([carolOneTime]);
+    carolOneTime = await expectRevoked(carolOneTime, landed, null);
     await expectAggregates();
-    revocations.push({
-      id: anyId,
-      listingId: oneTimeId,
-      buyer: lower(carol.address),
-      balance: null,
-      ...landed,
-    });
-    expect(await revocationRows()).toEqual(revocations);
   });
 
   it("revokes a per-task balance, which the renter then reclaims", async () => {
     const revoked = await indexed(
       marketplace().as(bob).write.revokePerQueryAccess([perQueryId, erin.address]),
     );
-    erinPerQuery = { ...erinPerQuery, isRevoked: true, updatedAt: revoked.timestamp };
-    expect(await credentialRows(db(), perQueryId, erin.address)).toEqual([erinPerQuery]);
-    revocations.push({
-      id: anyId,
-      listingId: perQueryId,
-      buyer: lower(erin.address),
-      balance: 6n * TASK_PRICE,
-      ...revoked,
-    });
-    expect(await revocationRows()).toEqual(revocations);
+    erinPerQuery = await expectRevoked(erinPerQuery, revoked, 6n * TASK_PRICE);
 
     const reclaimed = await indexed(marketplace().as(erin).write.reclaimBalance([perQueryId]));
     erinPerQuery = { ...erinPerQuery, balance: 0n, updatedAt: reclaimed.timestamp };
