@@ -6,12 +6,7 @@ import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
 import { projections } from "../../lib/db/projections.ts";
 import type { RentalModel } from "../../lib/marketplace/vocabulary.ts";
-import {
-  createListing,
-  type Landed,
-  landedIn,
-  sendLanded,
-} from "../support/marketplaceTransactions.ts";
+import { createListing, type Landed, landedIn } from "../support/marketplaceTransactions.ts";
 import {
   credentialRows,
   listingRows,
@@ -37,7 +32,9 @@ const DEPOSIT = 5n * TASK_PRICE;
 const stack = useStack({ chain: true, postgres: true, ponder: true });
 const db = () => stack().db;
 const marketplace = () => stack().marketplace;
-const send = (transaction: Promise<Hex>) => sendLanded(marketplace(), transaction);
+/** Sends a transaction, asserts it succeeded and returns where it landed. */
+const send = async (transaction: Promise<Hex>) =>
+  landedIn(marketplace(), await marketplace().mined(transaction));
 
 describe("a reorg replacing a purchase and a debit", () => {
   let oneTimeId: Hex;

@@ -8,20 +8,13 @@ import { RENTAL_MODELS, type RentalModel } from "../../lib/marketplace/vocabular
 /** Where a transaction landed, as the event tables record it. */
 export type Landed = { blockNumber: bigint; timestamp: bigint; transactionHash: Hex };
 
+/** Where a mined transaction (a receipt, say) landed, with its block's time. */
 export async function landedIn(
   marketplace: MarketplaceConnection,
   { blockNumber, transactionHash }: { blockNumber: bigint; transactionHash: Hex },
 ): Promise<Landed> {
   const block = await marketplace.publicClient.getBlock({ blockNumber });
   return { blockNumber, timestamp: block.timestamp, transactionHash };
-}
-
-/** Sends `transaction`, asserts it succeeded and returns where it landed. */
-export async function sendLanded(
-  marketplace: MarketplaceConnection,
-  transaction: Promise<Hex>,
-): Promise<Landed> {
-  return landedIn(marketplace, await marketplace.mined(transaction));
 }
 
 /** `createListing` by `creator` with the seed of `seedText`: the sent transaction and the listing's id. */
