@@ -1,3 +1,5 @@
+// Other processes read the projections through the stable views schema with drizzle, and analysts
+// through Ponder's GraphQL and SQL-over-HTTP endpoints. The views must survive a re-index.
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
