@@ -5,6 +5,8 @@ export type Ponder = Service & {
   url: string;
   /** Resolves once the projections include block `blockNumber`. */
   waitForBlock: (blockNumber: bigint | number, timeoutMs?: number) => Promise<void>;
+  /** Sends `signal` to Ponder's process group, e.g. SIGKILL to simulate a crash. */
+  kill: (signal: NodeJS.Signals) => void;
 };
 
 export type PonderOptions = {
@@ -66,5 +68,8 @@ export async function startPonder(options: PonderOptions): Promise<Ponder> {
       },
       { child, timeoutMs },
     );
-  return { ...service, url, waitForBlock };
+  const kill = (signal: NodeJS.Signals) => {
+    if (child.pid !== undefined) process.kill(-child.pid, signal);
+  };
+  return { ...service, url, waitForBlock, kill };
 }

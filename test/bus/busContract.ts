@@ -1,5 +1,5 @@
 // The delivery rules every bus implementation keeps; run against each of them.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it, type TestContext } from "vitest";
 import type { Bus, BusMessage, ConsumeOptions } from "../../lib/bus/bus.ts";
 
 const SUBJECT = "jobs.registration";
@@ -19,20 +19,21 @@ async function until(condition: () => boolean, timeoutMs = 10_000) {
   }
 }
 
+/**
+ * The contract's tests for the bus `createBus` makes, one bus each. They run concurrently: most of
+ * their time is spent waiting out ack waits to prove that nothing more arrives.
+ */
 export function describeBusContract(name: string, createBus: () => Promise<BusUnderTest>) {
-  describe(`${name} keeps the bus contract`, () => {
-    let current: BusUnderTest | undefined;
-    const start = async () => {
-      current = await createBus();
-      return current.bus;
+  describe.concurrent(`${name} keeps the bus contract`, () => {
+    /** A bus of the test's own, cleaned up when it finishes. */
+    const start = async ({ onTestFinished }: TestContext) => {
+      const { bus, cleanup } = await createBus();
+      onTestFinished(cleanup);
+      return bus;
     };
-    afterEach(async () => {
-      await current?.cleanup();
-      current = undefined;
-    });
 
-    it("delivers a message once, with its id and data, and forgets it when acknowledged", async () => {
-      const bus = await start();
+    it("delivers a message once, with its id and data, and forgets it when acknowledged", async (context) => {
+      const bus = await start(context);
       const received: BusMessage[] = [];
       await bus.consume(SUBJECT, OPTIONS, async (message) => {
         received.push(message);
@@ -46,8 +47,8 @@ export function describeBusContract(name: string, createBus: () => Promise<BusUn
       expect(decode(received[0]?.data ?? new Uint8Array())).toBe("hello");
     });
 
-    it("drops a second publish of the same id", async () => {
-      const bus = await start();
+    it("drops a second publish of the same id", async (context) => {
+      const bus = await start(context);
       expect(await bus.publish(SUBJECT, "job_1", encode("first"))).toEqual({ duplicate: false });
       expect(await bus.publish(SUBJECT, "job_1", encode("second"))).toEqual({ duplicate: true });
       const received: string[] = [];
@@ -60,8 +61,8 @@ export function describeBusContract(name: string, createBus: () => Promise<BusUn
       expect(received).toEqual(["first"]);
     });
 
-    it("delivers messages published before anyone consumed", async () => {
-      const bus = await start();
+    it("delivers messages published before anyone consumed", async (context) => {
+      const bus = await start(context);
       for (const id of ["a", "b", "c"]) await bus.publish(SUBJECT, id, encode(id));
       const received: string[] = [];
       await bus.consume(SUBJECT, OPTIONS, async (message) => {
@@ -72,8 +73,8 @@ export function describeBusContract(name: string, createBus: () => Promise<BusUn
       expect(received.sort()).toEqual(["a", "b", "c"]);
     });
 
-    it("redelivers a retried message, counting deliveries, at most maxDeliver times", async () => {
-      const bus = await start();
+    it("redelivers a retried message, counting deliveries, at most maxDeliver times", async (context) => {
+      const bus = await start(context);
       const deliveries: number[] = [];
       await bus.consume(SUBJECT, OPTIONS, async (message) => {
         deliveries.push(message.deliveryCount);
@@ -85,8 +86,8 @@ export function describeBusContract(name: string, createBus: () => Promise<BusUn
       expect(deliveries).toEqual([1, 2, 3]);
     });
 
-    it("never redelivers a rejected message", async () => {
-      const bus = await start();
+    it("never redelivers a rejected message", async (context) => {
+      const bus = await start(context);
       let deliveries = 0;
       await bus.consume(SUBJECT, OPTIONS, async (message) => {
         deliveries += 1;
@@ -98,8 +99,8 @@ export function describeBusContract(name: string, createBus: () => Promise<BusUn
       expect(deliveries).toBe(1);
     });
 
-    it("redelivers to another consumer what a dead consumer held past the ack wait", async () => {
-      const bus = await start();
+    it("redelivers to another consumer what a dead consumer held past the ack wait", async (context) => {
+      const bus = await start(context);
       let held = false;
       const dead = await bus.consume(SUBJECT, OPTIONS, async () => {
         held = true; // never settles, like a worker killed mid-job
@@ -117,8 +118,8 @@ export function describeBusContract(name: string, createBus: () => Promise<BusUn
       expect(completed[0]).toMatchObject({ id: "job_1", deliveryCount: 2 });
     });
 
-    it("keeps a message with its consumer while it reports work in progress", async () => {
-      const bus = await start();
+    it("keeps a message with its consumer while it reports work in progress", async (context) => {
+      const bus = await start(context);
       const deliveries: number[] = [];
       await bus.consume(SUBJECT, OPTIONS, async (message) => {
         deliveries.push(message.deliveryCount);
@@ -134,8 +135,8 @@ export function describeBusContract(name: string, createBus: () => Promise<BusUn
       expect(deliveries).toEqual([1]);
     });
 
-    it("shares a group's work: each message reaches exactly one of its consumers", async () => {
-      const bus = await start();
+    it("shares a group's work: each message reaches exactly one of its consumers", async (context) => {
+      const bus = await start(context);
       const handledBy = new Map<string, string[]>();
       for (const worker of ["one", "two"]) {
         await bus.consume(SUBJECT, { ...OPTIONS, concurrency: 2 }, async (message) => {

@@ -1,30 +1,26 @@
-import { and, eq } from "drizzle-orm";
-import { type Address, type Hex, parseEther } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  connectMarketplace,
-  type MarketplaceConnection,
-  METADATA_URI,
-  ONE_TIME,
-  PER_QUERY,
-  SUBSCRIPTION,
-  seedOf,
-  THIRTY_DAYS,
-} from "../../devStack/marketplace.ts";
+import { type Hex, parseEther } from "viem";
+import type { HDAccount } from "viem/accounts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { seedOf, THIRTY_DAYS } from "../../devStack/marketplace.ts";
+import { feeOf, shareOf } from "../../devStack/money.ts";
 import { rpcRequest } from "../../devStack/startAnvil.ts";
-import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
-import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
-import { connectProjections, type ProjectionsDb, projections } from "../../lib/db/projections.ts";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { projections } from "../../lib/db/projections.ts";
+import type { RentalModel } from "../../lib/marketplace/vocabulary.ts";
+import { createListing, type Landed, landedIn } from "../support/marketplaceTransactions.ts";
 import {
-  startTestAnvil,
-  startTestPonder,
-  startTestPostgres,
-  type TestPonder,
-} from "../harness/harness.ts";
+  type CredentialRow,
+  credentialRows,
+  type ListingRow,
+  listingRows,
+  lower,
+  newCredentialRow,
+  newListingRow,
+} from "../support/projectionRows.ts";
+import { useStack } from "../support/useStack.ts";
 
 const {
   listing,
-  credential,
   creator,
   protocol,
   purchaseEvent,
@@ -53,141 +49,126 @@ const UPDATED_URI = "ipfs://bafkreiupdatedmetadata";
 const NINETY_DAYS = 3n * THIRTY_DAYS;
 const DAY = 24n * 60n * 60n;
 
-const feeOf = (amount: bigint) => (amount * 250n) / 10_000n;
-const shareOf = (amount: bigint) => amount - feeOf(amount);
-const lower = (address: Address) => address.toLowerCase() as Hex;
 const anyId = expect.any(String);
 
-/** Where a transaction landed, as the event tables record it. */
-type Landed = { blockNumber: bigint; timestamp: bigint; transactionHash: Hex };
+const stack = useStack({ chain: true, postgres: true, ponder: true });
+const db = () => stack().db;
+const marketplace = () => stack().marketplace;
 
-const started: { stop: () => Promise<void> }[] = [];
-let rpcUrl: string;
-let deployment: Deployment;
-let marketplace: MarketplaceConnection;
-let ponder: TestPonder;
-let db: ProjectionsDb;
-
-beforeAll(async () => {
-  const anvil = await startTestAnvil();
-  started.push(anvil);
-  rpcUrl = anvil.rpcUrl;
-  const postgres = await startTestPostgres();
-  started.push(postgres);
-  deployment = await deployMarketplace({
-    rpcUrl: anvil.rpcUrl,
-    deployerKey: devPrivateKey(0),
-    authority: authority.address,
-    feeRecipient: feeRecipient.address,
-  });
-  marketplace = connectMarketplace(anvil.rpcUrl, deployment.address);
-  ponder = await startTestPonder({
-    rpcUrl: anvil.rpcUrl,
-    databaseUrl: postgres.databaseUrl,
-    deployment,
-  });
-  started.push(ponder);
-  // Ready means the finalized history is indexed; the young deployment block is indexed live.
-  await ponder.waitForBlock(deployment.startBlock);
-  const projectionsDb = connectProjections(postgres.databaseUrl, ponder.viewsSchema);
-  started.push({ stop: projectionsDb.close });
-  db = projectionsDb.db;
-});
-
-afterAll(async () => {
-  for (const service of started.reverse()) await service.stop().catch(() => {});
-});
+// Ready means the finalized history is indexed; the young deployment block is indexed live.
+beforeAll(() => stack().ponder.waitForBlock(stack().deployment.startBlock));
 
 /** Sends a transaction, waits until Ponder indexed its block and returns where it landed. */
 async function indexed(transaction: Promise<Hex>): Promise<Landed> {
-  const receipt = await marketplace.mined(transaction);
-  await ponder.waitForBlock(receipt.blockNumber);
-  const block = await marketplace.publicClient.getBlock({ blockNumber: receipt.blockNumber });
-  return {
-    blockNumber: receipt.blockNumber,
-    timestamp: block.timestamp,
-    transactionHash: receipt.transactionHash,
-  };
+  const receipt = await marketplace().mined(transaction);
+  await stack().ponder.waitForBlock(receipt.blockNumber);
+  return landedIn(marketplace(), receipt);
 }
 
-const listingRows = (id: Hex) => db.select().from(listing).where(eq(listing.id, id));
-const credentialRows = (listingId: Hex, buyer: Address) =>
-  db
-    .select()
-    .from(credential)
-    .where(and(eq(credential.listingId, listingId), eq(credential.buyer, buyer)));
-const creatorRows = () => db.select().from(creator).orderBy(creator.id);
-const protocolRows = () => db.select().from(protocol);
+const ordered = <T extends { id: string }>(rows: T[]) =>
+  [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
+const creatorRows = () => db().select().from(creator).orderBy(creator.id);
+const protocolRows = () => db().select().from(protocol);
+const purchaseRows = () => db().select().from(purchaseEvent).orderBy(purchaseEvent.id);
+const renewalRows = () => db().select().from(renewalEvent).orderBy(renewalEvent.id);
+const topUpRows = () => db().select().from(topUpEvent).orderBy(topUpEvent.id);
+const debitRows = () => db().select().from(debitEvent).orderBy(debitEvent.id);
+const runRows = () => db().select().from(runEvent).orderBy(runEvent.id);
+const revocationRows = () => db().select().from(revocationEvent).orderBy(revocationEvent.id);
+const withdrawalRows = () => db().select().from(withdrawalEvent).orderBy(withdrawalEvent.id);
+const feeChangeRows = () => db().select().from(feeChangeEvent).orderBy(feeChangeEvent.id);
+
+type Rows<Read extends () => Promise<unknown[]>> = Awaited<ReturnType<Read>>;
+type CreatorRow = Rows<typeof creatorRows>[number];
 
 describe("projections follow every marketplace operation", () => {
   let oneTimeId: Hex;
   let subscriptionId: Hex;
   let perQueryId: Hex;
 
-  // The rows expected so far; each step states what it changes.
-  let oneTime: Awaited<ReturnType<typeof listingRows>>[number];
-  let subscription: typeof oneTime;
-  let perQuery: typeof oneTime;
-  let aliceCreator: Awaited<ReturnType<typeof creatorRows>>[number];
-  let bobCreator: typeof aliceCreator;
-  let protocolRow: Awaited<ReturnType<typeof protocolRows>>[number];
-  let carolOneTime: Awaited<ReturnType<typeof credentialRows>>[number];
-  let daveSubscription: typeof carolOneTime;
-  let erinPerQuery: typeof carolOneTime;
-  const purchases: Awaited<ReturnType<typeof purchaseRows>> = [];
-  const runs: Awaited<ReturnType<typeof runRows>> = [];
-  const revocations: Awaited<ReturnType<typeof revocationRows>> = [];
-  const withdrawals: Awaited<ReturnType<typeof withdrawalRows>> = [];
-  const feeChanges: Awaited<ReturnType<typeof feeChangeRows>> = [];
+  // The rows expected so far; each step states what it changes, then `expectAggregates` checks the
+  // listings, creators and protocol whole.
+  let oneTime: ListingRow;
+  let subscription: ListingRow;
+  let perQuery: ListingRow;
+  let aliceCreator: CreatorRow;
+  let bobCreator: CreatorRow;
+  let protocolRow: Rows<typeof protocolRows>[number];
+  let carolOneTime: CredentialRow;
+  let daveSubscription: CredentialRow;
+  let erinPerQuery: CredentialRow;
+  const purchases: Rows<typeof purchaseRows> = [];
+  const runs: Rows<typeof runRows> = [];
+  const revocations: Rows<typeof revocationRows> = [];
+  const withdrawals: Rows<typeof withdrawalRows> = [];
+  const feeChanges: Rows<typeof feeChangeRows> = [];
 
-  const purchaseRows = () => db.select().from(purchaseEvent).orderBy(purchaseEvent.id);
-  const renewalRows = () => db.select().from(renewalEvent).orderBy(renewalEvent.id);
-  const topUpRows = () => db.select().from(topUpEvent).orderBy(topUpEvent.id);
-  const debitRows = () => db.select().from(debitEvent).orderBy(debitEvent.id);
-  const runRows = () => db.select().from(runEvent).orderBy(runEvent.id);
-  const revocationRows = () => db.select().from(revocationEvent).orderBy(revocationEvent.id);
-  const withdrawalRows = () => db.select().from(withdrawalEvent).orderBy(withdrawalEvent.id);
-  const feeChangeRows = () => db.select().from(feeChangeEvent).orderBy(feeChangeEvent.id);
+  async function expectAggregates() {
+    expect(await listingRows(db(), oneTimeId)).toEqual([oneTime]);
+    expect(await listingRows(db(), subscriptionId)).toEqual([subscription]);
+    expect(await listingRows(db(), perQueryId)).toEqual([perQuery]);
+    expect(await creatorRows()).toEqual(ordered([aliceCreator, bobCreator]));
+    expect(await protocolRows()).toEqual([protocolRow]);
+  }
 
-  function newListing(
-    created: { id: Hex; landed: Landed },
-    owner: typeof alice,
-    rentalModel: "one_time" | "subscription" | "per_query",
-    price: bigint,
-  ): typeof oneTime {
+  /**
+   * Books a sale of `amount` on `row`'s listing as the contract does (the creator's share to escrow
+   * and earnings, the fee to the protocol's total) and returns the listing's new row.
+   */
+  function bookSale(row: ListingRow, amount: bigint): ListingRow {
+    protocolRow = { ...protocolRow, totalFees: protocolRow.totalFees + feeOf(amount) };
+    const earned = (owner: CreatorRow) => ({
+      ...owner,
+      totalEarned: owner.totalEarned + shareOf(amount),
+    });
+    if (row.creator === aliceCreator.id) aliceCreator = earned(aliceCreator);
+    else bobCreator = earned(bobCreator);
     return {
-      id: created.id,
-      creator: lower(owner.address),
-      rentalModel,
-      price,
-      status: "active",
-      metadataUri: METADATA_URI,
-      publishedAt: created.landed.timestamp,
-      updatedAt: created.landed.timestamp,
-      escrow: 0n,
-      accruedFees: 0n,
-      totalEarned: 0n,
-      totalWithdrawn: 0n,
-      credentialCount: 0,
-      runCount: 0,
-      failedRunCount: 0,
+      ...row,
+      escrow: row.escrow + shareOf(amount),
+      accruedFees: row.accruedFees + feeOf(amount),
+      totalEarned: row.totalEarned + shareOf(amount),
     };
   }
 
-  async function createListing(
-    owner: typeof alice,
-    seedText: string,
-    model: number,
-    price: bigint,
-  ): Promise<{ id: Hex; landed: Landed }> {
-    const seed = seedOf(seedText);
-    const market = marketplace.as(owner);
-    const landed = await indexed(market.write.createListing([seed, model, price, METADATA_URI]));
-    return { id: await market.read.deriveListingId([owner.address, seed]), landed };
+  async function list(owner: HDAccount, seedText: string, rentalModel: RentalModel, price: bigint) {
+    const { id, transaction } = createListing(marketplace(), owner, {
+      seedText,
+      rentalModel,
+      price,
+    });
+    const { timestamp } = await indexed(transaction);
+    return newListingRow({ id, creator: owner.address, rentalModel, price, timestamp });
+  }
+
+  /**
+   * After a purchase of `amount` (`fee` of it taken) landed: the buyer's credential row is
+   * `credential`, the aggregates are as expected and one more purchase event records it.
+   */
+  async function expectPurchased(
+    credential: CredentialRow,
+    { amount, fee, landed }: { amount: bigint; fee: bigint; landed: Landed },
+  ) {
+    const { listingId, buyer, rentalModel, expiresAt } = credential;
+    expect(await credentialRows(db(), listingId, buyer)).toEqual([credential]);
+    await expectAggregates();
+    purchases.push({ id: anyId, listingId, buyer, rentalModel, amount, fee, expiresAt, ...landed });
+    expect(await purchaseRows()).toEqual(purchases);
+  }
+
+  /** After `credential` was revoked where `landed` says, leaving `balance` (per-task only). */
+  async function expectRevoked(credential: CredentialRow, landed: Landed, balance: bigint | null) {
+    const revoked = { ...credential, isRevoked: true, updatedAt: landed.timestamp };
+    const { listingId, buyer } = revoked;
+    expect(await credentialRows(db(), listingId, buyer)).toEqual([revoked]);
+    revocations.push({ id: anyId, listingId, buyer, balance, ...landed });
+    expect(await revocationRows()).toEqual(revocations);
+    return revoked;
   }
 
   it("starts from the configuration the constructor announced", async () => {
-    const deployBlock = await marketplace.publicClient.getBlock({
+    const { deployment } = stack();
+    const deployBlock = await marketplace().publicClient.getBlock({
       blockNumber: BigInt(deployment.startBlock),
     });
     protocolRow = {
@@ -209,35 +190,24 @@ describe("projections follow every marketplace operation", () => {
       transactionHash: deployment.transactionHash,
     });
     expect(await feeChangeRows()).toEqual(feeChanges);
-    expect(await db.select().from(listing)).toEqual([]);
+    expect(await db().select().from(listing)).toEqual([]);
     expect(await creatorRows()).toEqual([]);
   });
 
   it("lists agents of all three rental models for two creators", async () => {
-    const created = {
-      oneTime: await createListing(alice, "one-time", ONE_TIME, ONE_TIME_PRICE),
-      subscription: await createListing(alice, "subscription", SUBSCRIPTION, SUBSCRIPTION_PRICE),
-      perQuery: await createListing(bob, "per-task", PER_QUERY, TASK_PRICE),
-    };
-    oneTimeId = created.oneTime.id;
-    subscriptionId = created.subscription.id;
-    perQueryId = created.perQuery.id;
-    oneTime = newListing(created.oneTime, alice, "one_time", ONE_TIME_PRICE);
-    subscription = newListing(created.subscription, alice, "subscription", SUBSCRIPTION_PRICE);
-    perQuery = newListing(created.perQuery, bob, "per_query", TASK_PRICE);
-    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
-    expect(await listingRows(subscriptionId)).toEqual([subscription]);
-    expect(await listingRows(perQueryId)).toEqual([perQuery]);
-
+    oneTime = await list(alice, "one-time", "one_time", ONE_TIME_PRICE);
+    subscription = await list(alice, "subscription", "subscription", SUBSCRIPTION_PRICE);
+    perQuery = await list(bob, "per-task", "per_query", TASK_PRICE);
+    [oneTimeId, subscriptionId, perQueryId] = [oneTime.id, subscription.id, perQuery.id];
     const newCreator = { totalEarned: 0n, totalWithdrawn: 0n };
     aliceCreator = { ...newCreator, id: lower(alice.address), listingCount: 2 };
     bobCreator = { ...newCreator, id: lower(bob.address), listingCount: 1 };
-    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
+    await expectAggregates();
   });
 
   it("updates price and metadata, keeping the publication time", async () => {
     const landed = await indexed(
-      marketplace.as(alice).write.updateListing([oneTimeId, UPDATED_PRICE, UPDATED_URI]),
+      marketplace().as(alice).write.updateListing([oneTimeId, UPDATED_PRICE, UPDATED_URI]),
     );
     oneTime = {
       ...oneTime,
@@ -245,116 +215,56 @@ describe("projections follow every marketplace operation", () => {
       metadataUri: UPDATED_URI,
       updatedAt: landed.timestamp,
     };
-    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
+    await expectAggregates();
   });
 
   it("pauses and reactivates a listing", async () => {
     const paused = await indexed(
-      marketplace.as(alice).write.setListingActive([subscriptionId, false]),
+      marketplace().as(alice).write.setListingActive([subscriptionId, false]),
     );
     subscription = { ...subscription, status: "paused", updatedAt: paused.timestamp };
-    expect(await listingRows(subscriptionId)).toEqual([subscription]);
+    await expectAggregates();
 
     const reactivated = await indexed(
-      marketplace.as(alice).write.setListingActive([subscriptionId, true]),
+      marketplace().as(alice).write.setListingActive([subscriptionId, true]),
     );
     subscription = { ...subscription, status: "active", updatedAt: reactivated.timestamp };
-    expect(await listingRows(subscriptionId)).toEqual([subscription]);
+    await expectAggregates();
   });
 
   it("sells one-time access: a permanent credential, escrow and fee booked", async () => {
     const landed = await indexed(
-      marketplace.as(carol).write.purchaseOneTime([oneTimeId], { value: UPDATED_PRICE }),
+      marketplace().as(carol).write.purchaseOneTime([oneTimeId], { value: UPDATED_PRICE }),
     );
-    carolOneTime = {
-      listingId: oneTimeId,
-      buyer: lower(carol.address),
-      rentalModel: "one_time",
-      purchasedAt: landed.timestamp,
-      expiresAt: null,
-      isRevoked: false,
-      balance: 0n,
+    carolOneTime = newCredentialRow(oneTime, carol.address, {
+      timestamp: landed.timestamp,
       totalPaid: UPDATED_PRICE,
-      tasksConsumed: 0,
-      updatedAt: landed.timestamp,
-    };
-    expect(await credentialRows(oneTimeId, carol.address)).toEqual([carolOneTime]);
-    oneTime = {
-      ...oneTime,
-      escrow: shareOf(UPDATED_PRICE),
-      accruedFees: feeOf(UPDATED_PRICE),
-      totalEarned: shareOf(UPDATED_PRICE),
-      credentialCount: 1,
-    };
-    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
-    aliceCreator = { ...aliceCreator, totalEarned: shareOf(UPDATED_PRICE) };
-    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
-    protocolRow = { ...protocolRow, totalFees: feeOf(UPDATED_PRICE) };
-    expect(await protocolRows()).toEqual([protocolRow]);
-    purchases.push({
-      id: anyId,
-      listingId: oneTimeId,
-      buyer: lower(carol.address),
-      rentalModel: "one_time",
-      amount: UPDATED_PRICE,
-      fee: feeOf(UPDATED_PRICE),
-      expiresAt: null,
-      ...landed,
     });
-    expect(await purchaseRows()).toEqual(purchases);
+    oneTime = { ...bookSale(oneTime, UPDATED_PRICE), credentialCount: 1 };
+    const fee = feeOf(UPDATED_PRICE);
+    await expectPurchased(carolOneTime, { amount: UPDATED_PRICE, fee, landed });
   });
 
   it("sells a subscription expiring 30 days after the purchase block", async () => {
     const landed = await indexed(
-      marketplace
+      marketplace()
         .as(dave)
         .write.purchaseSubscription([subscriptionId, THIRTY_DAYS], { value: SUBSCRIPTION_PRICE }),
     );
-    daveSubscription = {
-      listingId: subscriptionId,
-      buyer: lower(dave.address),
-      rentalModel: "subscription",
-      purchasedAt: landed.timestamp,
-      expiresAt: landed.timestamp + THIRTY_DAYS,
-      isRevoked: false,
-      balance: 0n,
+    daveSubscription = newCredentialRow(subscription, dave.address, {
+      timestamp: landed.timestamp,
       totalPaid: SUBSCRIPTION_PRICE,
-      tasksConsumed: 0,
-      updatedAt: landed.timestamp,
-    };
-    expect(await credentialRows(subscriptionId, dave.address)).toEqual([daveSubscription]);
-    subscription = {
-      ...subscription,
-      escrow: shareOf(SUBSCRIPTION_PRICE),
-      accruedFees: feeOf(SUBSCRIPTION_PRICE),
-      totalEarned: shareOf(SUBSCRIPTION_PRICE),
-      credentialCount: 1,
-    };
-    expect(await listingRows(subscriptionId)).toEqual([subscription]);
-    aliceCreator = {
-      ...aliceCreator,
-      totalEarned: aliceCreator.totalEarned + shareOf(SUBSCRIPTION_PRICE),
-    };
-    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
-    protocolRow = { ...protocolRow, totalFees: protocolRow.totalFees + feeOf(SUBSCRIPTION_PRICE) };
-    expect(await protocolRows()).toEqual([protocolRow]);
-    purchases.push({
-      id: anyId,
-      listingId: subscriptionId,
-      buyer: lower(dave.address),
-      rentalModel: "subscription",
-      amount: SUBSCRIPTION_PRICE,
-      fee: feeOf(SUBSCRIPTION_PRICE),
       expiresAt: landed.timestamp + THIRTY_DAYS,
-      ...landed,
     });
-    expect(await purchaseRows()).toEqual(purchases);
+    subscription = { ...bookSale(subscription, SUBSCRIPTION_PRICE), credentialCount: 1 };
+    const fee = feeOf(SUBSCRIPTION_PRICE);
+    await expectPurchased(daveSubscription, { amount: SUBSCRIPTION_PRICE, fee, landed });
   });
 
   it("renews an active subscription from its expiry, and a lapsed one from the renewal", async () => {
     const ninetyDaysPrice = 3n * SUBSCRIPTION_PRICE;
     const whileActive = await indexed(
-      marketplace
+      marketplace()
         .as(dave)
         .write.renewSubscription([subscriptionId, NINETY_DAYS], { value: ninetyDaysPrice }),
     );
@@ -365,13 +275,13 @@ describe("projections follow every marketplace operation", () => {
       totalPaid: SUBSCRIPTION_PRICE + ninetyDaysPrice,
       updatedAt: whileActive.timestamp,
     };
-    expect(await credentialRows(subscriptionId, dave.address)).toEqual([daveSubscription]);
+    expect(await credentialRows(db(), subscriptionId, dave.address)).toEqual([daveSubscription]);
 
-    await rpcRequest(rpcUrl, "evm_increaseTime", [
+    await rpcRequest(stack().anvil.rpcUrl, "evm_increaseTime", [
       Number(extendedExpiry - whileActive.timestamp + DAY),
     ]);
     const afterExpiry = await indexed(
-      marketplace
+      marketplace()
         .as(dave)
         .write.renewSubscription([subscriptionId, THIRTY_DAYS], { value: SUBSCRIPTION_PRICE }),
     );
@@ -382,21 +292,10 @@ describe("projections follow every marketplace operation", () => {
       totalPaid: daveSubscription.totalPaid + SUBSCRIPTION_PRICE,
       updatedAt: afterExpiry.timestamp,
     };
-    expect(await credentialRows(subscriptionId, dave.address)).toEqual([daveSubscription]);
+    expect(await credentialRows(db(), subscriptionId, dave.address)).toEqual([daveSubscription]);
 
-    const renewedShare = shareOf(ninetyDaysPrice) + shareOf(SUBSCRIPTION_PRICE);
-    const renewedFees = feeOf(ninetyDaysPrice) + feeOf(SUBSCRIPTION_PRICE);
-    subscription = {
-      ...subscription,
-      escrow: subscription.escrow + renewedShare,
-      accruedFees: subscription.accruedFees + renewedFees,
-      totalEarned: subscription.totalEarned + renewedShare,
-    };
-    expect(await listingRows(subscriptionId)).toEqual([subscription]);
-    aliceCreator = { ...aliceCreator, totalEarned: aliceCreator.totalEarned + renewedShare };
-    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
-    protocolRow = { ...protocolRow, totalFees: protocolRow.totalFees + renewedFees };
-    expect(await protocolRows()).toEqual([protocolRow]);
+    subscription = bookSale(bookSale(subscription, ninetyDaysPrice), SUBSCRIPTION_PRICE);
+    await expectAggregates();
     const renewal = { listingId: subscriptionId, buyer: lower(dave.address) };
     expect(await renewalRows()).toEqual([
       {
@@ -421,42 +320,21 @@ describe("projections follow every marketplace operation", () => {
   it("opens a per-task balance without booking a sale", async () => {
     const deposit = 5n * TASK_PRICE;
     const landed = await indexed(
-      marketplace.as(erin).write.purchasePerQuery([perQueryId], { value: deposit }),
+      marketplace().as(erin).write.purchasePerQuery([perQueryId], { value: deposit }),
     );
-    erinPerQuery = {
-      listingId: perQueryId,
-      buyer: lower(erin.address),
-      rentalModel: "per_query",
-      purchasedAt: landed.timestamp,
-      expiresAt: null,
-      isRevoked: false,
-      balance: deposit,
+    erinPerQuery = newCredentialRow(perQuery, erin.address, {
+      timestamp: landed.timestamp,
       totalPaid: deposit,
-      tasksConsumed: 0,
-      updatedAt: landed.timestamp,
-    };
-    expect(await credentialRows(perQueryId, erin.address)).toEqual([erinPerQuery]);
-    perQuery = { ...perQuery, credentialCount: 1 };
-    expect(await listingRows(perQueryId)).toEqual([perQuery]);
-    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
-    expect(await protocolRows()).toEqual([protocolRow]);
-    purchases.push({
-      id: anyId,
-      listingId: perQueryId,
-      buyer: lower(erin.address),
-      rentalModel: "per_query",
-      amount: deposit,
-      fee: 0n,
-      expiresAt: null,
-      ...landed,
+      balance: deposit,
     });
-    expect(await purchaseRows()).toEqual(purchases);
+    perQuery = { ...perQuery, credentialCount: 1 };
+    await expectPurchased(erinPerQuery, { amount: deposit, fee: 0n, landed });
   });
 
   it("tops up a per-task balance", async () => {
     const topUp = 2n * TASK_PRICE;
     const landed = await indexed(
-      marketplace.as(erin).write.topUpBalance([perQueryId], { value: topUp }),
+      marketplace().as(erin).write.topUpBalance([perQueryId], { value: topUp }),
     );
     erinPerQuery = {
       ...erinPerQuery,
@@ -464,8 +342,8 @@ describe("projections follow every marketplace operation", () => {
       totalPaid: 7n * TASK_PRICE,
       updatedAt: landed.timestamp,
     };
-    expect(await credentialRows(perQueryId, erin.address)).toEqual([erinPerQuery]);
-    expect(await listingRows(perQueryId)).toEqual([perQuery]);
+    expect(await credentialRows(db(), perQueryId, erin.address)).toEqual([erinPerQuery]);
+    await expectAggregates();
     expect(await topUpRows()).toEqual([
       {
         id: anyId,
@@ -480,7 +358,7 @@ describe("projections follow every marketplace operation", () => {
 
   it("debits one task: balance down, the price split into escrow and fee", async () => {
     const landed = await indexed(
-      marketplace.as(authority).write.consumeQuery([perQueryId, erin.address, 1001n]),
+      marketplace().as(authority).write.consumeQuery([perQueryId, erin.address, 1001n]),
     );
     erinPerQuery = {
       ...erinPerQuery,
@@ -488,19 +366,9 @@ describe("projections follow every marketplace operation", () => {
       tasksConsumed: 1,
       updatedAt: landed.timestamp,
     };
-    expect(await credentialRows(perQueryId, erin.address)).toEqual([erinPerQuery]);
-    perQuery = {
-      ...perQuery,
-      escrow: shareOf(TASK_PRICE),
-      accruedFees: feeOf(TASK_PRICE),
-      totalEarned: shareOf(TASK_PRICE),
-      runCount: 1,
-    };
-    expect(await listingRows(perQueryId)).toEqual([perQuery]);
-    bobCreator = { ...bobCreator, totalEarned: shareOf(TASK_PRICE) };
-    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
-    protocolRow = { ...protocolRow, totalFees: protocolRow.totalFees + feeOf(TASK_PRICE) };
-    expect(await protocolRows()).toEqual([protocolRow]);
+    expect(await credentialRows(db(), perQueryId, erin.address)).toEqual([erinPerQuery]);
+    perQuery = { ...bookSale(perQuery, TASK_PRICE), runCount: 1 };
+    await expectAggregates();
     expect(await debitRows()).toEqual([
       {
         id: anyId,
@@ -527,22 +395,22 @@ describe("projections follow every marketplace operation", () => {
   it("records uncharged runs, counting failures and skipping settled run ids", async () => {
     const unknownListing = seedOf("no such listing");
     const landed = await indexed(
-      marketplace.as(authority).write.recordRuns([
-        [
-          { listingId: oneTimeId, runId: 2001n, succeeded: true },
-          { listingId: oneTimeId, runId: 2002n, succeeded: false },
-          { listingId: subscriptionId, runId: 2003n, succeeded: true },
-          { listingId: unknownListing, runId: 2004n, succeeded: false },
-          { listingId: perQueryId, runId: 1001n, succeeded: false },
-        ],
-      ]),
+      marketplace()
+        .as(authority)
+        .write.recordRuns([
+          [
+            { listingId: oneTimeId, runId: 2001n, succeeded: true },
+            { listingId: oneTimeId, runId: 2002n, succeeded: false },
+            { listingId: subscriptionId, runId: 2003n, succeeded: true },
+            { listingId: unknownListing, runId: 2004n, succeeded: false },
+            { listingId: perQueryId, runId: 1001n, succeeded: false },
+          ],
+        ]),
     );
     oneTime = { ...oneTime, runCount: 2, failedRunCount: 1 };
     subscription = { ...subscription, runCount: 1 };
-    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
-    expect(await listingRows(subscriptionId)).toEqual([subscription]);
-    expect(await listingRows(perQueryId)).toEqual([perQuery]);
-    expect(await listingRows(unknownListing)).toEqual([]);
+    await expectAggregates();
+    expect(await listingRows(db(), unknownListing)).toEqual([]);
     const uncharged = { id: anyId, charged: false, ...landed };
     runs.push(
       { ...uncharged, listingId: oneTimeId, runId: 2001n, succeeded: true },
@@ -555,40 +423,22 @@ describe("projections follow every marketplace operation", () => {
 
   it("revokes one-time access", async () => {
     const landed = await indexed(
-      marketplace.as(alice).write.revokeAccess([oneTimeId, carol.address]),
+      marketplace().as(alice).write.revokeAccess([oneTimeId, carol.address]),
     );
-    carolOneTime = { ...carolOneTime, isRevoked: true, updatedAt: landed.timestamp };
-    expect(await credentialRows(oneTimeId, carol.address)).toEqual([carolOneTime]);
-    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
-    revocations.push({
-      id: anyId,
-      listingId: oneTimeId,
-      buyer: lower(carol.address),
-      balance: null,
-      ...landed,
-    });
-    expect(await revocationRows()).toEqual(revocations);
+    carolOneTime = await expectRevoked(carolOneTime, landed, null);
+    await expectAggregates();
   });
 
   it("revokes a per-task balance, which the renter then reclaims", async () => {
     const revoked = await indexed(
-      marketplace.as(bob).write.revokePerQueryAccess([perQueryId, erin.address]),
+      marketplace().as(bob).write.revokePerQueryAccess([perQueryId, erin.address]),
     );
-    erinPerQuery = { ...erinPerQuery, isRevoked: true, updatedAt: revoked.timestamp };
-    expect(await credentialRows(perQueryId, erin.address)).toEqual([erinPerQuery]);
-    revocations.push({
-      id: anyId,
-      listingId: perQueryId,
-      buyer: lower(erin.address),
-      balance: 6n * TASK_PRICE,
-      ...revoked,
-    });
-    expect(await revocationRows()).toEqual(revocations);
+    erinPerQuery = await expectRevoked(erinPerQuery, revoked, 6n * TASK_PRICE);
 
-    const reclaimed = await indexed(marketplace.as(erin).write.reclaimBalance([perQueryId]));
+    const reclaimed = await indexed(marketplace().as(erin).write.reclaimBalance([perQueryId]));
     erinPerQuery = { ...erinPerQuery, balance: 0n, updatedAt: reclaimed.timestamp };
-    expect(await credentialRows(perQueryId, erin.address)).toEqual([erinPerQuery]);
-    expect(await listingRows(perQueryId)).toEqual([perQuery]);
+    expect(await credentialRows(db(), perQueryId, erin.address)).toEqual([erinPerQuery]);
+    await expectAggregates();
     withdrawals.push({
       id: anyId,
       kind: "reclaim",
@@ -604,20 +454,20 @@ describe("projections follow every marketplace operation", () => {
     const escrow = oneTime.escrow;
     const firstPart = escrow / 3n;
     const first = await indexed(
-      marketplace.as(alice).write.withdrawEarnings([oneTimeId, firstPart]),
+      marketplace().as(alice).write.withdrawEarnings([oneTimeId, firstPart]),
     );
     oneTime = { ...oneTime, escrow: escrow - firstPart, totalWithdrawn: firstPart };
-    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
     aliceCreator = { ...aliceCreator, totalWithdrawn: firstPart };
-    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
+    await expectAggregates();
 
     const rest = await indexed(
-      marketplace.as(alice).write.withdrawEarnings([oneTimeId, escrow - firstPart]),
+      marketplace()
+        .as(alice)
+        .write.withdrawEarnings([oneTimeId, escrow - firstPart]),
     );
     oneTime = { ...oneTime, escrow: 0n, totalWithdrawn: escrow };
-    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
     aliceCreator = { ...aliceCreator, totalWithdrawn: escrow };
-    expect(await creatorRows()).toEqual([aliceCreator, bobCreator].sort(byId));
+    await expectAggregates();
     const earnings = { id: anyId, kind: "earnings", listingId: oneTimeId } as const;
     withdrawals.push(
       { ...earnings, account: lower(alice.address), amount: firstPart, ...first },
@@ -625,23 +475,22 @@ describe("projections follow every marketplace operation", () => {
     );
     expect(await withdrawalRows()).toEqual(withdrawals);
 
-    const closed = await indexed(marketplace.as(alice).write.closeListing([oneTimeId]));
+    const closed = await indexed(marketplace().as(alice).write.closeListing([oneTimeId]));
     oneTime = { ...oneTime, status: "closed", updatedAt: closed.timestamp };
-    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
+    await expectAggregates();
   });
 
   it("withdraws the fees accrued on the listed ids only", async () => {
     const collected = oneTime.accruedFees + subscription.accruedFees;
     const landed = await indexed(
-      marketplace.as(feeRecipient).write.withdrawFees([[oneTimeId, subscriptionId]]),
+      marketplace()
+        .as(feeRecipient)
+        .write.withdrawFees([[oneTimeId, subscriptionId]]),
     );
     oneTime = { ...oneTime, accruedFees: 0n };
     subscription = { ...subscription, accruedFees: 0n };
-    expect(await listingRows(oneTimeId)).toEqual([oneTime]);
-    expect(await listingRows(subscriptionId)).toEqual([subscription]);
-    expect(await listingRows(perQueryId)).toEqual([perQuery]);
     protocolRow = { ...protocolRow, totalFeesWithdrawn: collected };
-    expect(await protocolRows()).toEqual([protocolRow]);
+    await expectAggregates();
     withdrawals.push({
       id: anyId,
       kind: "fees",
@@ -654,7 +503,7 @@ describe("projections follow every marketplace operation", () => {
   });
 
   it("changes the protocol fee, fee recipient, pause switch and authority", async () => {
-    const asAuthority = marketplace.as(authority);
+    const asAuthority = marketplace().as(authority);
     const feeChanged = await indexed(asAuthority.write.setFeeBasisPoints([500n]));
     protocolRow = { ...protocolRow, feeBasisPoints: 500 };
     expect(await protocolRows()).toEqual([protocolRow]);
@@ -679,14 +528,14 @@ describe("projections follow every marketplace operation", () => {
     const newAuthority = devAccount(8);
     await indexed(asAuthority.write.transferAuthority([newAuthority.address]));
     protocolRow = { ...protocolRow, authority: lower(newAuthority.address) };
-    expect(await protocolRows()).toEqual([protocolRow]);
+    await expectAggregates();
     expect(await feeChangeRows()).toEqual(feeChanges);
   });
 
   it("ends with escrow and accrued fees equal to the contract's, one event row per event", async () => {
     for (const row of [oneTime, subscription, perQuery]) {
-      const [, , escrow, accruedFees] = await marketplace.as(alice).read.listings([row.id]);
-      expect(await listingRows(row.id)).toEqual([{ ...row, escrow, accruedFees }]);
+      const [, , escrow, accruedFees] = await marketplace().as(alice).read.listings([row.id]);
+      expect(await listingRows(db(), row.id)).toEqual([{ ...row, escrow, accruedFees }]);
     }
     expect(await purchaseRows()).toEqual(purchases);
     expect(await runRows()).toEqual(runs);
@@ -698,7 +547,3 @@ describe("projections follow every marketplace operation", () => {
     expect(await revocationRows()).toEqual(revocations);
   });
 });
-
-function byId(a: { id: string }, b: { id: string }) {
-  return a.id < b.id ? -1 : 1;
-}

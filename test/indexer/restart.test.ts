@@ -1,23 +1,14 @@
-import { execFileSync } from "node:child_process";
-import { is } from "drizzle-orm";
+import { is, sql } from "drizzle-orm";
 import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
-import postgres from "postgres";
 import { type Hex, parseEther } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  connectMarketplace,
-  type MarketplaceConnection,
-  METADATA_URI,
-  ONE_TIME,
-  PER_QUERY,
-  SUBSCRIPTION,
-  seedOf,
-  THIRTY_DAYS,
-} from "../../devStack/marketplace.ts";
-import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
-import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
+import { describe, expect, it } from "vitest";
+import { THIRTY_DAYS } from "../../devStack/marketplace.ts";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { projections } from "../../lib/db/projections.ts";
-import { startTestAnvil, startTestPonder, startTestPostgres } from "../harness/harness.ts";
+import type { RentalModel } from "../../lib/marketplace/vocabulary.ts";
+import { createListing } from "../support/marketplaceTransactions.ts";
+import { batchTransactions, type TransactionBatches } from "../support/transactionBatches.ts";
+import { useStack } from "../support/useStack.ts";
 
 const authority = devAccount(0);
 const feeRecipient = devAccount(1);
@@ -28,63 +19,22 @@ const ONE_TIME_PRICE = parseEther("0.01");
 const SUBSCRIPTION_PRICE = parseEther("0.02");
 const TASK_PRICE = parseEther("0.001");
 
-// About twenty transactions, one block each, per round. Ponder indexes a local chain live at a few
-// blocks a second (its RPC rate limit starts low), so a few hundred blocks keep the file within minutes.
+// About twenty transactions a round, two a block: over a hundred blocks, so that Ponder's 30-block
+// finality matters (the killed instance leaves a finalized checkpoint, the others backfill), yet few
+// enough for Ponder, whose RPC rate limit starts low, to follow live within seconds.
 const ROUNDS = 11;
 const KILL_AFTER_ROUND = 4;
+const TRANSACTIONS_PER_BLOCK = 2;
 
 const projectionTables = Object.values(projections).filter((value) => is(value, PgTable));
 
-const started: { stop: () => Promise<void> }[] = [];
-let rpcUrl: string;
-let databaseUrl: string;
-let deployment: Deployment;
-let marketplace: MarketplaceConnection;
-let sql: postgres.Sql;
-
-beforeAll(async () => {
-  const anvil = await startTestAnvil();
-  started.push(anvil);
-  rpcUrl = anvil.rpcUrl;
-  const pg = await startTestPostgres();
-  started.push(pg);
-  databaseUrl = pg.databaseUrl;
-  deployment = await deployMarketplace({
-    rpcUrl,
-    deployerKey: devPrivateKey(0),
-    authority: authority.address,
-    feeRecipient: feeRecipient.address,
-  });
-  marketplace = connectMarketplace(rpcUrl, deployment.address);
-  sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
-  started.push({ stop: () => sql.end() });
-});
-
-afterAll(async () => {
-  for (const service of started.reverse()) await service.stop().catch(() => {});
-});
-
-/** The latest block number; viem would otherwise answer from a cache a few seconds old. */
-const chainHead = () => marketplace.publicClient.getBlockNumber({ cacheTime: 0 });
-
-async function startPonder(options: { schema?: string; viewsSchema?: string } = {}) {
-  const ponder = await startTestPonder({ rpcUrl, databaseUrl, deployment, ...options });
-  started.push(ponder);
-  return ponder;
-}
-
-/** SIGKILLs the Ponder indexing into `schema` with its whole process group: no shutdown, no unlock. */
-function killPonder(schema: string) {
-  const pid = Number(
-    execFileSync("pgrep", ["-f", `ponder.js start --schema ${schema} `], { encoding: "utf8" }),
-  );
-  process.kill(-pid, "SIGKILL");
-}
+const stack = useStack({ chain: true, postgres: true, ponder: true });
 
 /** Every operation of the marketplace, a round at a time on listings of the round's own. */
-async function sendRounds(afterRound: (round: number) => Promise<void>) {
-  const send = marketplace.mined;
-  for (let round = 0; round < ROUNDS; round++) {
+async function sendRounds(blocks: TransactionBatches, rounds: { from: number; to: number }) {
+  const { marketplace } = stack();
+  const send = blocks.send;
+  for (let round = rounds.from; round < rounds.to; round++) {
     const owner = creator(round);
     const [oneTimeBuyer, subscriber, taskRenter] = [
       renter(round),
@@ -94,14 +44,19 @@ async function sendRounds(afterRound: (round: number) => Promise<void>) {
     const asOwner = marketplace.as(owner);
     const asAuthority = marketplace.as(authority);
     const listingIds: Hex[] = [];
-    for (const [name, model, price] of [
-      ["one-time", ONE_TIME, ONE_TIME_PRICE],
-      ["subscription", SUBSCRIPTION, SUBSCRIPTION_PRICE],
-      ["per-task", PER_QUERY, TASK_PRICE],
-    ] as const) {
-      const seed = seedOf(`round ${round} ${name}`);
-      await send(asOwner.write.createListing([seed, model, price, METADATA_URI]));
-      listingIds.push(await asOwner.read.deriveListingId([owner.address, seed]));
+    for (const [name, rentalModel, price] of [
+      ["one-time", "one_time", ONE_TIME_PRICE],
+      ["subscription", "subscription", SUBSCRIPTION_PRICE],
+      ["per-task", "per_query", TASK_PRICE],
+    ] as const satisfies [string, RentalModel, bigint][]) {
+      const seedText = `round ${round} ${name}`;
+      const { id, transaction } = createListing(marketplace, owner, {
+        seedText,
+        rentalModel,
+        price,
+      });
+      await send(transaction);
+      listingIds.push(id);
     }
     const [oneTimeId, subscriptionId, perQueryId] = listingIds as [Hex, Hex, Hex];
     const runId = BigInt(round * 10);
@@ -140,7 +95,7 @@ async function sendRounds(afterRound: (round: number) => Promise<void>) {
     await send(asOwner.write.revokeAccess([oneTimeId, oneTimeBuyer.address]));
     await send(asOwner.write.revokePerQueryAccess([perQueryId, taskRenter.address]));
     await send(asTaskRenter.write.reclaimBalance([perQueryId]));
-    const [, , escrow] = await asOwner.read.listings([oneTimeId]);
+    const [, , escrow] = await asOwner.read.listings([oneTimeId], { blockTag: "pending" });
     await send(asOwner.write.withdrawEarnings([oneTimeId, escrow]));
     await send(asOwner.write.closeListing([oneTimeId]));
     if (round % 3 === 2) {
@@ -149,48 +104,56 @@ async function sendRounds(afterRound: (round: number) => Promise<void>) {
       await send(asAuthority.write.setPaused([true]));
       await send(asAuthority.write.setPaused([false]));
     }
-    await afterRound(round);
   }
 }
 
 /** Every projection table of a deployment schema, each ordered by its primary key. */
 async function snapshot(schema: string) {
-  const tables: Record<string, postgres.Row[]> = {};
+  const tables: Record<string, Record<string, unknown>[]> = {};
   for (const table of projectionTables) {
     const config = getTableConfig(table);
     const primaryKey = [
       ...config.columns.filter((column) => column.primary),
       ...(config.primaryKeys[0]?.columns ?? []),
-    ].map((column) => column.name);
-    tables[config.name] = await sql`
-      select * from ${sql(schema)}.${sql(config.name)} order by ${sql(primaryKey)}`;
+    ].map((column) => sql.identifier(column.name));
+    tables[config.name] = await stack().db.execute(sql`
+      select * from ${sql.identifier(schema)}.${sql.identifier(config.name)}
+      order by ${sql.join(primaryKey, sql`, `)}`);
   }
   return tables;
 }
 
+async function countListings(schema: string): Promise<number> {
+  const [row] = await stack().db.execute<{ count: number }>(
+    sql`select count(*)::int as count from ${sql.identifier(schema)}.listing`,
+  );
+  return row?.count ?? 0;
+}
+
 describe("Ponder killed mid-stream", () => {
   it("recovers into tables identical to a clean re-index", { timeout: 240_000 }, async () => {
-    const crashed = await startPonder();
-    let listingsAtKill = 0;
-    await sendRounds(async (round) => {
-      if (round !== KILL_AFTER_ROUND) return;
-      // Killed with most of the stream indexed and the latest blocks still to index.
-      const sent = await chainHead();
-      await crashed.waitForBlock(sent - 20n, 60_000);
-      killPonder(crashed.schema);
-      [{ count: listingsAtKill }] = await sql<[{ count: number }]>`
-        select count(*)::int as count from ${sql(crashed.schema)}.listing`;
-    });
+    const crashed = stack().ponder;
+    const blocks = await batchTransactions(stack(), { perBlock: TRANSACTIONS_PER_BLOCK });
+    await sendRounds(blocks, { from: 0, to: KILL_AFTER_ROUND + 1 });
+    // Killed with most of the stream indexed and the latest blocks still to index.
+    await crashed.waitForBlock((await blocks.mine()) - 10n, 60_000);
+    crashed.kill("SIGKILL");
+    const listingsAtKill = await countListings(crashed.schema);
     expect(listingsAtKill).toBeGreaterThan(0);
     expect(listingsAtKill).toBeLessThan(3 * ROUNDS);
-    const head = await chainHead();
 
-    // Same schema: crash recovery, once the killed instance's lock expires (Ponder's 25 s heartbeat
-    // timeout). The clean copy starts after it, so it reads the chain from Ponder's RPC cache.
-    const recovered = await startPonder({ schema: crashed.schema });
-    await recovered.waitForBlock(head, 60_000);
-    const clean = await startPonder({ viewsSchema: "marketplace_clean" });
-    await clean.waitForBlock(head, 60_000);
+    // The same schema restarts (crash recovery), which waits for the killed instance's lock to
+    // expire (Ponder's 25 s heartbeat timeout); meanwhile the rest of the stream goes out, and then a
+    // clean copy re-indexes all of it into schemas of its own.
+    const [recovered, { clean, head }] = await Promise.all([
+      stack().startIndexer({ schema: crashed.schema }),
+      (async () => {
+        await sendRounds(blocks, { from: KILL_AFTER_ROUND + 1, to: ROUNDS });
+        const head = await blocks.end();
+        return { clean: await stack().startIndexer({ viewsSchema: "marketplace_clean" }), head };
+      })(),
+    ]);
+    await Promise.all([recovered.waitForBlock(head, 60_000), clean.waitForBlock(head, 60_000)]);
 
     // Both read the chain through Ponder's shared RPC cache: hold the clean copy to the contract too.
     const cleanTables = await snapshot(clean.schema);
@@ -198,8 +161,12 @@ describe("Ponder killed mid-stream", () => {
     expect(cleanTables.credential).toHaveLength(3 * ROUNDS);
     expect(cleanTables.debit_event).toHaveLength(2 * ROUNDS);
     for (const row of cleanTables.listing ?? []) {
-      const [, , escrow, accruedFees] = await marketplace.as(authority).read.listings([row.id]);
-      expect([BigInt(row.escrow), BigInt(row.accrued_fees)]).toEqual([escrow, accruedFees]);
+      const id = row.id as Hex;
+      const [, , escrow, accruedFees] = await stack().marketplace.as(authority).read.listings([id]);
+      expect([BigInt(String(row.escrow)), BigInt(String(row.accrued_fees))]).toEqual([
+        escrow,
+        accruedFees,
+      ]);
     }
     expect(await snapshot(recovered.schema)).toEqual(cleanTables);
   });

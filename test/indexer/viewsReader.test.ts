@@ -4,36 +4,20 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createClient, desc, eq } from "@ponder/client";
-import postgresClient from "postgres";
+import { sql } from "drizzle-orm";
 import { type Hex, parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  connectMarketplace,
-  type MarketplaceConnection,
-  METADATA_URI,
-  ONE_TIME,
-  PER_QUERY,
-  SUBSCRIPTION,
-  seedOf,
-  THIRTY_DAYS,
-} from "../../devStack/marketplace.ts";
-import type { Anvil } from "../../devStack/startAnvil.ts";
-import type { Postgres } from "../../devStack/startPostgres.ts";
-import { type Deployment, deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
-import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
-import * as schema from "../../ponder.schema.ts";
-import {
-  startTestAnvil,
-  startTestPonder,
-  startTestPostgres,
-  type TestPonder,
-} from "../harness/harness.ts";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { THIRTY_DAYS } from "../../devStack/marketplace.ts";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import type { RentalModel } from "../../lib/marketplace/vocabulary.ts";
+import { createListing } from "../support/marketplaceTransactions.ts";
+import { batchTransactions } from "../support/transactionBatches.ts";
+import { useStack } from "../support/useStack.ts";
 
 const readerScript = fileURLToPath(new URL("./readProjections.script.ts", import.meta.url));
 const VIEWS_SCHEMA = "marketplace";
 
-const authority = devAccount(0);
 const [alice, bob] = [devAccount(2), devAccount(3)];
 const [renterA, renterB, renterC, renterD] = [
   devAccount(5),
@@ -42,48 +26,41 @@ const [renterA, renterB, renterC, renterD] = [
   devAccount(8),
 ];
 
-type Offer = { id: Hex; rentalModel: "one_time" | "subscription" | "per_query"; price: bigint };
+type Offer = { id: Hex; rentalModel: RentalModel; price: bigint };
 
-let anvil: Anvil | undefined;
-let postgres: Postgres | undefined;
-/** Running Ponders, the one serving the views last. */
-const ponders: TestPonder[] = [];
-let deployment: Deployment;
-let marketplace: MarketplaceConnection;
+const stack = useStack({ chain: true, postgres: true, ponder: true });
+const marketplace = () => stack().marketplace;
 let translator: Offer;
 let researcher: Offer;
 let summarizer: Offer;
 let coder: Offer;
 let retired: Offer;
 
-const MODELS = { one_time: ONE_TIME, subscription: SUBSCRIPTION, per_query: PER_QUERY };
-
+/** Lists an agent, sending `createListing` through `send`. */
 async function list(
+  send: (transaction: Promise<Hex>) => Promise<unknown>,
   creator: HDAccount,
   name: string,
   rentalModel: Offer["rentalModel"],
   eth: string,
-) {
-  const seed = seedOf(name);
+): Promise<Offer> {
   const price = parseEther(eth);
-  const market = marketplace.as(creator);
-  await marketplace.mined(
-    market.write.createListing([seed, MODELS[rentalModel], price, METADATA_URI]),
-  );
-  return { id: await market.read.deriveListingId([creator.address, seed]), rentalModel, price };
+  const listing = { seedText: name, rentalModel, price };
+  const { id, transaction } = createListing(marketplace(), creator, listing);
+  await send(transaction);
+  return { id, rentalModel, price };
 }
 
-async function rent(renter: HDAccount, offer: Offer) {
-  const market = marketplace.as(renter).write;
+/** The purchase that gives `renter` access to `offer` (five tasks' deposit for per-task). */
+function rent(renter: HDAccount, offer: Offer): Promise<Hex> {
+  const market = marketplace().as(renter).write;
   if (offer.rentalModel === "one_time") {
-    return marketplace.mined(market.purchaseOneTime([offer.id], { value: offer.price }));
+    return market.purchaseOneTime([offer.id], { value: offer.price });
   }
   if (offer.rentalModel === "subscription") {
-    return marketplace.mined(
-      market.purchaseSubscription([offer.id, THIRTY_DAYS], { value: offer.price }),
-    );
+    return market.purchaseSubscription([offer.id, THIRTY_DAYS], { value: offer.price });
   }
-  return marketplace.mined(market.purchasePerQuery([offer.id], { value: offer.price * 5n }));
+  return market.purchasePerQuery([offer.id], { value: offer.price * 5n });
 }
 
 /** Listings as the reader script and GraphQL print them: dearest first, amounts as strings. */
@@ -103,10 +80,10 @@ function readerOutput(active: Offer[], renters: [Offer, number][]) {
   };
 }
 
-async function runReader(databaseUrl: string) {
+async function runReader() {
   const { stdout } = await promisify(execFile)(process.execPath, [
     readerScript,
-    databaseUrl,
+    stack().postgres.databaseUrl,
     VIEWS_SCHEMA,
   ]);
   return JSON.parse(stdout);
@@ -126,48 +103,25 @@ function setUpReaderOutput() {
   );
 }
 
-const currentPonder = () => ponders[ponders.length - 1] as TestPonder;
-
 beforeAll(async () => {
-  [anvil, postgres] = await Promise.all([startTestAnvil(), startTestPostgres()]);
-  deployment = await deployMarketplace({
-    rpcUrl: anvil.rpcUrl,
-    deployerKey: devPrivateKey(0),
-    authority: authority.address,
-    feeRecipient: devAccount(1).address,
-  });
-  marketplace = connectMarketplace(anvil.rpcUrl, deployment.address);
-
-  translator = await list(alice, "translator", "one_time", "0.03");
-  researcher = await list(alice, "researcher", "subscription", "0.01");
-  summarizer = await list(alice, "summarizer", "per_query", "0.002");
-  retired = await list(alice, "retired", "one_time", "0.05");
-  coder = await list(bob, "coder", "subscription", "0.02");
-  await marketplace.mined(marketplace.as(alice).write.setListingActive([retired.id, false]));
-  await rent(renterA, translator);
-  await rent(renterB, translator);
-  await rent(renterA, researcher);
-  const lastReceipt = await rent(renterC, summarizer);
-
-  ponders.push(
-    await startTestPonder({
-      rpcUrl: anvil.rpcUrl,
-      databaseUrl: postgres.databaseUrl,
-      deployment,
-      viewsSchema: VIEWS_SCHEMA,
-    }),
-  );
-  await currentPonder().waitForBlock(lastReceipt.blockNumber);
-});
-
-afterAll(async () => {
-  await Promise.all(ponders.map((ponder) => ponder.stop()));
-  await Promise.all([postgres?.stop(), anvil?.stop()]);
+  // One block for the whole set-up: Ponder follows a block at a time.
+  const block = await batchTransactions(stack(), { perBlock: 10 });
+  translator = await list(block.send, alice, "translator", "one_time", "0.03");
+  researcher = await list(block.send, alice, "researcher", "subscription", "0.01");
+  summarizer = await list(block.send, alice, "summarizer", "per_query", "0.002");
+  retired = await list(block.send, alice, "retired", "one_time", "0.05");
+  coder = await list(block.send, bob, "coder", "subscription", "0.02");
+  await block.send(marketplace().as(alice).write.setListingActive([retired.id, false]));
+  await block.send(rent(renterA, translator));
+  await block.send(rent(renterB, translator));
+  await block.send(rent(renterA, researcher));
+  await block.send(rent(renterC, summarizer));
+  await stack().ponder.waitForBlock(await block.end());
 });
 
 describe("reading the projections", () => {
   it("a separate process reads them through the views schema with drizzle", async () => {
-    expect(await runReader((postgres as Postgres).databaseUrl)).toEqual(setUpReaderOutput());
+    expect(await runReader()).toEqual(setUpReaderOutput());
   });
 
   it("GraphQL answers listing queries with filters and ordering", async () => {
@@ -177,7 +131,7 @@ describe("reading the projections", () => {
         totalCount
       }
     }`;
-    const response = await fetch(`${currentPonder().url}/graphql`, {
+    const response = await fetch(`${stack().ponder.url}/graphql`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ query }),
@@ -192,13 +146,17 @@ describe("reading the projections", () => {
     });
 
     // A browser opening the endpoint gets the GraphiQL explorer.
-    const explorer = await fetch(`${currentPonder().url}/graphql`);
+    const explorer = await fetch(`${stack().ponder.url}/graphql`);
     expect(explorer.headers.get("content-type")).toMatch(/^text\/html/);
     expect(await explorer.text()).toContain("graphiql");
   });
 
   it("SQL over HTTP answers drizzle queries through @ponder/client", async () => {
-    const client = createClient(`${currentPonder().url}/sql`, { schema });
+    // The stack's drizzle handle points ponder.schema.ts's tables at the views schema, and Ponder's
+    // SQL endpoint refuses qualified names: the client gets tables of a fresh copy of the module.
+    vi.resetModules();
+    const schema = await import("../../ponder.schema.ts");
+    const client = createClient(`${stack().ponder.url}/sql`, { schema });
     const active = await client.db
       .select({ id: schema.listing.id, creator: schema.listing.creator })
       .from(schema.listing)
@@ -224,31 +182,23 @@ describe("reading the projections", () => {
   });
 
   it("readers keep working, unchanged, when a re-index takes over the views schema", async () => {
-    const databaseUrl = (postgres as Postgres).databaseUrl;
-    const [first] = ponders as [TestPonder];
+    const first = stack().ponder;
 
     // Blue/green: the second Ponder backfills into a schema of its own while the first keeps the
     // views fed, and points the views at its schema once it is ready.
-    const second = await startTestPonder({
-      rpcUrl: (anvil as Anvil).rpcUrl,
-      databaseUrl,
-      deployment,
-      viewsSchema: VIEWS_SCHEMA,
-    });
-    ponders.push(second);
+    const second = await stack().startIndexer({ viewsSchema: VIEWS_SCHEMA });
     expect(second.schema).not.toBe(first.schema);
-    expect(await viewSource(databaseUrl, "listing")).toContain(`${second.schema}.listing`);
-    expect(await runReader(databaseUrl)).toEqual(setUpReaderOutput());
+    expect(await viewSource("listing")).toContain(`${second.schema}.listing`);
+    expect(await runReader()).toEqual(setUpReaderOutput());
 
     // Only now may the first go: stopped earlier, readers would see its frozen rows until the
     // second was ready. Whatever changes from here on can only reach the views through the second.
     await first.stop();
-    ponders.shift();
-    await marketplace.mined(marketplace.as(alice).write.setListingActive([retired.id, true]));
-    const receipt = await rent(renterD, translator);
+    await marketplace().mined(marketplace().as(alice).write.setListingActive([retired.id, true]));
+    const receipt = await marketplace().mined(rent(renterD, translator));
     await second.waitForBlock(receipt.blockNumber);
 
-    expect(await runReader(databaseUrl)).toEqual(
+    expect(await runReader()).toEqual(
       readerOutput(
         [retired, translator, researcher, summarizer, coder],
         [
@@ -264,14 +214,9 @@ describe("reading the projections", () => {
 });
 
 /** The query behind a view in the views schema, naming the deployment schema it reads. */
-async function viewSource(databaseUrl: string, view: string): Promise<string> {
-  const sql = postgresClient(databaseUrl, { max: 1, onnotice: () => {} });
-  try {
-    const [row] = await sql`
-      select view_definition from information_schema.views
-      where table_schema = ${VIEWS_SCHEMA} and table_name = ${view}`;
-    return String(row?.view_definition);
-  } finally {
-    await sql.end();
-  }
+async function viewSource(view: string): Promise<string> {
+  const [row] = await stack().db.execute<{ view_definition: string }>(sql`
+    select view_definition from information_schema.views
+    where table_schema = ${VIEWS_SCHEMA} and table_name = ${view}`);
+  return String(row?.view_definition);
 }
