@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // A cross-process test file spends most of its time waiting on its servers, so several run at
+    // once even on two cores (vitest's default there is one at a time).
+    maxWorkers: 3,
   },
 });

@@ -70,12 +70,3 @@ export function expectError(
     body: { error: { code, message: expect.any(String), status } },
   });
 }
-
-/** @deprecated use `http(baseUrl).get` */
-export async function getJson(
-  apiUrl: string,
-  path: string,
-  bearer?: string,
-): Promise<JsonResponse> {
-  return http(apiUrl).get(path, { bearer });
-}
