@@ -7,7 +7,7 @@ export const MAX_BODY_BYTES = 64 * KB;
 /** Sign-in and key-creation bodies: a wallet, a challenge or label, a signature. */
 export const MAX_SMALL_BODY_BYTES = 16 * KB;
 
-/** `65536 bytes (64 KB)`: how messages name a limit. */
+/** How messages name a limit: in bytes, and in KB. */
 export function describeBytes(bytes: number): string {
   return `${bytes} bytes (${bytes / KB} KB)`;
 }
