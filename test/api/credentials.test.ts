@@ -148,15 +148,11 @@ const buy = (
   listing: Listing,
   how: "purchaseOneTime" | "purchasePerQuery" | "topUpBalance",
   value: bigint,
-) =>
-  transaction(buyer, (market, options) =>
-    market.write[how]([listing.onChainId], { ...options, value }),
-  );
+) => transaction(buyer, (market) => market.write[how]([listing.onChainId], { value }));
 
 const subscribe = (buyer: HDAccount, listing: Listing, months: bigint) =>
-  transaction(buyer, (market, options) =>
+  transaction(buyer, (market) =>
     market.write.purchaseSubscription([listing.onChainId, months * THIRTY_DAYS], {
-      ...options,
       value: months * PRICE,
     }),
   );
@@ -201,23 +197,21 @@ beforeAll(async () => {
   // escrow: the creator withdraws the sale first) and one paused (the credential is kept).
   await setChainTime(present);
   await mineIndexedBlock(stack(), [
-    transaction(authority, (market, options) =>
-      market.write.consumeQuery([listings.emptyTask.onChainId, renter.address, 1n], options),
+    transaction(authority, (market) =>
+      market.write.consumeQuery([listings.emptyTask.onChainId, renter.address, 1n]),
     ),
-    transaction(authority, (market, options) =>
-      market.write.consumeQuery([listings.emptyTask.onChainId, returning.address, 2n], options),
+    transaction(authority, (market) =>
+      market.write.consumeQuery([listings.emptyTask.onChainId, returning.address, 2n]),
     ),
-    transaction(creator, (market, options) =>
-      market.write.revokeAccess([listings.revoked.onChainId, renter.address], options),
+    transaction(creator, (market) =>
+      market.write.revokeAccess([listings.revoked.onChainId, renter.address]),
     ),
-    transaction(creator, (market, options) =>
-      market.write.withdrawEarnings([listings.closed.onChainId, shareOf(PRICE)], options),
+    transaction(creator, (market) =>
+      market.write.withdrawEarnings([listings.closed.onChainId, shareOf(PRICE)]),
     ),
-    transaction(creator, (market, options) =>
-      market.write.closeListing([listings.closed.onChainId], options),
-    ),
-    transaction(creator, (market, options) =>
-      market.write.setListingActive([listings.paused.onChainId, false], options),
+    transaction(creator, (market) => market.write.closeListing([listings.closed.onChainId])),
+    transaction(creator, (market) =>
+      market.write.setListingActive([listings.paused.onChainId, false]),
     ),
   ]);
 
@@ -414,9 +408,8 @@ describe("GET /v1/credentials/:listing_id", () => {
     ]);
 
     const renewed = await mineIndexedBlock(stack(), [
-      transaction(returning, (market, options) =>
+      transaction(returning, (market) =>
         market.write.renewSubscription([listings.expiredSubscription.onChainId, THIRTY_DAYS], {
-          ...options,
           value: PRICE,
         }),
       ),

@@ -328,8 +328,8 @@ describe("on-chain changes as the API shows them", () => {
     });
     const newUri = "ipfs://bafkreiupdatedgrantwritermanifest";
     listing.lastUpdated = await mined(
-      transaction(pauseCo, (market, options) =>
-        market.write.updateListing([listing.onChainId, parseEther("0.125"), newUri], options),
+      transaction(pauseCo, (market) =>
+        market.write.updateListing([listing.onChainId, parseEther("0.125"), newUri]),
       ),
     );
     listing.priceEth = "0.125";
@@ -368,29 +368,19 @@ describe("on-chain changes as the API shows them", () => {
       { listingId: oneTime.onChainId, runId: 4n, succeeded: true },
     ];
     await mined(
-      byAuthority((market, options) => market.write.recordRuns([runs], options)),
-      byAuthority((market, options) => market.write.recordRuns([runs], options)),
-      transaction(renter, (market, options) =>
-        market.write.purchasePerQuery([perTask.onChainId], {
-          ...options,
-          value: parseEther("0.003"),
-        }),
+      byAuthority((market) => market.write.recordRuns([runs])),
+      byAuthority((market) => market.write.recordRuns([runs])),
+      transaction(renter, (market) =>
+        market.write.purchasePerQuery([perTask.onChainId], { value: parseEther("0.003") }),
       ),
     );
     oneTime.runs = { succeeded: 3, failed: 1 };
     // Two debited tasks (each a completed run), then a failed run logged.
     await mined(
-      byAuthority((market, options) =>
-        market.write.consumeQuery([perTask.onChainId, renter.address, 10n], options),
-      ),
-      byAuthority((market, options) =>
-        market.write.consumeQuery([perTask.onChainId, renter.address, 11n], options),
-      ),
-      byAuthority((market, options) =>
-        market.write.recordRuns(
-          [[{ listingId: perTask.onChainId, runId: 12n, succeeded: false }]],
-          options,
-        ),
+      byAuthority((market) => market.write.consumeQuery([perTask.onChainId, renter.address, 10n])),
+      byAuthority((market) => market.write.consumeQuery([perTask.onChainId, renter.address, 11n])),
+      byAuthority((market) =>
+        market.write.recordRuns([[{ listingId: perTask.onChainId, runId: 12n, succeeded: false }]]),
       ),
     );
     perTask.runs = { succeeded: 2, failed: 1 };
@@ -414,8 +404,8 @@ describe("on-chain changes as the API shows them", () => {
     });
     const setActive = (active: boolean) =>
       mined(
-        transaction(pauseCo, (market, options) =>
-          market.write.setListingActive([listing.onChainId, active], options),
+        transaction(pauseCo, (market) =>
+          market.write.setListingActive([listing.onChainId, active]),
         ),
       );
     const before = await catalogue(keys.changes);
@@ -446,9 +436,7 @@ describe("on-chain changes as the API shows them", () => {
     expect((await search("q=vat")).body.total).toBe(1);
 
     listing.lastUpdated = await mined(
-      transaction(pauseCo, (market, options) =>
-        market.write.closeListing([listing.onChainId], options),
-      ),
+      transaction(pauseCo, (market) => market.write.closeListing([listing.onChainId])),
     );
     listing.status = "closed";
     const closed = await detail(listing);

@@ -228,17 +228,13 @@ async function seedCatalogue() {
     const { onChainId } = listing;
     if (n % 29 === 3) {
       listing.status = "closed";
-      change(listing, (market, options) => market.write.closeListing([onChainId], options));
+      change(listing, (market) => market.write.closeListing([onChainId]));
     } else if (n % 23 === 5) {
       listing.status = "paused";
-      change(listing, (market, options) =>
-        market.write.setListingActive([onChainId, false], options),
-      );
+      change(listing, (market) => market.write.setListingActive([onChainId, false]));
       if (n % 3 === 0) {
         listing.status = "active";
-        change(listing, (market, options) =>
-          market.write.setListingActive([onChainId, true], options),
-        );
+        change(listing, (market) => market.write.setListingActive([onChainId, true]));
       }
     }
   }

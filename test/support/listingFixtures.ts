@@ -45,11 +45,8 @@ export async function registerAgent(db: Database, draft: ListingDraft): Promise<
 
 /** The draft's `createListing`, for `mineBlock`. */
 export function createListing(draft: ListingDraft): Transaction {
-  return transaction(draft.creator, (marketplace, options) =>
-    marketplace.write.createListing(
-      [seedOf(draft.seed), draft.model, draft.price, METADATA_URI],
-      options,
-    ),
+  return transaction(draft.creator, (marketplace) =>
+    marketplace.write.createListing([seedOf(draft.seed), draft.model, draft.price, METADATA_URI]),
   );
 }
 

@@ -18,10 +18,13 @@ export async function batchTransactions(stack: Stack, { perBlock }: { perBlock: 
   const client = stack.marketplace.publicClient;
   let pending: Hex[] = [];
 
-  /** Mines the pending transactions, if any, into one block; returns the latest block's number. */
-  async function mine(): Promise<bigint> {
+  /**
+   * Mines the pending transactions, if any, into one block (at `timestamp`, Unix seconds, if given);
+   * returns the latest block's number.
+   */
+  async function mine({ timestamp }: { timestamp?: bigint } = {}): Promise<bigint> {
     if (pending.length === 0) return client.getBlockNumber();
-    await rpc("evm_mine");
+    await rpc("evm_mine", timestamp === undefined ? [] : [{ timestamp: Number(timestamp) }]);
     const hashes = pending;
     pending = [];
     const head = await client.getBlockNumber();
