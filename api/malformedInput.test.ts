@@ -143,6 +143,17 @@ describe("malformed input is refused with the spec's error object, never a 500 o
     await expectBodiesRefused("/v1/api-keys", malformedKeyBody, { numRuns: 200, bearer: jwt });
   }, 300_000);
 
+  it("logs a hostile 64 KB path cut short, with no token in it", async () => {
+    const jwtLike = `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.${"s".repeat(40)}`;
+    const path = `/v1/listings/${jwtLike}${"eyJ".repeat(22_000)}`;
+    expect((await send(path, { bearer: jwt })).status).toBe(404);
+    const logged = api.logLines
+      .map((line) => JSON.parse(line))
+      .find((entry) => entry.message === "request" && entry.path.startsWith("/v1/listings/"));
+    // Cut to 512 characters, then the token (with the token characters run on after it) redacted.
+    expect(logged.path).toBe("/v1/listings/[redacted]…");
+  });
+
   it("sent at least 1,000 malformed requests in all, and none failed inside the API", () => {
     expect(requests).toBeGreaterThanOrEqual(1_000);
     expect(api.logLines.filter((line) => JSON.parse(line).level !== "info")).toEqual([]);

@@ -10,7 +10,9 @@ export type Logger = {
 
 const SECRET_PATTERNS = [
   /intl_(test|live)_[A-Za-z0-9]+/g,
-  /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g,
+  // A token starts only where a run of its characters starts, so a hostile `eyJeyJeyJ…` is scanned
+  // once, not once per position: redaction stays linear in the text's length.
+  /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g,
   /0x[0-9a-fA-F]{130,}/g,
 ];
 const SECRET_FIELD = /authorization|token|signature|secret|password|api_?key|prompt|credential/i;
