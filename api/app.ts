@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { secureHeaders } from "hono/secure-headers";
 import type { ApiDeps, AppEnv } from "./context.ts";
 import { ApiError, errorResponse } from "./errors.ts";
 import { describeBytes, MAX_BODY_BYTES } from "./limits.ts";
@@ -23,6 +24,13 @@ export function createApp(deps: ApiDeps) {
     c.set("deps", deps);
     await next();
   });
+  // Browsers must not sniff, frame or pass on a referrer; on the live network, HTTPS only.
+  app.use(
+    secureHeaders({
+      strictTransportSecurity:
+        deps.settings.network === "live" ? "max-age=63072000; includeSubDomains" : false,
+    }),
+  );
   app.use(requestId, accessLog, identify, rateLimit);
   // No request body is ever larger than a manifest: refuse more without reading it all. The
   // connection is closed, since the unread rest of the body would otherwise follow on it.

@@ -272,6 +272,14 @@ const brokenRules: Record<string, Record<string, Manifest>> = {
       vendor_credentials: { api_key: "sk-no-vendor-here" },
     }),
   },
+  "description no_nul": {
+    "a NUL character in the description": declarative({ description: "Reviews\u0000 diffs" }),
+  },
+  "input_schema.properties.diff.title no_nul": {
+    "a NUL character deep inside input_schema": declarative({
+      input_schema: { type: "object", properties: { diff: { type: "string", title: "\u0000" } } },
+    }),
+  },
   "vendor_credentials type": {
     "vendor_credentials that are not a map of strings": declarative({
       vendor_credentials: { api_key: 42 },

@@ -18,6 +18,8 @@ export type TestAppOptions = {
   rateLimitPerMinute?: number;
   /** The app's clock, in milliseconds since the epoch; default the real one. */
   now?: () => number;
+  /** Default: the default of NETWORK. */
+  network?: "test" | "live";
 };
 
 export type TestApp = ReturnType<typeof createTestApp>;
@@ -36,7 +38,7 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
     },
     settings: {
       serviceName,
-      network: ENV_FIELDS.NETWORK.parse(undefined),
+      network: options.network ?? ENV_FIELDS.NETWORK.parse(undefined),
       jwt: {
         secret: new TextEncoder().encode(JWT_SECRET),
         issuer: serviceName,

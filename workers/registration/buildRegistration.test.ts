@@ -80,4 +80,26 @@ describe("buildRegistration", () => {
       violations: [{ field: "vendor_credentials", rule: "not_allowed" }],
     });
   });
+
+  it("refuses a NUL character anywhere, naming where, instead of failing to store it", () => {
+    const withNul = {
+      ...manifest,
+      input_schema: { type: "object", properties: { diff: { type: "string", title: "a\u0000b" } } },
+    };
+    expect(buildRegistration(withNul, creator, seed)).toEqual({
+      ok: false,
+      violations: [
+        {
+          field: "input_schema.properties.diff.title",
+          rule: "no_nul",
+          message: "must not contain the NUL character",
+        },
+      ],
+    });
+    const inKey = { ...manifest, output_schema: { "bad\u0000key": 1 } };
+    expect(buildRegistration(inKey, creator, seed)).toMatchObject({
+      ok: false,
+      violations: [{ rule: "no_nul" }],
+    });
+  });
 });

@@ -32,6 +32,14 @@ export function buildRegistration(
   creator: Address,
   seed: Hex,
 ): { ok: true; registration: Registration } | { ok: false; violations: ManifestViolation[] } {
+  const nul = pathOfNul(request);
+  if (nul !== undefined) {
+    // Postgres stores no NUL in text or JSON: refuse it precisely rather than fail to store it.
+    return {
+      ok: false,
+      violations: [{ field: nul, rule: "no_nul", message: "must not contain the NUL character" }],
+    };
+  }
   const { vendor_credentials: vendorCredentials, ...input } = request;
   const validation = validateManifest(input);
   const violations = [
@@ -57,6 +65,19 @@ export function buildRegistration(
       secret: { ...privateManifest(manifest), vendor_credentials: vendorCredentials },
     },
   };
+}
+
+/** The dotted path of the first key or string holding U+0000, or undefined when none does. */
+function pathOfNul(value: unknown, path = ""): string | undefined {
+  if (typeof value === "string") return value.includes("\u0000") ? path || "manifest" : undefined;
+  if (!value || typeof value !== "object") return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const itemPath = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    if (key.includes("\u0000")) return itemPath;
+    const found = pathOfNul(item, itemPath);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** Hosted-vendor credentials: a flat map of strings, only for agents run on a hosted vendor. */

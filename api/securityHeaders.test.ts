@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { createTestApp } from "../test/support/testApp.ts";
+import { useStack } from "../test/support/useStack.ts";
+
+const stack = useStack({ chain: true, postgres: true });
+
+describe("security headers", () => {
+  it("tell browsers not to sniff types or pass referrers, on answers and errors alike", async () => {
+    const api = createTestApp(stack());
+    for (const path of ["/v1/auth/challenge?wallet=0x01", "/v1/listings", "/nowhere"]) {
+      const response = await api.app.request(path);
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(response.headers.get("strict-transport-security")).toBeNull();
+    }
+  });
+
+  it("demand HTTPS on the live network", async () => {
+    const live = createTestApp(stack(), { network: "live" });
+    const response = await live.app.request("/v1/listings");
+    expect(response.headers.get("strict-transport-security")).toBe(
+      "max-age=63072000; includeSubDomains",
+    );
+  });
+});
