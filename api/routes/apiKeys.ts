@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod/v4";
@@ -14,6 +14,8 @@ import { signatureSchema } from "../walletSchema.ts";
 
 /** How long a signed key-creation message stays acceptable. */
 const CONFIRMATION_WINDOW_SECONDS = 300;
+/** Active keys a wallet may hold at once. */
+export const MAX_ACTIVE_KEYS = 25;
 
 export const apiKeyRoutes = new Hono<AppEnv>();
 
@@ -52,11 +54,25 @@ apiKeyRoutes.post("/", async (c) => {
   }
 
   const { key, keyHash, keyPreview } = generateApiKey(deps.settings.network);
-  const id = newApiKeyId();
-  const [created] = await deps.db
-    .insert(apiKeys)
-    .values({ id, wallet, label, keyHash, keyPreview })
-    .returning();
+  const created = await deps.db.transaction(async (tx) => {
+    // One creation at a time per wallet, so concurrent requests cannot pass the cap together.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`api-keys:${wallet}`}))`);
+    const [active] = await tx
+      .select({ n: count() })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.wallet, wallet), isNull(apiKeys.revokedAt)));
+    if ((active?.n ?? 0) >= MAX_ACTIVE_KEYS) {
+      throw new ApiError(
+        "invalid_request",
+        `A wallet may hold ${MAX_ACTIVE_KEYS} active API keys; revoke one to create another`,
+      );
+    }
+    const [row] = await tx
+      .insert(apiKeys)
+      .values({ id: newApiKeyId(), wallet, label, keyHash, keyPreview })
+      .returning();
+    return row;
+  });
   if (!created) throw new Error("the new API key was not stored");
   return c.json({ ...describeKey(created), key }, 201);
 });
