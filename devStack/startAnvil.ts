@@ -9,6 +9,8 @@ export type AnvilOptions = {
   chainId?: number;
   /** Load the chain from this file if it exists, and keep dumping it there. */
   statePath?: string;
+  /** The EVM rules to run by (`shanghai`, `cancun`, …); anvil's latest by default. */
+  hardfork?: string;
   onOutput?: (line: string) => void;
 };
 
@@ -16,10 +18,12 @@ export async function startAnvil({
   port,
   chainId = 31337,
   statePath,
+  hardfork,
   onOutput,
 }: AnvilOptions): Promise<Anvil> {
   const anvil = requireBinary("anvil", "npm install");
   const args = ["--host", "127.0.0.1", "--port", String(port), "--chain-id", String(chainId)];
+  if (hardfork) args.push("--hardfork", hardfork);
   if (statePath) {
     await setAsideUnreadableState(statePath);
     args.push("--state", statePath, "--state-interval", "1");

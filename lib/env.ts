@@ -2,7 +2,6 @@
 // once at boot, and stops on a bad value naming the variable. `.env.example` documents them all.
 import { type Address, isAddress, isHex } from "viem";
 import { z } from "zod/v4";
-import { devAccount, devPrivateKey } from "./chain/devAccounts.ts";
 
 const port = z.coerce.number().int().min(1).max(65535);
 const address = z
@@ -29,9 +28,10 @@ export const ENV_FIELDS = {
   POSTGRES_PORT: port.default(54329),
   PONDER_PORT: port.default(42069),
   PONDER_POLLING_INTERVAL_MS: z.coerce.number().int().positive().default(100),
-  DEPLOYER_PRIVATE_KEY: privateKey.default(devPrivateKey(0)),
-  AUTHORITY_ADDRESS: address.default(devAccount(0).address),
-  FEE_RECIPIENT_ADDRESS: address.default(devAccount(1).address),
+  /** Unset, anvil's public dev accounts: on the local chain only (scripts/deploymentAccounts.ts). */
+  DEPLOYER_PRIVATE_KEY: privateKey.optional(),
+  AUTHORITY_ADDRESS: address.optional(),
+  FEE_RECIPIENT_ADDRESS: address.optional(),
   API_HOST: z.string().default("127.0.0.1"),
   API_PORT: port.default(8080),
   JWT_SECRET: z.string().min(32).optional(),

@@ -11,6 +11,7 @@ import { startPostgres } from "../devStack/startPostgres.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
 import { ensureDeployment } from "../lib/chain/ensureDeployment.ts";
 import { seedDemoCatalogue } from "./demo/seedDemoCatalogue.ts";
+import { deploymentAccounts } from "./deploymentAccounts.ts";
 import { parseStartEnv } from "./env.ts";
 
 const env = parseStartEnv();
@@ -32,9 +33,7 @@ async function main() {
 
   const { deployment, deployedNow } = await ensureDeployment(env.DEPLOYMENT_FILE, {
     rpcUrl,
-    deployerKey: env.DEPLOYER_PRIVATE_KEY,
-    authority: env.AUTHORITY_ADDRESS,
-    feeRecipient: env.FEE_RECIPIENT_ADDRESS,
+    accounts: (chainId) => deploymentAccounts(chainId, env),
   });
   console.log(
     `ServiceMarketplace: ${deployment.address} (chain ${deployment.chainId}, block ${deployment.startBlock}, ${deployedNow ? "deployed now" : "already deployed"})`,

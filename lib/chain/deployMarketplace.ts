@@ -11,6 +11,7 @@ import {
   serviceMarketplaceAbi,
   serviceMarketplaceBytecode,
 } from "../contracts/serviceMarketplace.ts";
+import { requireTransientStorage } from "./requireTransientStorage.ts";
 
 /** Where the marketplace lives: what Ponder and the API need to find it. */
 export type Deployment = {
@@ -38,6 +39,7 @@ export async function deployMarketplace({
   const publicClient = createPublicClient({ transport });
   const walletClient = createWalletClient({ account, transport });
   const chainId = await publicClient.getChainId();
+  await requireTransientStorage(publicClient);
 
   const transactionHash = await walletClient.deployContract({
     abi: serviceMarketplaceAbi,

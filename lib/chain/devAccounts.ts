@@ -1,4 +1,8 @@
+import { type Address, isAddressEqual } from "viem";
 import { type HDAccount, mnemonicToAccount } from "viem/accounts";
+
+/** anvil's chain id: the one chain where the public dev accounts may hold any role. */
+export const LOCAL_CHAIN_ID = 31337;
 
 /** The public mnemonic anvil funds by default: for the local chain only, never a real network. */
 export const ANVIL_MNEMONIC = "test test test test test test test test test test test junk";
@@ -12,3 +16,11 @@ export function devPrivateKey(index: number): `0x${string}` {
   if (!key) throw new Error(`no private key for dev account ${index}`);
   return `0x${Buffer.from(key).toString("hex")}`;
 }
+
+/** Whether `address` is one of the mnemonic's first 20 accounts, whose keys everyone knows. */
+export function isDevAccount(address: Address): boolean {
+  devAddresses ??= Array.from({ length: 20 }, (_, index) => devAccount(index).address);
+  return devAddresses.some((dev) => isAddressEqual(dev, address));
+}
+
+let devAddresses: Address[] | undefined;
