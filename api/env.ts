@@ -21,10 +21,20 @@ export const apiEnvSchema = z.object(
 
 export type ApiEnv = z.output<typeof apiEnvSchema> & { DEPLOYMENT_FILE: string };
 
+/**
+ * The API's environment, parsed once at boot. On the live network its keys must be given: a key
+ * generated into DATA_DIR would vanish with the machine, and with it every session and sealed secret.
+ */
 export function parseApiEnv<T extends typeof apiEnvSchema>(
   schema: T,
   source: NodeJS.ProcessEnv = process.env,
 ): z.output<T> & ApiEnv {
   const env = parseEnvironment(schema, source);
+  if (env.NETWORK === "live") {
+    const missing = (["JWT_SECRET", "SEALING_KEY"] as const).filter((name) => !env[name]);
+    if (missing.length > 0) {
+      throw new Error(`Invalid environment:\n  ${missing.join(", ")}: required with NETWORK=live`);
+    }
+  }
   return { ...env, DEPLOYMENT_FILE: deploymentFileOf(env) };
 }

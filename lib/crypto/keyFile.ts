@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 
 /**
@@ -10,22 +10,32 @@ export async function loadOrCreateKey(path: string): Promise<Buffer> {
   const existing = await readKey(path);
   if (existing) return existing;
   await mkdir(dirname(path), { recursive: true });
-  // `wx` fails if another process won the race; then read what it wrote.
-  await writeFile(path, randomBytes(32).toString("hex"), { mode: 0o600, flag: "wx" }).catch(
-    (error: NodeJS.ErrnoException) => {
+  // Written aside, then linked into place: a reader never sees half a key, and when another process
+  // wins the race (the link exists), its key is the one read below.
+  const aside = `${path}.${process.pid}-${randomBytes(4).toString("hex")}`;
+  await writeFile(aside, randomBytes(32).toString("hex"), { mode: 0o600 });
+  try {
+    await link(aside, path).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== "EEXIST") throw error;
-    },
-  );
+    });
+  } finally {
+    await rm(aside, { force: true });
+  }
   const created = await readKey(path);
   if (!created) throw new Error(`the key file ${path} vanished while it was being created`);
   return created;
 }
 
 async function readKey(path: string): Promise<Buffer | undefined> {
+  let text: string;
   try {
-    return Buffer.from((await readFile(path, "utf8")).trim(), "hex");
+    text = (await readFile(path, "utf8")).trim();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
+  if (!/^[0-9a-f]{64}$/i.test(text)) {
+    throw new Error(`${path} must hold a 32-byte key as 64 hex characters; it does not`);
+  }
+  return Buffer.from(text, "hex");
 }
