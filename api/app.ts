@@ -31,7 +31,7 @@ export function createApp(deps: ApiDeps) {
         deps.settings.network === "live" ? "max-age=63072000; includeSubDomains" : false,
     }),
   );
-  app.use(requestId, accessLog, identify, rateLimit);
+  app.use(requestId, accessLog, identify, rateLimit());
   // No request body is ever larger than a manifest: refuse more without reading it all. The
   // connection is closed, since the unread rest of the body would otherwise follow on it.
   app.use(

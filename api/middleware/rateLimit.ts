@@ -6,41 +6,67 @@ import type { AppEnv } from "../context.ts";
 import { ApiError } from "../errors.ts";
 
 const WINDOW_SECONDS = 60;
+/** Subjects remembered as over their limit; past this many, the memory starts afresh. */
+const MAX_REMEMBERED = 10_000;
 
 /**
  * Fixed one-minute windows counted in Postgres, so every API process shares them: per API key, per
- * wallet for JWTs, per address for unauthenticated callers. Headers go on every response.
+ * wallet for JWTs, per address for unauthenticated callers. Headers go on every response. A subject
+ * this process saw go over its limit is refused for the rest of the window without counting again,
+ * so a flood costs no database write per request.
  */
-export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
-  const { db, settings, now } = c.get("deps");
-  const nowSeconds = Math.floor(now() / 1000);
-  const windowStart = nowSeconds - (nowSeconds % WINDOW_SECONDS);
-  const limit = settings.rateLimitPerMinute;
+export function rateLimit() {
+  /** Subject → the end of the window it exhausted, in Unix seconds. */
+  const exhausted = new Map<string, number>();
 
-  const [row] = await db
-    .insert(rateLimitWindows)
-    .values({ subject: subjectOf(c), windowStart, count: 1 })
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const { settings, now } = c.get("deps");
+    const nowSeconds = Math.floor(now() / 1000);
+    const windowStart = nowSeconds - (nowSeconds % WINDOW_SECONDS);
+    const reset = windowStart + WINDOW_SECONDS;
+    const limit = settings.rateLimitPerMinute;
+    const subject = subjectOf(c);
+
+    const count =
+      exhausted.get(subject) === reset ? limit + 1 : await countRequest(c, subject, windowStart);
+    c.header("X-RateLimit-Limit", String(limit));
+    c.header("X-RateLimit-Remaining", String(Math.max(0, limit - count)));
+    c.header("X-RateLimit-Reset", String(reset));
+
+    if (count > limit) {
+      remember(exhausted, subject, reset, nowSeconds);
+      c.header("Retry-After", String(Math.max(1, reset - nowSeconds)));
+      throw new ApiError(
+        "rate_limit_exceeded",
+        `More than ${limit} requests in a minute; retry later`,
+      );
+    }
+    if (Math.random() < 0.01) await forgetOldWindows(c, windowStart);
+    await next();
+  });
+}
+
+async function countRequest(c: Context<AppEnv>, subject: string, windowStart: number) {
+  const [row] = await c
+    .get("deps")
+    .db.insert(rateLimitWindows)
+    .values({ subject, windowStart, count: 1 })
     .onConflictDoUpdate({
       target: [rateLimitWindows.subject, rateLimitWindows.windowStart],
       set: { count: sql`${rateLimitWindows.count} + 1` },
     })
     .returning({ count: rateLimitWindows.count });
-  const count = row?.count ?? limit + 1;
-  const reset = windowStart + WINDOW_SECONDS;
-  c.header("X-RateLimit-Limit", String(limit));
-  c.header("X-RateLimit-Remaining", String(Math.max(0, limit - count)));
-  c.header("X-RateLimit-Reset", String(reset));
+  if (!row) throw new Error("the rate-limit count was not returned");
+  return row.count;
+}
 
-  if (count > limit) {
-    c.header("Retry-After", String(Math.max(1, reset - nowSeconds)));
-    throw new ApiError(
-      "rate_limit_exceeded",
-      `More than ${limit} requests in a minute; retry later`,
-    );
+function remember(exhausted: Map<string, number>, subject: string, reset: number, now: number) {
+  if (exhausted.size >= MAX_REMEMBERED) {
+    for (const [known, end] of exhausted) if (end <= now) exhausted.delete(known);
+    if (exhausted.size >= MAX_REMEMBERED) exhausted.clear();
   }
-  if (Math.random() < 0.01) await forgetOldWindows(c, windowStart);
-  await next();
-});
+  exhausted.set(subject, reset);
+}
 
 function subjectOf(c: Context<AppEnv>): string {
   const identity = c.get("identity");
