@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { findFreePort } from "../../devStack/findFreePort.ts";
 import { type Anvil, rpcRequest, startAnvil } from "../../devStack/startAnvil.ts";
-import { deployMarketplace } from "./deployMarketplace.ts";
-import { devAccount, devPrivateKey } from "./devAccounts.ts";
+import { deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
+import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
 
 const started: Anvil[] = [];
 afterAll(async () => {
