@@ -1,4 +1,4 @@
-// The API's size limits, in one place.
+// The API's size and time limits, in one place.
 
 const KB = 1024;
 
@@ -11,3 +11,8 @@ export const MAX_SMALL_BODY_BYTES = 16 * KB;
 export function describeBytes(bytes: number): string {
   return `${bytes} bytes (${bytes / KB} KB)`;
 }
+
+/** A client gets this long to send a request's headers: a slow client cannot hold connections. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** …and this long to send the whole request. */
+export const REQUEST_TIMEOUT_MS = 30_000;

@@ -9,6 +9,7 @@ import { startOutboxRelay } from "../lib/jobs/outboxRelay.ts";
 import type { Logger } from "../lib/log.ts";
 import { createApp } from "./app.ts";
 import type { ApiEnv } from "./env.ts";
+import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./limits.ts";
 
 /**
  * Serves the REST API over `bus` and runs the outbox relay that publishes its jobs. Resolves once
@@ -55,7 +56,17 @@ export async function serveApi({
   const relay = startOutboxRelay({ db, bus, log });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const listening = serve(
-      { fetch: app.fetch, port: env.API_PORT, hostname: env.API_HOST },
+      {
+        fetch: app.fetch,
+        port: env.API_PORT,
+        hostname: env.API_HOST,
+        serverOptions: {
+          headersTimeout: HEADERS_TIMEOUT_MS,
+          requestTimeout: REQUEST_TIMEOUT_MS,
+          // How often Node looks for connections past those timeouts (30 s by default).
+          connectionsCheckingInterval: 1_000,
+        },
+      },
       () => {
         log.info("listening", { url: `http://${env.API_HOST}:${env.API_PORT}/v1` });
         resolve(listening);
