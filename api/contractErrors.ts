@@ -33,7 +33,7 @@ export const CONTRACT_ERROR_CODES = {
   RunAlreadyRecorded: "invalid_request",
 } as const satisfies Record<MarketplaceError, ErrorCode>;
 
-export const MARKETPLACE_CONTRACT = "ServiceMarketplace";
+const MARKETPLACE_CONTRACT = "ServiceMarketplace";
 
 /** The API error for a contract error by name, carrying it as `on_chain_error`. */
 export function contractApiError(name: MarketplaceError, message: string): ApiError {

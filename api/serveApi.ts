@@ -8,6 +8,7 @@ import type { Database } from "../lib/db/projections.ts";
 import { startOutboxRelay } from "../lib/jobs/outboxRelay.ts";
 import type { Logger } from "../lib/log.ts";
 import { createApp } from "./app.ts";
+import { jwtSettings } from "./auth/jwt.ts";
 import type { ApiEnv } from "./env.ts";
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./limits.ts";
 
@@ -41,13 +42,12 @@ export async function serveApi({
     settings: {
       serviceName: env.SERVICE_NAME,
       network: env.NETWORK,
-      jwt: {
-        secret: env.JWT_SECRET
+      jwt: jwtSettings(
+        env.SERVICE_NAME,
+        env.JWT_SECRET
           ? new TextEncoder().encode(env.JWT_SECRET)
           : await loadOrCreateKey(join(env.DATA_DIR, "jwt-secret")),
-        issuer: env.SERVICE_NAME,
-        audience: `${env.SERVICE_NAME}-api`,
-      },
+      ),
       rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     },
     log,

@@ -9,7 +9,8 @@ process.once("exit", () => {
   for (const child of running) killGroup(child, "SIGKILL");
 });
 
-function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
+/** Sends `signal` to `child`'s process group, unless it is gone already. */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   try {
     process.kill(-child.pid, signal);

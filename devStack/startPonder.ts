@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { type Service, spawnService, waitUntilReady } from "./spawnService.ts";
+import { killGroup, type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
 export type Ponder = Service & {
   url: string;
@@ -68,8 +68,6 @@ export async function startPonder(options: PonderOptions): Promise<Ponder> {
       },
       { child, timeoutMs },
     );
-  const kill = (signal: NodeJS.Signals) => {
-    if (child.pid !== undefined) process.kill(-child.pid, signal);
-  };
+  const kill = (signal: NodeJS.Signals) => killGroup(child, signal);
   return { ...service, url, waitForBlock, kill };
 }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { type Service, spawnService } from "./spawnService.ts";
+import { killGroup, type Service, spawnService } from "./spawnService.ts";
 
 export type Worker = Service & {
   /** Sends `signal` to the worker's process group, e.g. SIGKILL to simulate a crash. */
@@ -30,9 +30,7 @@ export function startWorker({
       },
     });
     const exited = new Promise<void>((done) => child.once("exit", () => done()));
-    const kill = (signal: NodeJS.Signals) => {
-      if (child.pid !== undefined) process.kill(-child.pid, signal);
-    };
+    const kill = (signal: NodeJS.Signals) => killGroup(child, signal);
     child.once("exit", (code) => {
       if (!started) reject(new Error(`the worker exited before it started (code ${code})`));
     });

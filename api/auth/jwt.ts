@@ -6,6 +6,11 @@ export const TOKEN_LIFETIME_SECONDS = 3600;
 
 export type JwtSettings = { secret: Uint8Array; issuer: string; audience: string };
 
+/** The service's own tokens: signed with `secret`, issued by `serviceName` for its API. */
+export function jwtSettings(serviceName: string, secret: Uint8Array): JwtSettings {
+  return { secret, issuer: serviceName, audience: `${serviceName}-api` };
+}
+
 export async function issueToken(wallet: Address, settings: JwtSettings, nowSeconds: number) {
   const expiresAt = nowSeconds + TOKEN_LIFETIME_SECONDS;
   const token = await new SignJWT({})

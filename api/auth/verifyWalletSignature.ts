@@ -5,7 +5,7 @@ import {
   type PublicClient,
   recoverMessageAddress,
 } from "viem";
-import { unavailableChain } from "../credentials/readChainTime.ts";
+import { unavailableChain } from "../unavailableChain.ts";
 
 /**
  * EIP-191 `personal_sign` over `message` by `wallet`: an ordinary account's signature, checked

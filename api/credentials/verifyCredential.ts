@@ -7,7 +7,8 @@ import {
   type RentalModel,
   rentalModelName,
 } from "../../lib/marketplace/vocabulary.ts";
-import { readChainTime, unavailableChain } from "./readChainTime.ts";
+import { unavailableChain } from "../unavailableChain.ts";
+import { readChainTime } from "./readChainTime.ts";
 
 export type CredentialCheck =
   | { found: false }

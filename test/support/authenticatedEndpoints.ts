@@ -3,17 +3,13 @@
 import { randomBytes } from "node:crypto";
 import type { HDAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { issueToken, type JwtSettings } from "../../api/auth/jwt.ts";
+import { issueToken, type JwtSettings, jwtSettings } from "../../api/auth/jwt.ts";
 import { JWT_SECRET } from "../../devStack/startStack.ts";
 import type { CheckedHttp } from "./checkedHttp.ts";
 import { createApiKey, expectError, http, signIn } from "./http.ts";
 
 /** The API's own token settings (SERVICE_NAME `intl`), signed with `secret`. */
-const tokenSettings = (secret: Uint8Array): JwtSettings => ({
-  secret,
-  issuer: "intl",
-  audience: "intl-api",
-});
+const tokenSettings = (secret: Uint8Array): JwtSettings => jwtSettings("intl", secret);
 
 /** A wallet token as the API issues them, but signed with `secret` and issued at `issuedAt`. */
 async function forgedToken(wallet: HDAccount, secret: Uint8Array, issuedAt: number) {

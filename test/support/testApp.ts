@@ -3,7 +3,7 @@
 import { createPublicClient, http as rpc } from "viem";
 import type { Account } from "viem/accounts";
 import { createApp } from "../../api/app.ts";
-import { issueToken } from "../../api/auth/jwt.ts";
+import { issueToken, jwtSettings } from "../../api/auth/jwt.ts";
 import type { ApiDeps } from "../../api/context.ts";
 import { JWT_SECRET, SEALING_KEY, type Stack } from "../../devStack/startStack.ts";
 import { createInProcessBus } from "../../lib/bus/inProcessBus.ts";
@@ -39,11 +39,7 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
     settings: {
       serviceName,
       network: options.network ?? ENV_FIELDS.NETWORK.parse(undefined),
-      jwt: {
-        secret: new TextEncoder().encode(JWT_SECRET),
-        issuer: serviceName,
-        audience: `${serviceName}-api`,
-      },
+      jwt: jwtSettings(serviceName, new TextEncoder().encode(JWT_SECRET)),
       rateLimitPerMinute: options.rateLimitPerMinute ?? 1_000_000,
     },
     log: createLogger("api", (line) => logLines.push(line)),
