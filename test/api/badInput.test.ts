@@ -6,21 +6,28 @@ import { HEADERS_TIMEOUT_MS } from "../../api/limits.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { expectError, http, signIn } from "../support/http.ts";
 import { keyExample, tokenExample } from "../support/malformedInput.ts";
+import { postOversized } from "../support/postOversized.ts";
 import { useStack } from "../support/useStack.ts";
 
 // No indexer: nothing here reads a listing.
 const stack = useStack({ api: 1, ponder: false });
 let api: ReturnType<typeof http>;
+let bearer: string;
 
 beforeAll(async () => {
-  api = http(stack().api.url, { bearer: await signIn(stack().api.url, devAccount(7)) });
+  bearer = await signIn(stack().api.url, devAccount(7));
+  api = http(stack().api.url, { bearer });
 });
 
 describe("oversized and slow input on a real socket", () => {
   it("bodies of several megabytes are refused as too large, before they are read", async () => {
     const text = JSON.stringify({ ...tokenExample, ...keyExample, padding: "x".repeat(5_000_000) });
     for (const path of ["/v1/auth/token", "/v1/api-keys"]) {
-      expectError(await api.post(path, text), 413, "payload_too_large");
+      expectError(
+        await postOversized(`${stack().api.url}${path}`, text, { bearer }),
+        413,
+        "payload_too_large",
+      );
     }
   });
 

@@ -1,12 +1,12 @@
 // Acceptance 2: every manifest rule, over HTTP against the whole stack (API process, NATS JetStream,
 // a worker process), rejects precisely; the 64 KB limit and malformed bodies get clear errors; a
 // manifest at every maximum at once (64 KB, 10 tools, 300 seconds) is registered.
-import { request } from "node:http";
 import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { jobs } from "../../lib/db/appSchema.ts";
-import { expectError, http, type JsonResponse, signIn } from "../support/http.ts";
+import { expectError, http, signIn } from "../support/http.ts";
+import { postOversized } from "../support/postOversized.ts";
 import {
   declarativeManifest,
   type Manifest,
@@ -67,45 +67,9 @@ function tools(count: number) {
 const postManifest = (body: string, options?: { headers: Record<string, string> }) =>
   asCreator.post("/v1/agents", body, options);
 
-/**
- * POSTs `body` on a connection of its own, closed afterwards. A server may answer an oversized body
- * before reading it and then drop the connection; sharing fetch's keep-alive pool would turn that
- * into a failure of whichever request reuses the socket next (see the report on api/app.ts).
- */
-function postOnFreshConnection(body: string): Promise<Pick<JsonResponse, "status" | "body">> {
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const outgoing = request(
-      new URL("/v1/agents", apiUrl()),
-      {
-        method: "POST",
-        agent: false,
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(body),
-        },
-      },
-      (response) => {
-        answered = true;
-        let text = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk: string) => {
-          text += chunk;
-        });
-        response.on("end", () =>
-          resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }),
-        );
-        response.on("error", reject);
-      },
-    );
-    // Once answered, the server hanging up on the rest of the upload is expected.
-    outgoing.on("error", (error) => {
-      if (!answered) reject(error);
-    });
-    outgoing.end(body);
-  });
-}
+/** POSTs an oversized manifest as the creator (see `postOversized`). */
+const postOnFreshConnection = (body: string) =>
+  postOversized(`${apiUrl()}/v1/agents`, body, { bearer: token });
 
 /** Registers `manifest` and returns the failed job's violations as `{field, rule}`. */
 async function rejectionOf(manifest: unknown) {
