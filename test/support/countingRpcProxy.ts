@@ -1,0 +1,55 @@
+// A JSON-RPC proxy in front of the chain that records the methods asked through it, and can fail some,
+// to show what a request costs the node and how an outage in the middle of one is answered.
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export type CountingRpcProxy = Awaited<ReturnType<typeof startCountingRpcProxy>>;
+
+export async function startCountingRpcProxy(rpcUrl: string) {
+  const methods: string[] = [];
+  const failing = new Set<string>();
+
+  const server = createServer(async (request, response) => {
+    const body = await readBody(request);
+    const calls = [JSON.parse(body)].flat() as { method: string }[];
+    methods.push(...calls.map((call) => call.method));
+    if (calls.some((call) => failing.has(call.method))) {
+      response.writeHead(502).end("the chain is unreachable");
+      return;
+    }
+    const upstream = await fetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    response
+      .writeHead(upstream.status, { "content-type": "application/json" })
+      .end(await upstream.text());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    /** The methods asked from now on, in order, as `during` runs. */
+    async methodsDuring(during: () => Promise<unknown>): Promise<string[]> {
+      const start = methods.length;
+      await during();
+      return methods.slice(start);
+    },
+    /** Answers requests for `method` with 502 until `restore()`. */
+    fail(method: string) {
+      failing.add(method);
+    },
+    restore() {
+      failing.clear();
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
