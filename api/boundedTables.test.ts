@@ -44,6 +44,23 @@ describe("bounded tables", () => {
     expect(token.status).toBe(200);
   });
 
+  it("count each purpose apart: sign-in challenges asked for by anyone never evict a key-creation challenge", async () => {
+    const victim = devAccount(16);
+    const app = createTestApp(stack());
+    const own = app.http(await app.tokenFor(victim));
+    const { challenge } = (await own.get("/v1/api-keys/challenge")).body;
+    const anyone = app.http();
+    for (let i = 0; i < 2 * MAX_OUTSTANDING_CHALLENGES; i++) {
+      expect((await anyone.get(`/v1/auth/challenge?wallet=${victim.address}`)).status).toBe(200);
+    }
+    const signature = await victim.signMessage({
+      message: apiKeyConfirmationMessage(challenge, "kept"),
+    });
+    expect((await own.post("/v1/api-keys", { label: "kept", challenge, signature })).status).toBe(
+      201,
+    );
+  });
+
   it("forget expired challenges", async () => {
     const wallet = devAccount(12).address;
     let now = Date.now() - 120_000;
@@ -59,16 +76,36 @@ describe("bounded tables", () => {
     const owner = devAccount(14);
     const app = createTestApp(stack());
     const api = app.http(await app.tokenFor(owner));
-    const create = async (label: string) => {
-      const issuedAt = Math.floor(Date.now() / 1000);
-      const message = apiKeyConfirmationMessage("intl", label, issuedAt);
-      const signature = await owner.signMessage({ message });
-      return api.post("/v1/api-keys", { label, issued_at: issuedAt, signature });
+    /** Confirmations of `labels`, each over a challenge of its own, ready to be sent at once. */
+    const confirmations = async (labels: string[]) => {
+      const bodies = [];
+      for (const label of labels) {
+        const { challenge } = (await api.get("/v1/api-keys/challenge")).body;
+        const message = apiKeyConfirmationMessage(challenge, label);
+        bodies.push({ label, challenge, signature: await owner.signMessage({ message }) });
+      }
+      return bodies;
     };
-    const answers = await Promise.all(
-      Array.from({ length: MAX_ACTIVE_KEYS + 5 }, (_, i) => create(`key ${i}`)),
-    );
+    const createAtOnce = async (labels: string[]) => {
+      const bodies = await confirmations(labels);
+      return Promise.all(bodies.map((body) => api.post("/v1/api-keys", body)));
+    };
+    const labels = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => `key ${from + i}`);
+
+    // A wallet holds at most MAX_OUTSTANDING_CHALLENGES of them, so the keys come in batches.
+    const answers = [];
+    let made = 0;
+    while (made < MAX_ACTIVE_KEYS - 2) {
+      const n = Math.min(MAX_OUTSTANDING_CHALLENGES, MAX_ACTIVE_KEYS - 2 - made);
+      answers.push(...(await createAtOnce(labels(made, n))));
+      made += n;
+    }
+    // Five at once for the last two places: two pass, three are refused.
+    const raced = await createAtOnce(labels(made, MAX_OUTSTANDING_CHALLENGES));
+    answers.push(...raced);
     expect(answers.filter((answer) => answer.status === 201)).toHaveLength(MAX_ACTIVE_KEYS);
+    expect(raced.filter((answer) => answer.status === 201)).toHaveLength(2);
     for (const refused of answers.filter((answer) => answer.status !== 201)) {
       expectError(refused, 400, "invalid_request");
     }
@@ -80,6 +117,7 @@ describe("bounded tables", () => {
 
     const revoked = answers.find((answer) => answer.status === 201)?.body.id;
     expect((await api.del(`/v1/api-keys/${revoked}`)).status).toBe(200);
-    expect((await create("after a revocation")).status).toBe(201);
+    const [afterRevocation] = await confirmations(["after a revocation"]);
+    expect((await api.post("/v1/api-keys", afterRevocation)).status).toBe(201);
   });
 });

@@ -14,7 +14,8 @@ export type ApiDeps = {
   bus: Bus;
   /** Seals registration requests and agents' private parts at rest. */
   sealingKey: Uint8Array;
-  chain: { client: PublicClient; marketplace: Address };
+  /** The chain the marketplace is deployed on; `chainId` as its deployment recorded it. */
+  chain: { client: PublicClient; marketplace: Address; chainId: number };
   settings: {
     serviceName: string;
     network: Network;

@@ -38,6 +38,7 @@ export async function serveApi({
     chain: {
       client: createPublicClient({ transport: http(env.RPC_URL) }),
       marketplace: deployment.address,
+      chainId: deployment.chainId,
     },
     settings: {
       serviceName: env.SERVICE_NAME,

@@ -17,3 +17,10 @@ export const signatureSchema = z
   .max(20_000)
   .regex(/^0x[0-9a-fA-F]*$/, "must be 0x-prefixed hex")
   .transform((value) => value as `0x${string}`);
+
+/** A challenge as the API issued it; Postgres refuses NUL in text, so it must not become a 500. */
+export const challengeSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((value) => !value.includes("\u0000"), "must not contain NUL");

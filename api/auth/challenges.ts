@@ -1,26 +1,60 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Address } from "viem";
-import { challengeMessage } from "../../lib/auth/messages.ts";
+import {
+  apiKeyChallengePrefix,
+  challengeMessage,
+  signInChallengePrefix,
+} from "../../lib/auth/messages.ts";
 import { authChallenges } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, type ErrorCode } from "../errors.ts";
 
 export const CHALLENGE_LIFETIME_SECONDS = 60;
-/** Unused challenges kept per wallet: a new one beyond this replaces the oldest. */
+/** How long a key-creation challenge waits for the wallet to confirm. */
+export const API_KEY_CHALLENGE_LIFETIME_SECONDS = 300;
+/** Unused challenges of one purpose kept per wallet: a new one beyond this replaces the oldest. */
 export const MAX_OUTSTANDING_CHALLENGES = 5;
 
+/** What a challenge is for: its text begins with `prefix`, and a failed check answers `refusal`. */
+export type ChallengePurpose = { prefix: string; lifetimeSeconds: number; refusal: ErrorCode };
+
+export function signInChallenge(serviceName: string): ChallengePurpose {
+  return {
+    prefix: signInChallengePrefix(serviceName),
+    lifetimeSeconds: CHALLENGE_LIFETIME_SECONDS,
+    refusal: "unauthorized",
+  };
+}
+
+/** Key creation on this network and chain; the caller is signed in, so its signature is what fails. */
+export function apiKeyChallenge(
+  serviceName: string,
+  network: string,
+  chainId: number,
+): ChallengePurpose {
+  return {
+    prefix: apiKeyChallengePrefix(serviceName, network, chainId),
+    lifetimeSeconds: API_KEY_CHALLENGE_LIFETIME_SECONDS,
+    refusal: "invalid_signature",
+  };
+}
+
 /**
- * `<service>:auth:<unix_seconds>:<hex_random>`, valid 60 seconds, for one wallet, once. Anyone may
- * ask, for any wallet, so the table stays bounded: expired challenges go, and a wallet keeps its
- * newest few (replacing rather than refusing, so nobody can lock a wallet out of signing in).
+ * `<prefix><unix_seconds>:<hex_random>`, for one wallet, once. Anyone may ask for a sign-in
+ * challenge, for any wallet, so the table stays bounded: expired challenges go, and a wallet keeps
+ * its newest few of each purpose (replacing rather than refusing, so nobody can lock a wallet out).
  */
 export async function createChallenge(
   db: Database,
-  { serviceName, wallet, nowSeconds }: { serviceName: string; wallet: Address; nowSeconds: number },
+  {
+    purpose,
+    wallet,
+    nowSeconds,
+  }: { purpose: ChallengePurpose; wallet: Address; nowSeconds: number },
 ) {
-  const challenge = challengeMessage(serviceName, nowSeconds, randomBytes(16).toString("hex"));
-  const expiresAt = nowSeconds + CHALLENGE_LIFETIME_SECONDS;
+  const challenge = challengeMessage(purpose.prefix, nowSeconds, randomBytes(16).toString("hex"));
+  const expiresAt = nowSeconds + purpose.lifetimeSeconds;
   await db.transaction(async (tx) => {
     await tx
       .delete(authChallenges)
@@ -34,36 +68,49 @@ export async function createChallenge(
       delete from ${authChallenges} where ${authChallenges.challenge} in (
         select ${authChallenges.challenge} from ${authChallenges}
         where ${authChallenges.wallet} = ${wallet.toLowerCase()} and ${authChallenges.usedAt} is null
+          and starts_with(${authChallenges.challenge}, ${purpose.prefix})
         order by ${authChallenges.challenge} = ${challenge} desc, ${authChallenges.expiresAt} desc
         offset ${MAX_OUTSTANDING_CHALLENGES})`);
   });
   return { challenge, expiresAt };
 }
 
-/** Checks that `challenge` was issued to `wallet`, is unused and unexpired; throws `unauthorized`. */
+/** Checks that `challenge` was issued to `wallet` for `purpose`, is unused and unexpired. */
 export async function findUsableChallenge(
   db: Database,
-  { challenge, wallet, nowSeconds }: { challenge: string; wallet: Address; nowSeconds: number },
+  {
+    purpose,
+    challenge,
+    wallet,
+    nowSeconds,
+  }: { purpose: ChallengePurpose; challenge: string; wallet: Address; nowSeconds: number },
 ) {
+  const refuse = (message: string) => new ApiError(purpose.refusal, message);
   const [issued] = await db
     .select()
     .from(authChallenges)
     .where(eq(authChallenges.challenge, challenge));
   if (!issued || issued.wallet !== wallet.toLowerCase()) {
-    throw new ApiError("unauthorized", "The challenge was not issued to this wallet");
+    throw refuse("The challenge was not issued to this wallet");
   }
-  if (issued.usedAt) throw new ApiError("unauthorized", "The challenge was already used");
+  if (!challenge.startsWith(purpose.prefix)) {
+    throw refuse(`The challenge was issued for something else: it must begin ${purpose.prefix}`);
+  }
+  if (issued.usedAt) throw refuse("The challenge was already used");
   if (issued.expiresAt.getTime() <= nowSeconds * 1000) {
-    throw new ApiError("unauthorized", "The challenge has expired; request a new one");
+    throw refuse("The challenge has expired; request a new one");
   }
 }
 
-/** Marks the challenge used; only one caller can win, so a challenge never yields two tokens. */
-export async function consumeChallenge(db: Database, challenge: string) {
+/** Marks the challenge used; only one caller can win, so a challenge is never used twice. */
+export async function consumeChallenge(
+  db: Pick<Database, "update">,
+  { purpose, challenge }: { purpose: ChallengePurpose; challenge: string },
+) {
   const consumed = await db
     .update(authChallenges)
     .set({ usedAt: new Date() })
     .where(and(eq(authChallenges.challenge, challenge), isNull(authChallenges.usedAt)))
     .returning({ challenge: authChallenges.challenge });
-  if (consumed.length === 0) throw new ApiError("unauthorized", "The challenge was already used");
+  if (consumed.length === 0) throw new ApiError(purpose.refusal, "The challenge was already used");
 }

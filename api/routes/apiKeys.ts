@@ -6,14 +6,18 @@ import { apiKeyConfirmationMessage } from "../../lib/auth/messages.ts";
 import { apiKeys } from "../../lib/db/appSchema.ts";
 import { isApiKeyId, newApiKeyId } from "../../lib/ids/randomIds.ts";
 import { generateApiKey } from "../auth/apiKeys.ts";
+import {
+  apiKeyChallenge,
+  consumeChallenge,
+  createChallenge,
+  findUsableChallenge,
+} from "../auth/challenges.ts";
 import { verifyWalletSignature } from "../auth/verifyWalletSignature.ts";
-import { type AppEnv, callerWallet } from "../context.ts";
+import { type ApiDeps, type AppEnv, callerWallet } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { parseJsonBody } from "../validation.ts";
-import { signatureSchema } from "../walletSchema.ts";
+import { challengeSchema, signatureSchema } from "../walletSchema.ts";
 
-/** How long a signed key-creation message stays acceptable. */
-const CONFIRMATION_WINDOW_SECONDS = 300;
 /** Active keys a wallet may hold at once. */
 export const MAX_ACTIVE_KEYS = 25;
 
@@ -29,6 +33,21 @@ apiKeyRoutes.use(
   }),
 );
 
+/** The challenge of key creation here: it names this network and chain. */
+function keyCreation(deps: ApiDeps) {
+  return apiKeyChallenge(deps.settings.serviceName, deps.settings.network, deps.chain.chainId);
+}
+
+apiKeyRoutes.get("/challenge", async (c) => {
+  const deps = c.get("deps");
+  const { challenge, expiresAt } = await createChallenge(deps.db, {
+    purpose: keyCreation(deps),
+    wallet: callerWallet(c),
+    nowSeconds: Math.floor(deps.now() / 1000),
+  });
+  return c.json({ challenge, expires_at: expiresAt });
+});
+
 const createRequest = z.object({
   label: z
     .string()
@@ -36,19 +55,18 @@ const createRequest = z.object({
     .min(1)
     .max(64)
     .regex(/^[^\p{Cc}]+$/u, "must not contain control characters"),
-  issued_at: z.number().int().positive(),
+  challenge: challengeSchema,
   signature: signatureSchema,
 });
 
 apiKeyRoutes.post("/", async (c) => {
-  const { label, issued_at: issuedAt, signature } = await parseJsonBody(c, createRequest);
+  const { label, challenge, signature } = await parseJsonBody(c, createRequest);
   const deps = c.get("deps");
   const wallet = callerWallet(c);
+  const purpose = keyCreation(deps);
   const nowSeconds = Math.floor(deps.now() / 1000);
-  if (Math.abs(nowSeconds - issuedAt) > CONFIRMATION_WINDOW_SECONDS) {
-    throw new ApiError("invalid_signature", "The confirmation is too old or from the future");
-  }
-  const message = apiKeyConfirmationMessage(deps.settings.serviceName, label, issuedAt);
+  await findUsableChallenge(deps.db, { purpose, challenge, wallet, nowSeconds });
+  const message = apiKeyConfirmationMessage(challenge, label);
   if (!(await verifyWalletSignature(deps.chain.client, { wallet, message, signature }))) {
     throw new ApiError("invalid_signature", "The signature does not confirm this label");
   }
@@ -57,6 +75,8 @@ apiKeyRoutes.post("/", async (c) => {
   const created = await deps.db.transaction(async (tx) => {
     // One creation at a time per wallet, so concurrent requests cannot pass the cap together.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`api-keys:${wallet}`}))`);
+    // Spent with the key's creation, or not at all: a replayed confirmation creates nothing.
+    await consumeChallenge(tx, { purpose, challenge });
     const [active] = await tx
       .select({ n: count() })
       .from(apiKeys)

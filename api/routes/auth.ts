@@ -1,12 +1,17 @@
 import { Hono } from "hono";
 import { z } from "zod/v4";
-import { consumeChallenge, createChallenge, findUsableChallenge } from "../auth/challenges.ts";
+import {
+  consumeChallenge,
+  createChallenge,
+  findUsableChallenge,
+  signInChallenge,
+} from "../auth/challenges.ts";
 import { issueToken } from "../auth/jwt.ts";
 import { verifyWalletSignature } from "../auth/verifyWalletSignature.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { parseJsonBody, parseQuery } from "../validation.ts";
-import { signatureSchema, walletSchema } from "../walletSchema.ts";
+import { challengeSchema, signatureSchema, walletSchema } from "../walletSchema.ts";
 
 export const authRoutes = new Hono<AppEnv>();
 
@@ -15,7 +20,7 @@ authRoutes.get("/challenge", async (c) => {
   const { db, settings, now } = c.get("deps");
   const nowSeconds = Math.floor(now() / 1000);
   const { challenge, expiresAt } = await createChallenge(db, {
-    serviceName: settings.serviceName,
+    purpose: signInChallenge(settings.serviceName),
     wallet,
     nowSeconds,
   });
@@ -24,12 +29,7 @@ authRoutes.get("/challenge", async (c) => {
 
 const tokenRequest = z.object({
   wallet: walletSchema,
-  // Postgres refuses NUL in text: let it not become a 500.
-  challenge: z
-    .string()
-    .min(1)
-    .max(200)
-    .refine((value) => !value.includes("\u0000"), "must not contain NUL"),
+  challenge: challengeSchema,
   signature: signatureSchema,
 });
 
@@ -37,13 +37,14 @@ authRoutes.post("/token", async (c) => {
   const { wallet, challenge, signature } = await parseJsonBody(c, tokenRequest);
   const deps = c.get("deps");
   const nowSeconds = Math.floor(deps.now() / 1000);
-  await findUsableChallenge(deps.db, { challenge, wallet, nowSeconds });
+  const purpose = signInChallenge(deps.settings.serviceName);
+  await findUsableChallenge(deps.db, { purpose, challenge, wallet, nowSeconds });
   if (
     !(await verifyWalletSignature(deps.chain.client, { wallet, message: challenge, signature }))
   ) {
     throw new ApiError("invalid_signature", "The signature does not prove control of the wallet");
   }
-  await consumeChallenge(deps.db, challenge);
+  await consumeChallenge(deps.db, { purpose, challenge });
   const { token, expiresAt } = await issueToken(wallet, deps.settings.jwt, nowSeconds);
   return c.json({ token, expires_at: expiresAt });
 });

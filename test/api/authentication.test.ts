@@ -10,6 +10,7 @@ import { JWT_SECRET } from "../../devStack/startStack.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { authChallenges } from "../../lib/db/appSchema.ts";
 import { expectError, http } from "../support/http.ts";
+import { createTestApp } from "../support/testApp.ts";
 import { useStack } from "../support/useStack.ts";
 
 const alice = devAccount(4);
@@ -29,6 +30,8 @@ const issuedKeys: { id: string; key: string }[] = [];
 
 const API_KEY = /^intl_test_[0-9A-Za-z]{43}$/;
 const CHALLENGE = /^intl:auth:(\d+):[0-9a-f]+$/;
+/** A key-creation challenge names the network and the chain (anvil's 31337) the key is for. */
+const KEY_CHALLENGE = /^intl:create-api-key:test:31337:(\d+):[0-9a-f]{32}$/;
 const NO_SUCH_LISTING = `lst_${"0".repeat(64)}`;
 const secretKey = new TextEncoder().encode(JWT_SECRET);
 
@@ -79,14 +82,22 @@ async function signIn(account: HDAccount): Promise<string> {
   return reply.body.token;
 }
 
-async function createKey(account: HDAccount, token: string, label: string) {
-  const issuedAt = nowSeconds();
-  const signature = await sign(account, `intl:create-api-key:${issuedAt}:${label}`);
-  const reply = await api.post(
-    "/v1/api-keys",
-    { label, issued_at: issuedAt, signature },
-    { bearer: token },
-  );
+async function keyChallengeFor(token: string): Promise<string> {
+  const reply = await api.get("/v1/api-keys/challenge", { bearer: token });
+  expect(reply.status).toBe(200);
+  expect(reply.body.challenge).toMatch(KEY_CHALLENGE);
+  return reply.body.challenge;
+}
+
+/** The body of `POST /v1/api-keys`: a fresh key-creation challenge and `label`, signed by `account`. */
+async function confirmation(account: HDAccount, token: string, label: string) {
+  const challenge = await keyChallengeFor(token);
+  return { label, challenge, signature: await sign(account, `${challenge}:${label}`) };
+}
+
+/** Sends a key confirmation; a key it creates is remembered for the checks on storage and logs. */
+async function postKey(token: string, body: unknown) {
+  const reply = await api.post("/v1/api-keys", body, { bearer: token });
   if (reply.status === 201) {
     const { id, key } = reply.body;
     remember(key);
@@ -94,6 +105,10 @@ async function createKey(account: HDAccount, token: string, label: string) {
     issuedKeys.push({ id, key });
   }
   return reply;
+}
+
+async function createKey(account: HDAccount, token: string, label: string) {
+  return postKey(token, await confirmation(account, token, label));
 }
 
 /** A token with our HMAC key unless told otherwise: claims as the API issues them, overridable. */
@@ -466,25 +481,38 @@ describe("API keys", () => {
 
   it("refuses creation unless the wallet signed this label recently", async () => {
     const token = await signIn(carol);
-    const issuedAt = nowSeconds();
     const create = (body: unknown) => api.post("/v1/api-keys", body, { bearer: token });
 
-    const otherLabel = await sign(carol, `intl:create-api-key:${issuedAt}:other`);
+    const challenge = await keyChallengeFor(token);
+    const otherLabel = await sign(carol, `${challenge}:other`);
     expectError(
-      await create({ label: "mine", issued_at: issuedAt, signature: otherLabel }),
+      await create({ label: "mine", challenge, signature: otherLabel }),
       401,
       "invalid_signature",
     );
-    const byBob = await sign(bob, `intl:create-api-key:${issuedAt}:mine`);
+    const byBob = await sign(bob, `${challenge}:mine`);
     expectError(
-      await create({ label: "mine", issued_at: issuedAt, signature: byBob }),
+      await create({ label: "mine", challenge, signature: byBob }),
       401,
       "invalid_signature",
     );
-    const old = issuedAt - 301;
-    const stale = await sign(carol, `intl:create-api-key:${old}:mine`);
+    // A challenge the API issued 301 s ago (they live 300 s), stored as GET /v1/api-keys/challenge
+    // would have stored it then.
+    const old = nowSeconds() - 301;
+    const stale = `intl:create-api-key:test:31337:${old}:${randomBytes(16).toString("hex")}`;
+    await stack()
+      .db.insert(authChallenges)
+      .values({
+        challenge: stale,
+        wallet: carol.address.toLowerCase(),
+        expiresAt: new Date((old + 300) * 1000),
+      });
     expectError(
-      await create({ label: "mine", issued_at: old, signature: stale }),
+      await create({
+        label: "mine",
+        challenge: stale,
+        signature: await sign(carol, `${stale}:mine`),
+      }),
       401,
       "invalid_signature",
     );
@@ -500,12 +528,8 @@ describe("API keys", () => {
 
     expectError(await api.get("/v1/api-keys", { bearer: key }), 403, "forbidden");
     expectError(await api.del(`/v1/api-keys/${id}`, { bearer: key }), 403, "forbidden");
-    const issuedAt = nowSeconds();
-    const fromAKey = {
-      label: "from a key",
-      issued_at: issuedAt,
-      signature: await sign(bob, `intl:create-api-key:${issuedAt}:from a key`),
-    };
+    expectError(await api.get("/v1/api-keys/challenge", { bearer: key }), 403, "forbidden");
+    const fromAKey = await confirmation(bob, token, "from a key");
     expectError(await api.post("/v1/api-keys", fromAKey, { bearer: key }), 403, "forbidden");
     await expectAccepted(key);
   });
@@ -535,6 +559,86 @@ describe("API keys", () => {
       remember(bad);
       await expectRefused(bad, 401, "invalid_api_key");
     }
+  });
+});
+
+describe("finding: API-key confirmation is single use and bound to the network", () => {
+  const dave = devAccount(9);
+
+  async function activeKeysLabelled(label: string) {
+    const rows = (await stack().db.execute(
+      sql`select id from app.api_keys where wallet = ${dave.address.toLowerCase()}
+          and label = ${label} and revoked_at is null`,
+    )) as unknown as unknown[];
+    return rows.length;
+  }
+
+  it("issues key-creation challenges that name the network and chain, valid five minutes", async () => {
+    const token = await signIn(dave);
+    const before = nowSeconds();
+    const reply = await api.get("/v1/api-keys/challenge", { bearer: token });
+    expect(reply.status).toBe(200);
+    expect(Object.keys(reply.body).sort()).toEqual(["challenge", "expires_at"]);
+    const issued = Number(KEY_CHALLENGE.exec(reply.body.challenge)?.[1]);
+    expect(issued).toBeGreaterThanOrEqual(before);
+    expect(reply.body.expires_at).toBe(issued + 300);
+    // Without a wallet token there is none to have.
+    expectError(await api.get("/v1/api-keys/challenge"), 401, "unauthorized");
+  });
+
+  it("creates one key from a confirmation sent twice, or sent five times at once", async () => {
+    const token = await signIn(dave);
+    const once = await confirmation(dave, token, "sent twice");
+    expect((await postKey(token, once)).status).toBe(201);
+    expectError(await postKey(token, once), 401, "invalid_signature");
+    // Nor under a new session of the same wallet.
+    expectError(await postKey(await signIn(dave), once), 401, "invalid_signature");
+    expect(await activeKeysLabelled("sent twice")).toBe(1);
+
+    const raced = await confirmation(dave, token, "raced");
+    const replies = await Promise.all(Array.from({ length: 5 }, () => postKey(token, raced)));
+    expect(replies.filter((reply) => reply.status === 201)).toHaveLength(1);
+    for (const reply of replies.filter((reply) => reply.status !== 201)) {
+      expectError(reply, 401, "invalid_signature");
+    }
+    expect(await activeKeysLabelled("raced")).toBe(1);
+  });
+
+  it("refuses a confirmation signed for another network or chain, even over a shared database", async () => {
+    const token = await signIn(dave);
+    const signedHere = await confirmation(dave, token, "this network only");
+    // The same service on the live network, and on another chain, with this API's database and key.
+    for (const elsewhere of [
+      createTestApp(stack(), { network: "live" }),
+      createTestApp(stack(), { chainId: 1 }),
+    ]) {
+      const reply = await elsewhere
+        .http(await elsewhere.tokenFor(dave))
+        .post("/v1/api-keys", signedHere);
+      expectError(reply, 401, "invalid_signature");
+    }
+    expect(await activeKeysLabelled("this network only")).toBe(0);
+    // The control: here, where it was issued and signed, the confirmation is good.
+    expect((await postKey(token, signedHere)).status).toBe(201);
+  });
+
+  it("keeps the two kinds of challenge apart: neither is accepted for the other", async () => {
+    const token = await signIn(dave);
+    const signInChallenge = await challengeFor(dave.address);
+    const asKey = {
+      label: "from a sign-in challenge",
+      challenge: signInChallenge,
+      signature: await sign(dave, `${signInChallenge}:from a sign-in challenge`),
+    };
+    expectError(await postKey(token, asKey), 401, "invalid_signature");
+
+    const keyChallenge = await keyChallengeFor(token);
+    const asSignIn = {
+      wallet: dave.address,
+      challenge: keyChallenge,
+      signature: await sign(dave, keyChallenge),
+    };
+    expectError(await postToken(asSignIn), 401, "unauthorized");
   });
 });
 

@@ -20,6 +20,8 @@ export type TestAppOptions = {
   now?: () => number;
   /** Default: the default of NETWORK. */
   network?: "test" | "live";
+  /** The chain id the app believes its deployment is on; default the stack's. */
+  chainId?: number;
 };
 
 export type TestApp = ReturnType<typeof createTestApp>;
@@ -35,6 +37,7 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
     chain: {
       client: createPublicClient({ transport: rpc(options.rpcUrl ?? stack.anvil.rpcUrl) }),
       marketplace: stack.deployment.address,
+      chainId: options.chainId ?? stack.deployment.chainId,
     },
     settings: {
       serviceName,
