@@ -16,6 +16,9 @@ import { jobRoutes } from "./routes/jobs.ts";
 import { listingRoutes } from "./routes/listings.ts";
 import { manifestRoutes } from "./routes/manifests.ts";
 
+/** Challenges and tokens: the one place a caller without a token may go. */
+const SIGN_IN_PATH = "/v1/auth";
+
 /** The REST API over `deps`: tests call `app.request()`, production serves it over HTTP. */
 export function createApp(deps: ApiDeps) {
   const app = new Hono<AppEnv>();
@@ -31,7 +34,12 @@ export function createApp(deps: ApiDeps) {
         deps.settings.network === "live" ? "max-age=63072000; includeSubDomains" : false,
     }),
   );
-  app.use(requestId, accessLog, identify, rateLimit());
+  app.use(
+    requestId,
+    accessLog,
+    identify,
+    rateLimit({ signInPath: SIGN_IN_PATH, trustProxy: deps.settings.trustProxy }),
+  );
   // No request body is ever larger than a manifest: refuse more without reading it all. The
   // connection is closed, since the unread rest of the body would otherwise follow on it.
   app.use(
@@ -46,7 +54,7 @@ export function createApp(deps: ApiDeps) {
   );
 
   // Obtaining a token is the one thing that cannot require one.
-  app.route("/v1/auth", authRoutes);
+  app.route(SIGN_IN_PATH, authRoutes);
   app.use("/v1/*", requireIdentity);
   app.route("/v1/api-keys", apiKeyRoutes);
   app.route("/v1/listings", listingRoutes);

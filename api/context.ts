@@ -3,6 +3,7 @@ import type { Address, PublicClient } from "viem";
 import type { Bus } from "../lib/bus/bus.ts";
 import type { Database } from "../lib/db/projections.ts";
 import type { Logger } from "../lib/log.ts";
+import type { TrustProxy } from "../lib/net/trustProxy.ts";
 import type { Network } from "./auth/apiKeys.ts";
 import type { JwtSettings } from "./auth/jwt.ts";
 import { ApiError } from "./errors.ts";
@@ -21,6 +22,10 @@ export type ApiDeps = {
     network: Network;
     jwt: JwtSettings;
     rateLimitPerMinute: number;
+    /** Sign-in requests per minute per client address, a budget apart from the others. */
+    authRateLimitPerMinute: number;
+    /** Which proxies' `X-Forwarded-For` names the client; unset, the header is ignored. */
+    trustProxy: TrustProxy | undefined;
   };
   log: Logger;
   /** Milliseconds since the epoch; replaceable so tests can move time. */

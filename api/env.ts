@@ -15,6 +15,8 @@ export const apiEnvSchema = z.object(
     "NETWORK",
     "SERVICE_NAME",
     "RATE_LIMIT_PER_MINUTE",
+    "AUTH_RATE_LIMIT_PER_MINUTE",
+    "TRUST_PROXY",
     "SEALING_KEY",
   ),
 );

@@ -50,6 +50,8 @@ export async function serveApi({
           : await loadOrCreateKey(join(env.DATA_DIR, "jwt-secret")),
       ),
       rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+      authRateLimitPerMinute: env.AUTH_RATE_LIMIT_PER_MINUTE,
+      trustProxy: env.TRUST_PROXY,
     },
     log,
     now: Date.now,

@@ -45,6 +45,8 @@ export type StackOptions = {
   workers?: number;
   /** Requests per minute per caller in the API processes (default 100). */
   rateLimitPerMinute?: number;
+  /** Sign-in requests per minute per address in the API processes (default: `rateLimitPerMinute`). */
+  authRateLimitPerMinute?: number;
   /** Environment for every API and worker process, over the stack's own. */
   env?: Record<string, string>;
   /** Every line the servers print; default: nothing, or stderr with STACK_VERBOSE=1. */
@@ -95,6 +97,7 @@ export async function startStack(options: StackOptions = {}) {
     nats: withNats = false,
     workers = 0,
     rateLimitPerMinute = 100,
+    authRateLimitPerMinute = rateLimitPerMinute,
   } = options;
   const onOutput =
     options.onOutput ??
@@ -222,6 +225,7 @@ export async function startStack(options: StackOptions = {}) {
           DEPLOYMENT_FILE: deploymentFile,
           JWT_SECRET,
           RATE_LIMIT_PER_MINUTE: String(rateLimitPerMinute),
+          AUTH_RATE_LIMIT_PER_MINUTE: String(authRateLimitPerMinute),
           ...options.env,
           ...env,
         },

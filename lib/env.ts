@@ -2,6 +2,7 @@
 // once at boot, and stops on a bad value naming the variable. `.env.example` documents them all.
 import { type Address, isAddress, isHex } from "viem";
 import { z } from "zod/v4";
+import { trustProxySchema } from "./net/trustProxy.ts";
 
 const port = z.coerce.number().int().min(1).max(65535);
 const address = z
@@ -41,6 +42,9 @@ export const ENV_FIELDS = {
     .regex(/^[a-z][a-z0-9-]{0,30}$/)
     .default("intl"),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(100),
+  AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  /** Unset, `X-Forwarded-For` is ignored: the socket's peer is the client. */
+  TRUST_PROXY: trustProxySchema.optional(),
   SEALING_KEY: hexKey.optional(),
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
   REGISTRATION_ACK_WAIT_MS: z.coerce.number().int().positive().default(30_000),

@@ -11,14 +11,15 @@ const LIMIT = 3;
 const WINDOW_START = 1_900_000_020; // a minute's start, in Unix seconds
 
 async function countedFor(wallet: string, windowStart: number) {
+  return countedAs(`wallet:${wallet.toLowerCase()}`, windowStart);
+}
+
+async function countedAs(subject: string, windowStart: number) {
   const [row] = await stack()
     .db.select({ count: rateLimitWindows.count })
     .from(rateLimitWindows)
     .where(
-      and(
-        eq(rateLimitWindows.subject, `wallet:${wallet.toLowerCase()}`),
-        eq(rateLimitWindows.windowStart, windowStart),
-      ),
+      and(eq(rateLimitWindows.subject, subject), eq(rateLimitWindows.windowStart, windowStart)),
     );
   return row?.count;
 }
@@ -54,5 +55,39 @@ describe("the rate limit under a flood", () => {
     now += 60_000;
     expect((await api.get("/v1/api-keys")).status).toBe(200);
     expect(await countedFor(wallet, WINDOW_START + 60)).toBe(1);
+  });
+});
+
+describe("the sign-in budget under a flood", () => {
+  it("refuses an address over it without writing to the database again, and no one else", async () => {
+    const now = (WINDOW_START + 120) * 1000 + 5_000;
+    const windowStart = WINDOW_START + 120;
+    const app = createTestApp(stack(), {
+      rateLimitPerMinute: LIMIT,
+      authRateLimitPerMinute: LIMIT,
+      now: () => now,
+    });
+    const wallet = devAccount(16).address;
+    const flooder = app.http(undefined, { peer: "198.51.100.9" });
+    const challenge = () => flooder.get(`/v1/auth/challenge?wallet=${wallet}`);
+
+    for (let i = 0; i < LIMIT; i++) expect((await challenge()).status).toBe(200);
+    expectError(await challenge(), 429, "rate_limit_exceeded");
+    for (let i = 0; i < 50; i++) {
+      const refused = await flooder.post("/v1/auth/token", {
+        wallet,
+        challenge: "x",
+        signature: "0x",
+      });
+      expectError(refused, 429, "rate_limit_exceeded");
+      expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+    }
+    expect(await countedAs("sign-in:198.51.100.9", windowStart)).toBe(LIMIT + 1);
+
+    // Another address signs in; the flooder's other requests spend another budget.
+    const other = app.http(undefined, { peer: "198.51.100.10" });
+    expect((await other.get(`/v1/auth/challenge?wallet=${wallet}`)).status).toBe(200);
+    expectError(await flooder.get("/v1/listings"), 401, "unauthorized");
+    expect(await countedAs("address:198.51.100.9", windowStart)).toBe(1);
   });
 });

@@ -2,6 +2,8 @@ import { sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { rateLimitWindows } from "../../lib/db/appSchema.ts";
+import type { TrustProxy } from "../../lib/net/trustProxy.ts";
+import { clientAddressResolver } from "../clientAddress.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiError } from "../errors.ts";
 
@@ -11,21 +13,42 @@ const MAX_REMEMBERED = 10_000;
 
 /**
  * Fixed one-minute windows counted in Postgres, so every API process shares them: per API key, per
- * wallet for JWTs, per address for unauthenticated callers. Headers go on every response. A subject
- * this process saw go over its limit is refused for the rest of the window without counting again,
- * so a flood costs no database write per request.
+ * wallet for JWTs, per client address for unauthenticated callers, and signing in (everything under
+ * `signInPath`) per client address in a budget of its own, so that no other traffic can use it up.
+ * Headers go on every response. A subject this process saw go over its limit is refused for the rest
+ * of the window without counting again, so a flood costs no database write per request.
  */
-export function rateLimit() {
+export function rateLimit({
+  signInPath,
+  trustProxy,
+}: {
+  signInPath: string;
+  trustProxy: TrustProxy | undefined;
+}) {
   /** Subject → the end of the window it exhausted, in Unix seconds. */
   const exhausted = new Map<string, number>();
+  const clientAddress = clientAddressResolver(trustProxy);
+  const addressOf = (c: Context<AppEnv>) =>
+    clientAddress(peerAddress(c), c.req.header("x-forwarded-for"));
+
+  /** Whose budget a request spends, and how large it is. */
+  function budgetOf(c: Context<AppEnv>): { subject: string; limit: number } {
+    const { settings } = c.get("deps");
+    if (c.req.path === signInPath || c.req.path.startsWith(`${signInPath}/`)) {
+      return { subject: `sign-in:${addressOf(c)}`, limit: settings.authRateLimitPerMinute };
+    }
+    const identity = c.get("identity");
+    const limit = settings.rateLimitPerMinute;
+    if (identity?.method === "api_key") return { subject: `key:${identity.keyId}`, limit };
+    if (identity) return { subject: `wallet:${identity.wallet}`, limit };
+    return { subject: `address:${addressOf(c)}`, limit };
+  }
 
   return createMiddleware<AppEnv>(async (c, next) => {
-    const { settings, now } = c.get("deps");
-    const nowSeconds = Math.floor(now() / 1000);
+    const nowSeconds = Math.floor(c.get("deps").now() / 1000);
     const windowStart = nowSeconds - (nowSeconds % WINDOW_SECONDS);
     const reset = windowStart + WINDOW_SECONDS;
-    const limit = settings.rateLimitPerMinute;
-    const subject = subjectOf(c);
+    const { subject, limit } = budgetOf(c);
 
     const count =
       exhausted.get(subject) === reset ? limit + 1 : await countRequest(c, subject, windowStart);
@@ -68,17 +91,10 @@ function remember(exhausted: Map<string, number>, subject: string, reset: number
   exhausted.set(subject, reset);
 }
 
-function subjectOf(c: Context<AppEnv>): string {
-  const identity = c.get("identity");
-  if (identity?.method === "api_key") return `key:${identity.keyId}`;
-  if (identity) return `wallet:${identity.wallet}`;
-  return `address:${clientAddress(c)}`;
-}
-
-function clientAddress(c: Context<AppEnv>): string {
+function peerAddress(c: Context<AppEnv>): string | undefined {
   const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
     ?.incoming;
-  return incoming?.socket?.remoteAddress ?? "unknown";
+  return incoming?.socket?.remoteAddress;
 }
 
 async function forgetOldWindows(c: Context<AppEnv>, currentWindow: number) {

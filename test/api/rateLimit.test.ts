@@ -1,9 +1,10 @@
 // The rate limit over HTTP with two API processes sharing one database: 100 requests per minute per
 // API key in fixed windows aligned to the minute, headers on every response, 429 with Retry-After.
 import { randomBytes } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
-import { createApiKey, expectError, http, signIn } from "../support/http.ts";
+import { createApiKey, expectError, http, type JsonResponse, signIn } from "../support/http.ts";
+import { sendFrom } from "../support/sendFrom.ts";
 import { useStack } from "../support/useStack.ts";
 
 const LIMIT = 100;
@@ -190,5 +191,100 @@ describe("the rate limit", () => {
     const [first, , third] = replies as [Reply, Reply, Reply];
     expect(third.reset).toBe(first.reset);
     expect(third.remaining).toBe(first.remaining - 2);
+  });
+});
+
+describe("finding: rate limiting that holds behind a proxy", () => {
+  const BUDGET = 5;
+  const signer = devAccount(12);
+  /** Small budgets, so that a test can use one up; the process sees each client's own address. */
+  let direct: string;
+  /** TRUST_PROXY=1: the test is the proxy in front of it, and says whom it forwards. */
+  let proxied: string;
+
+  beforeAll(async () => {
+    const budgets = {
+      RATE_LIMIT_PER_MINUTE: String(BUDGET),
+      AUTH_RATE_LIMIT_PER_MINUTE: String(BUDGET),
+    };
+    const [one, other] = await Promise.all([
+      stack().addApi(budgets),
+      stack().addApi({ ...budgets, TRUST_PROXY: "1" }),
+    ]);
+    [direct, proxied] = [one.url, other.url];
+  });
+
+  /** A client at `address`, connecting to `url` from it, or through the test when `forwardedFor`. */
+  function client(url: string, address: string, forwardedFor?: string) {
+    const headers = forwardedFor ? { "x-forwarded-for": forwardedFor } : undefined;
+    const api = http(url, { send: sendFrom(address), headers });
+    return {
+      challenge: () => api.get(`/v1/auth/challenge?wallet=${signer.address}`),
+      /** A whole sign-in: a challenge, then the token for it. */
+      signIn: async () => {
+        const asked = await api.get(`/v1/auth/challenge?wallet=${signer.address}`);
+        if (asked.status !== 200) return asked;
+        const { challenge } = asked.body;
+        const signature = await signer.signMessage({ message: challenge });
+        return api.post("/v1/auth/token", { wallet: signer.address, challenge, signature });
+      },
+      listings: () => api.get("/v1/listings"),
+    };
+  }
+  const remaining = (reply: { headers: Headers }) =>
+    Number(reply.headers.get("x-ratelimit-remaining"));
+
+  it("one address using up its sign-in budget stops neither another address nor its own other requests", async () => {
+    await inOneWindow(async (attempt) => {
+      const greedy = client(direct, `127.0.${attempt}.2`);
+      for (let i = 0; i < BUDGET; i++) expect((await greedy.challenge()).status).toBe(200);
+      expectError(await greedy.challenge(), 429, "rate_limit_exceeded");
+      // Its sign-in budget is its own: unauthenticated calls elsewhere spend another.
+      expectError(await greedy.listings(), 401, "unauthorized");
+
+      const other = client(direct, `127.0.${attempt}.3`);
+      expect((await other.signIn()).status).toBe(200);
+
+      // Nor does using up the other budget touch signing in.
+      const noisy = client(direct, `127.0.${attempt}.4`);
+      for (let i = 0; i < BUDGET; i++) expectError(await noisy.listings(), 401, "unauthorized");
+      expectError(await noisy.listings(), 429, "rate_limit_exceeded");
+      expect((await noisy.signIn()).status).toBe(200);
+    });
+  });
+
+  it("without TRUST_PROXY a spoofed X-Forwarded-For changes nothing: one address, one budget", async () => {
+    await inOneWindow(async (attempt) => {
+      const replies = [];
+      for (let i = 0; i <= BUDGET; i++) {
+        const spoofer = client(direct, `127.0.${attempt}.5`, `198.51.100.${i + 1}`);
+        replies.push(await spoofer.challenge());
+      }
+      expect(replies.slice(0, BUDGET).map(remaining)).toEqual([4, 3, 2, 1, 0]);
+      expectError(replies[BUDGET] as JsonResponse, 429, "rate_limit_exceeded");
+    });
+  });
+
+  it("behind a trusted proxy each client has its own budget, whatever it adds to X-Forwarded-For", async () => {
+    await inOneWindow(async (attempt) => {
+      // Every request arrives from the proxy's address; the proxy appends the client's.
+      const proxy = `127.0.${attempt}.6`;
+      const greedy = `203.0.113.${attempt}`;
+      for (let i = 0; i < BUDGET; i++) {
+        expect((await client(proxied, proxy, greedy).challenge()).status).toBe(200);
+      }
+      expectError(await client(proxied, proxy, greedy).challenge(), 429, "rate_limit_exceeded");
+      // Writing other addresses into the header itself: the proxy appends the real one after them.
+      for (const claimed of ["198.51.100.77", "198.51.100.78, 10.0.0.1", "not an address"]) {
+        expectError(
+          await client(proxied, proxy, `${claimed}, ${greedy}`).challenge(),
+          429,
+          "rate_limit_exceeded",
+        );
+      }
+
+      const other = client(proxied, proxy, `203.0.113.${100 + attempt}`);
+      expect((await other.signIn()).status).toBe(200);
+    });
   });
 });

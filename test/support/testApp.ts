@@ -9,6 +9,7 @@ import { JWT_SECRET, SEALING_KEY, type Stack } from "../../devStack/startStack.t
 import { createInProcessBus } from "../../lib/bus/inProcessBus.ts";
 import { ENV_FIELDS } from "../../lib/env.ts";
 import { createLogger } from "../../lib/log.ts";
+import type { TrustProxy } from "../../lib/net/trustProxy.ts";
 import { http } from "./http.ts";
 
 export type TestAppOptions = {
@@ -16,6 +17,10 @@ export type TestAppOptions = {
   rpcUrl?: string;
   /** Default: high enough never to matter; rate limiting is tested across processes. */
   rateLimitPerMinute?: number;
+  /** Default: high enough never to matter. */
+  authRateLimitPerMinute?: number;
+  /** TRUST_PROXY; default unset. */
+  trustProxy?: TrustProxy;
   /** The app's clock, in milliseconds since the epoch; default the real one. */
   now?: () => number;
   /** Default: the default of NETWORK. */
@@ -44,6 +49,8 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
       network: options.network ?? ENV_FIELDS.NETWORK.parse(undefined),
       jwt: jwtSettings(serviceName, new TextEncoder().encode(JWT_SECRET)),
       rateLimitPerMinute: options.rateLimitPerMinute ?? 1_000_000,
+      authRateLimitPerMinute: options.authRateLimitPerMinute ?? 1_000_000,
+      trustProxy: options.trustProxy,
     },
     log: createLogger("api", (line) => logLines.push(line)),
     now: options.now ?? Date.now,
@@ -54,9 +61,17 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
     deps,
     /** Every line the app logged, as JSON text. */
     logLines,
-    /** `get`, `post` and `del` of `test/support/http.ts`, answered by the app. */
-    http: (bearer?: string) =>
-      http("http://api.test", { bearer, send: (url, init) => app.request(url, init) }),
+    /** `get`, `post` and `del` of `test/support/http.ts`, answered by the app; `peer` is the socket's. */
+    http: (bearer?: string, { peer }: { peer?: string } = {}) =>
+      http("http://api.test", {
+        bearer,
+        send: (url, init) =>
+          app.request(
+            url,
+            init,
+            peer ? { incoming: { socket: { remoteAddress: peer } } } : undefined,
+          ),
+      }),
     /** A wallet token as `POST /v1/auth/token` issues it, at the app's clock. */
     tokenFor: async (account: Account) =>
       (await issueToken(account.address, deps.settings.jwt, Math.floor(deps.now() / 1000))).token,
