@@ -150,7 +150,7 @@ describe("malformed input is refused with the spec's error object, never a 500 o
     const logged = api.logLines
       .map((line) => JSON.parse(line))
       .find((entry) => entry.message === "request" && entry.path.startsWith("/v1/listings/"));
-    // Cut to 512 characters, then the token (with the token characters run on after it) redacted.
+    // The token (with the token characters run on after it) redacted, and the path marked as cut.
     expect(logged.path).toBe("/v1/listings/[redacted]…");
   });
 

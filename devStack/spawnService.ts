@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 
 export type Service = { stop: () => Promise<void> };
 
@@ -32,6 +34,7 @@ export function spawnService(
     /** Runs it as this user and group (as root). */
     uid?: number;
     gid?: number;
+    /** Each whole line the process prints (with its "\n"), from stdout and stderr. */
     onOutput?: (line: string) => void;
   },
 ): { child: ChildProcess; service: Service } {
@@ -44,9 +47,9 @@ export function spawnService(
     stdio: ["ignore", "pipe", "pipe"],
   });
   running.add(child);
-  const output = (chunk: Buffer) => options.onOutput?.(chunk.toString("utf8"));
-  child.stdout?.on("data", output);
-  child.stderr?.on("data", output);
+  // Read even when nobody listens: a full pipe would stall the process.
+  const onOutput = options.onOutput ?? (() => {});
+  for (const stream of [child.stdout, child.stderr]) if (stream) passLines(stream, onOutput);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.once("exit", () => running.delete(child));
 
@@ -59,6 +62,34 @@ export function spawnService(
     killGroup(child, "SIGKILL");
   };
   return { child, service: { stop } };
+}
+
+/** A line longer than this is passed on in pieces, so a process that never ends one costs no memory. */
+const LONGEST_LINE = 1 << 20;
+
+/**
+ * Passes `stream` on a whole line at a time: a line of one process is never split by another's in a
+ * shared log, so a reader (or a scan for secrets) sees each line entire.
+ */
+function passLines(stream: Readable, onLine: (line: string) => void) {
+  const decoder = new StringDecoder("utf8");
+  let pending = "";
+  stream.on("data", (chunk: Buffer) => {
+    pending += decoder.write(chunk);
+    const end = pending.lastIndexOf("\n");
+    if (end !== -1) {
+      for (const line of pending.slice(0, end + 1).split(/(?<=\n)/)) onLine(line);
+      pending = pending.slice(end + 1);
+    }
+    if (pending.length > LONGEST_LINE) {
+      onLine(pending);
+      pending = "";
+    }
+  });
+  stream.on("end", () => {
+    pending += decoder.end();
+    if (pending !== "") onLine(`${pending}\n`);
+  });
 }
 
 /** Polls `probe` until it resolves, failing with the service's name and last error after `timeoutMs`. */

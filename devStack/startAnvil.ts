@@ -23,6 +23,9 @@ export async function startAnvil({
 }: AnvilOptions): Promise<Anvil> {
   const anvil = requireBinary("anvil", "npm install");
   const args = ["--host", "127.0.0.1", "--port", String(port), "--chain-id", String(chainId)];
+  // anvil's log prints every failed call's data in full, and the API's ERC-1271/6492 check puts a
+  // wallet's signature in one: quiet, anvil prints only its errors.
+  args.push("--quiet");
   if (hardfork) args.push("--hardfork", hardfork);
   if (statePath) {
     await setAsideUnreadableState(statePath);

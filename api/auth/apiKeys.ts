@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const API_KEY = /^intl_(test|live)_[0-9A-Za-z]{43}$/;
+/** The spec's key: a network prefix, then 256 random bits in base62. */
+export const API_KEY_FORMAT = "intl_(test|live)_[0-9A-Za-z]{43}";
+const API_KEY = new RegExp(`^${API_KEY_FORMAT}$`);
 
 export type Network = "test" | "live";
 

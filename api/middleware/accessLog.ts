@@ -1,8 +1,20 @@
 import { createMiddleware } from "hono/factory";
+import { redact } from "../../lib/log.ts";
 import type { AppEnv } from "../context.ts";
 
 /** Enough of a path to find the route and the id in it; a longer one is cut. */
 const LOGGED_PATH_CHARACTERS = 512;
+
+/**
+ * The path as logged: redacted whole, then cut, so a token or signature straddling the cut is
+ * replaced entirely instead of leaving a fragment too short to look like one. A path longer than the
+ * limit ends in "…" even when redaction alone made it short.
+ */
+export function loggedPath(path: string): string {
+  const redacted = redact(path) as string;
+  const long = path.length > LOGGED_PATH_CHARACTERS || redacted.length > LOGGED_PATH_CHARACTERS;
+  return long ? `${redacted.slice(0, LOGGED_PATH_CHARACTERS)}…` : redacted;
+}
 
 /** One line per request: never headers, query values or bodies, which can carry secrets. */
 export const accessLog = createMiddleware<AppEnv>(async (c, next) => {
@@ -11,10 +23,7 @@ export const accessLog = createMiddleware<AppEnv>(async (c, next) => {
   c.get("deps").log.info("request", {
     request_id: c.get("requestId"),
     method: c.req.method,
-    path:
-      c.req.path.length > LOGGED_PATH_CHARACTERS
-        ? `${c.req.path.slice(0, LOGGED_PATH_CHARACTERS)}…`
-        : c.req.path,
+    path: loggedPath(c.req.path),
     status: c.res.status,
     duration_ms: Math.round(performance.now() - started),
     auth: c.get("identity")?.method,

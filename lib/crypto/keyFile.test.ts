@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadOrCreateKey } from "./keyFile.ts";
+import { loadOrCreateKey, readKeyFile } from "./keyFile.ts";
 
 const dir = await mkdtemp(join(tmpdir(), "marketplace-keys-"));
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -23,5 +23,14 @@ describe("key files", () => {
       await writeFile(path, text);
       await expect(loadOrCreateKey(path)).rejects.toThrow(/must hold a 32-byte key/);
     }
+  });
+
+  it("are only read, never made up, where a key must already exist", async () => {
+    const path = join(dir, "absent");
+    await expect(readKeyFile(path)).rejects.toThrow(`there is no key file at ${path}`);
+    await expect(stat(path)).rejects.toThrow(/ENOENT/);
+    const existing = join(dir, "existing");
+    const key = await loadOrCreateKey(existing);
+    expect((await readKeyFile(existing)).equals(key)).toBe(true);
   });
 });

@@ -26,6 +26,13 @@ export async function loadOrCreateKey(path: string): Promise<Buffer> {
   return created;
 }
 
+/** The key kept at `path`, which must exist: for a key that must not be made up when missing. */
+export async function readKeyFile(path: string): Promise<Buffer> {
+  const key = await readKey(path);
+  if (!key) throw new Error(`there is no key file at ${path}`);
+  return key;
+}
+
 async function readKey(path: string): Promise<Buffer | undefined> {
   let text: string;
   try {

@@ -99,6 +99,8 @@ export const jobs = appSchema.table(
     requestHash: text().notNull(),
     /** The sealed request (it holds the prompt and vendor credentials); dropped once processed. */
     request: bytea(),
+    /** Which sealing key sealed `request` (`sealingKeyId`); null once it is dropped, or from before ids. */
+    sealingKeyId: text(),
     result: jsonb(),
     error: jsonb(),
     /** When the bus took the job; null means the outbox relay still has to publish it. */
@@ -123,5 +125,7 @@ export const manifests = appSchema.table("manifests", {
 export const agentSecrets = appSchema.table("agent_secrets", {
   onChainListingId: text().primaryKey(),
   sealed: bytea().notNull(),
+  /** Which sealing key sealed it (`sealingKeyId`); null for a row sealed before ids were kept. */
+  sealingKeyId: text(),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });

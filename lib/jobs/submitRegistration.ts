@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import type { Bus } from "../bus/bus.ts";
-import { seal } from "../crypto/secretBox.ts";
+import { sealRecord } from "../crypto/sealedRecord.ts";
 import { jobs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
 import { newJobId } from "../ids/randomIds.ts";
@@ -22,6 +22,7 @@ export async function submitRegistration(
 ): Promise<Submission> {
   const requestHash = createHash("sha256").update(body).digest("hex");
   const jobId = newJobId();
+  const { sealed, sealingKeyId } = sealRecord(sealingKey, Buffer.from(body), jobId);
   const inserted = await db
     .insert(jobs)
     .values({
@@ -31,7 +32,8 @@ export async function submitRegistration(
       status: "queued",
       idempotencyKey,
       requestHash,
-      request: seal(sealingKey, Buffer.from(body), jobId),
+      request: sealed,
+      sealingKeyId,
     })
     .onConflictDoNothing({ target: [jobs.wallet, jobs.idempotencyKey] })
     .returning({ id: jobs.id });

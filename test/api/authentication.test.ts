@@ -10,6 +10,7 @@ import { JWT_SECRET } from "../../devStack/startStack.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { authChallenges } from "../../lib/db/appSchema.ts";
 import { expectError, http } from "../support/http.ts";
+import { secretScan } from "../support/secretScan.ts";
 import { createTestApp } from "../support/testApp.ts";
 import { useStack } from "../support/useStack.ts";
 
@@ -17,14 +18,11 @@ const alice = devAccount(4);
 const bob = devAccount(5);
 const carol = devAccount(6);
 
-/** Everything the API process prints during this file, as it arrived. */
-const apiOutput: string[] = [];
-/** Every key, token and signature this file sends or receives: none may ever reach a log line. */
-const secrets = new Set<string>([JWT_SECRET]);
-/** Remembers `value` as a secret, unless it is too short to be one ("0x", "intl_test_"). */
-function remember(value: string) {
-  if (value.length >= 20) secrets.add(value);
-}
+/**
+ * Everything every process of the stack prints during this file, scanned at the end for every key,
+ * token and signature this file sends or receives: none may ever reach a log line.
+ */
+const scan = secretScan();
 /** Every API key issued in this file, with its id, to compare against the stored table. */
 const issuedKeys: { id: string; key: string }[] = [];
 
@@ -37,12 +35,12 @@ const secretKey = new TextEncoder().encode(JWT_SECRET);
 
 // A high limit: this file tests authentication, and its ~200 requests must not hit the rate limit
 // (unauthenticated requests share one per-address budget). test/api/rateLimit.test.ts covers that.
-const stack = useStack({ ponder: true, rateLimitPerMinute: 100_000 });
+const stack = useStack({ ponder: true, rateLimitPerMinute: 100_000, onOutput: scan.onOutput });
 let url: string;
 const api = http(() => url);
 
 beforeAll(async () => {
-  url = (await stack().addApi({}, (chunk) => apiOutput.push(chunk))).url;
+  url = (await stack().addApi()).url;
 });
 
 function nowSeconds() {
@@ -52,15 +50,15 @@ function nowSeconds() {
 /** personal_sign by `account`, remembered as a secret for the log scan. */
 async function sign(account: HDAccount, message: string): Promise<Hex> {
   const signature = await account.signMessage({ message });
-  remember(signature);
-  remember(signature.slice(2));
+  scan.remember("wallet signature", signature);
+  scan.remember("wallet signature", signature.slice(2));
   return signature;
 }
 
 function rememberToken(token: string) {
-  remember(token);
+  scan.remember("JWT", token);
   const signaturePart = token.split(".")[2];
-  if (signaturePart) remember(signaturePart);
+  if (signaturePart) scan.remember("JWT signature", signaturePart);
 }
 
 async function challengeFor(wallet: string): Promise<string> {
@@ -100,8 +98,8 @@ async function postKey(token: string, body: unknown) {
   const reply = await api.post("/v1/api-keys", body, { bearer: token });
   if (reply.status === 201) {
     const { id, key } = reply.body;
-    remember(key);
-    remember(key.slice("intl_test_".length));
+    scan.remember("API key", key);
+    scan.remember("API key", key.slice("intl_test_".length));
     issuedKeys.push({ id, key });
   }
   return reply;
@@ -304,7 +302,7 @@ describe("wallet sign-in", () => {
       `0x${"ab".repeat(500)}`,
     ];
     for (const signature of malformed) {
-      remember(signature);
+      scan.remember("wallet signature", signature);
       const reply = await postToken({ wallet: alice.address, challenge, signature });
       expect({ signature, status: reply.status, body: reply.body }).toStrictEqual({
         signature,
@@ -350,7 +348,7 @@ describe("JWT bearer tokens", () => {
       `${base64url({ alg: "HS256", typ: "JWT" })}.${payload}.`,
     ];
     for (const token of variants) {
-      remember(token);
+      scan.remember("JWT", token);
       await expectRefused(token, 401, "unauthorized");
     }
   });
@@ -370,7 +368,7 @@ describe("JWT bearer tokens", () => {
     const [header, payload, signature] = (await signIn(alice)).split(".");
     const claims = JSON.parse(Buffer.from(payload ?? "", "base64url").toString());
     const tampered = `${header}.${base64url({ ...claims, sub: bob.address.toLowerCase() })}.${signature}`;
-    remember(tampered);
+    scan.remember("JWT", tampered);
     await expectRefused(tampered, 401, "unauthorized");
   });
 
@@ -556,7 +554,7 @@ describe("API keys", () => {
       "intl_prod_abc",
     ];
     for (const bad of wrong) {
-      remember(bad);
+      scan.remember("API key", bad);
       await expectRefused(bad, 401, "invalid_api_key");
     }
   });
@@ -674,20 +672,17 @@ describe("what is stored and printed", () => {
     }
   });
 
-  it("never prints a key, token or signature in any log line", async () => {
+  it("never prints a key, token or signature in any process's output", async () => {
     // The processes' output arrives through pipes: let the last lines in.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const lines = apiOutput.join("").split("\n");
-    const requests = lines.filter((line) => line.includes('"message":"request"'));
-    // The scan means something only if the request log was captured.
+    // The scan means something only if every process's output and the request log were captured.
+    expect(scan.unheard(["postgres", "ponder", "api"])).toEqual([]);
+    const requests = scan
+      .text()
+      .split("\n")
+      .filter((line) => line.includes('"message":"request"'));
     expect(requests.length).toBeGreaterThan(100);
-    expect(secrets.size).toBeGreaterThan(50);
-    const leaks: string[] = [];
-    for (const secret of secrets) {
-      for (const line of lines) {
-        if (line.includes(secret)) leaks.push(`${secret.slice(0, 12)}… in ${line.slice(0, 300)}`);
-      }
-    }
-    expect(leaks).toEqual([]);
+    expect(scan.rememberedCount()).toBeGreaterThan(50);
+    expect(scan.leaks(stack())).toEqual([]);
   });
 });

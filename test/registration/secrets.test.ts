@@ -1,7 +1,7 @@
 // Acceptance 3: an agent's logic and its creator's credentials stay private. Neither the system prompt,
 // nor a vendor credential, nor the private endpoints (webhook, self-hosted model) appear in any API
-// response, in the public manifest behind metadata_uri, in any log line of the API and worker
-// processes, or anywhere in the database in plaintext; what is stored is ciphertext sealed to the
+// response, in the public manifest behind metadata_uri, in any line any process of the stack prints
+// (anvil, Postgres, NATS, Ponder, the API and the worker), or anywhere in the database in plaintext; what is stored is ciphertext sealed to the
 // listing (and, while queued, to the job).
 import { randomBytes } from "node:crypto";
 import { eq, inArray, sql } from "drizzle-orm";
@@ -20,6 +20,7 @@ import {
   settledJob,
   whilePaused,
 } from "../support/registration.ts";
+import { secretScan } from "../support/secretScan.ts";
 import { useStack } from "../support/useStack.ts";
 
 const creator = devAccount(8);
@@ -40,6 +41,18 @@ const SECRET = {
   rejectedEndpoint: `rejected-marker-${tag}.example.com`,
 };
 const MARKERS = Object.values(SECRET);
+const KIND_OF: Record<keyof typeof SECRET, string> = {
+  hostedPrompt: "system prompt",
+  vendorKey: "vendor credential",
+  vendorOrg: "vendor credential",
+  selfHostedPrompt: "system prompt",
+  modelEndpoint: "private endpoint",
+  entrypoint: "private endpoint",
+  webhookToken: "private endpoint",
+  rejectedPrompt: "system prompt",
+  rejectedKey: "vendor credential",
+  rejectedEndpoint: "private endpoint",
+};
 /** Public on purpose: the positive control proving each scan sees what it is meant to. */
 const PUBLIC_MARKER = `PUBLIC-MARKER-${tag}`;
 
@@ -106,8 +119,11 @@ const rejected = [
   },
 ];
 
-/** Every line the servers (the API and worker processes among them) printed during this file. */
-const logs: string[] = [];
+/** Every line every process of the stack printed during this file, scanned for every kind of secret. */
+const scan = secretScan();
+for (const [name, marker] of Object.entries(SECRET)) {
+  scan.remember(KIND_OF[name as keyof typeof SECRET], marker);
+}
 /** Every response body this file received from the API. */
 const responses: { path: string; body: string }[] = [];
 const jobIds: string[] = [];
@@ -116,14 +132,16 @@ const jobIds: string[] = [];
 const stack = useStack({
   ...REGISTRATION_STACK,
   ponder: true,
-  onOutput: (line) => logs.push(line),
+  onOutput: scan.onOutput,
 });
 /** The creator's client; every answer's body is kept for the final scan. */
 let api: RegistrationClient;
 
 beforeAll(async () => {
   const apiUrl = () => stack().api.url;
-  const client = http(apiUrl, { bearer: await signIn(apiUrl(), creator) });
+  const token = await signIn(apiUrl(), creator);
+  scan.remember("JWT", token);
+  const client = http(apiUrl, { bearer: token });
   const kept = (path: string) => (response: JsonResponse) => {
     responses.push({ path, body: JSON.stringify(response.body) ?? "" });
     return response;
@@ -311,8 +329,9 @@ describe("secrets stay private through registration", () => {
   });
 
   it("never shows a secret in any response body, log line or database row", async () => {
-    // The scan covers both processes and every kind of response gathered above.
-    const output = logs.join("");
+    // The scan covers every process and every kind of response gathered above.
+    expect(scan.unheard(["postgres", "nats", "ponder", "api", "worker"])).toEqual([]);
+    const output = scan.text();
     expect(output).toContain('"component":"api"');
     expect(output).toContain('"component":"worker"');
     expect(output).toContain('"registration processed"');
@@ -328,7 +347,7 @@ describe("secrets stay private through registration", () => {
         leaks: [],
       });
     }
-    expect(leaksIn(output)).toEqual([]);
+    expect(scan.leaks(stack())).toEqual([]);
 
     // Every row of every table, in every schema (the indexer's too), as text: a bytea column
     // shows as hex, so look for the hex form as well.

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import { saveAgent } from "../../lib/agents/saveAgent.ts";
-import { open, seal } from "../../lib/crypto/secretBox.ts";
+import { openRecord, sealRecord } from "../../lib/crypto/sealedRecord.ts";
 import { agentSecrets, jobs, manifests } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
@@ -29,7 +29,11 @@ export async function processRegistration(
     const [job] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).for("update");
     if (job?.status !== "queued" || !job.request) return "already_done";
 
-    const request = openRequest(sealingKey, job.request, job.id);
+    const request = openRequest(
+      sealingKey,
+      { sealed: job.request, sealingKeyId: job.sealingKeyId },
+      job.id,
+    );
     const seed: Hex = `0x${randomBytes(32).toString("hex")}`;
     const built = buildRegistration(request, job.wallet as Address, seed);
     if (!built.ok) {
@@ -55,7 +59,7 @@ export async function processRegistration(
     });
     await tx.insert(agentSecrets).values({
       onChainListingId,
-      sealed: seal(sealingKey, Buffer.from(JSON.stringify(registration.secret)), onChainListingId),
+      ...sealRecord(sealingKey, Buffer.from(JSON.stringify(registration.secret)), onChainListingId),
     });
     await tx
       .update(jobs)
@@ -81,17 +85,25 @@ export async function processRegistration(
 export async function failJob(db: Database, jobId: string, error: JobError): Promise<void> {
   await db
     .update(jobs)
-    .set({ status: "failed", error, request: null, updatedAt: new Date() })
+    .set({ status: "failed", error, request: null, sealingKeyId: null, updatedAt: new Date() })
     .where(and(eq(jobs.id, jobId), eq(jobs.status, "queued")));
 }
 
-/** The sealed request as JSON; one that does not open (another sealing key) never will. */
-function openRequest(sealingKey: Uint8Array, sealed: Buffer, jobId: string) {
+/**
+ * The sealed request as JSON; one that does not open never will with this worker's key. The message
+ * names the key it was sealed under and the key this worker holds.
+ */
+function openRequest(
+  sealingKey: Uint8Array,
+  request: { sealed: Buffer; sealingKeyId: string | null },
+  jobId: string,
+) {
   let text: string;
   try {
-    text = open(sealingKey, sealed, jobId).toString();
+    text = openRecord(sealingKey, request, jobId).toString();
   } catch (error) {
-    throw new PermanentJobFailure("the sealed request does not open with this sealing key", {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new PermanentJobFailure(`the sealed request cannot be opened: ${reason}`, {
       cause: error,
     });
   }
@@ -105,6 +117,7 @@ function openRequest(sealingKey: Uint8Array, sealed: Buffer, jobId: string) {
 function settled() {
   return {
     request: null,
+    sealingKeyId: null,
     publishedAt: sql`coalesce(${jobs.publishedAt}, now())`,
     updatedAt: new Date(),
   };
