@@ -13,7 +13,9 @@ import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
 import { startRegistrationWorker } from "../workers/registration/registrationWorker.ts";
 
-const env = parseApiEnv(apiEnvSchema.extend(envFields("WORKER_CONCURRENCY")));
+const env = parseApiEnv(
+  apiEnvSchema.extend(envFields("WORKER_CONCURRENCY", "SCHEMA_COMPILE_BUDGET_MS")),
+);
 await migrateAppSchema(env.DATABASE_URL);
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
 const bus = createInProcessBus();
@@ -26,6 +28,7 @@ const worker = await startRegistrationWorker({
   sealingKey: key,
   log: createLogger("worker"),
   concurrency: env.WORKER_CONCURRENCY,
+  schemaCompileBudgetMs: env.SCHEMA_COMPILE_BUDGET_MS,
 });
 const api = await serveApi({ env, db, bus, sealingKey: key, log: createLogger("api") });
 

@@ -2,6 +2,7 @@
 // once at boot, and stops on a bad value naming the variable. `.env.example` documents them all.
 import { type Address, isAddress, isHex } from "viem";
 import { z } from "zod/v4";
+import { SCHEMA_COMPILE_BUDGET_MS } from "./manifest/manifestValidationThreads.ts";
 import { trustProxySchema } from "./net/trustProxy.ts";
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -48,6 +49,7 @@ export const ENV_FIELDS = {
   SEALING_KEY: hexKey.optional(),
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
   REGISTRATION_ACK_WAIT_MS: z.coerce.number().int().positive().default(30_000),
+  SCHEMA_COMPILE_BUDGET_MS: z.coerce.number().int().positive().default(SCHEMA_COMPILE_BUDGET_MS),
 };
 
 type Fields = typeof ENV_FIELDS;

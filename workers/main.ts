@@ -18,6 +18,7 @@ const env = parseEnvironment(
       "SEALING_KEY",
       "WORKER_CONCURRENCY",
       "REGISTRATION_ACK_WAIT_MS",
+      "SCHEMA_COMPILE_BUDGET_MS",
     ),
   ),
 );
@@ -32,6 +33,7 @@ const registration = await startRegistrationWorker({
   log,
   concurrency: env.WORKER_CONCURRENCY,
   ackWaitMs: env.REGISTRATION_ACK_WAIT_MS,
+  schemaCompileBudgetMs: env.SCHEMA_COMPILE_BUDGET_MS,
 });
 log.info("workers started", { bus: "jetstream" });
 

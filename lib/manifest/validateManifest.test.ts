@@ -282,3 +282,67 @@ describe("validateManifest", () => {
     for (const violation of result.violations) expect(violation.message).not.toBe("");
   });
 });
+
+describe("finding: manifest schemas cannot stall a process", () => {
+  /** `levels` levels of objects: `{not: {not: … {}}}`. */
+  function nested(levels: number): Record<string, unknown> {
+    let schema: Record<string, unknown> = {};
+    for (let level = 1; level < levels; level += 1) schema = { not: schema };
+    return schema;
+  }
+  const refsToOneDefinition = (refs: number) => ({
+    definitions: { name: { type: "string" } },
+    anyOf: Array.from({ length: refs }, () => ({ $ref: "#/definitions/name" })),
+  });
+
+  describe.each(["input_schema", "output_schema"])("%s", (field) => {
+    it.each([
+      ["nests deeper than 32 levels", nested(33), "max_depth"],
+      [
+        "holds more than 1000 JSON values",
+        { enum: Array.from({ length: 999 }, String) },
+        "max_size",
+      ],
+      ["uses $ref more than 100 times", refsToOneDefinition(101), "max_refs"],
+    ])("is refused, before it is compiled, when it %s", (_what, schema, rule) => {
+      expect(violationsOf(declarativeWith({ [field]: schema }))).toEqual([{ field, rule }]);
+    });
+
+    it("is accepted at every limit at once", () => {
+      const schema = { ...refsToOneDefinition(100), not: nested(31) };
+      expect(violationsOf(declarativeWith({ [field]: schema }))).toEqual([]);
+    });
+  });
+
+  it("names every pattern the linear-time engine cannot run, by its path", () => {
+    const manifest = declarativeWith({
+      input_schema: {
+        type: "object",
+        properties: { email: { type: "string", pattern: "^(\\w+)@\\1$" } },
+        patternProperties: { "^(?!internal)": { type: "string" } },
+      },
+      output_schema: { type: "array", items: { anyOf: [{}, { pattern: "(?<=a)b" }] } },
+    });
+    expect(violationsOf(manifest)).toEqual([
+      { field: "input_schema.patternProperties.^(?!internal)", rule: "linear_regex" },
+      { field: "input_schema.properties.email.pattern", rule: "linear_regex" },
+      { field: "output_schema.items.anyOf[1].pattern", rule: "linear_regex" },
+    ]);
+  });
+
+  it("refuses a lookaround the compiler reaches only through $ref, as not compiling", () => {
+    const schema = { $ref: "#/x-hidden", "x-hidden": { pattern: "^(?=a)" } };
+    expect(violationsOf(declarativeWith({ input_schema: schema }))).toEqual([
+      { field: "input_schema", rule: "json_schema" },
+    ]);
+  });
+
+  it("accepts the patterns JSON Schemas usually hold", () => {
+    const patterns = ["^[a-z0-9-]+$", "^\\d{4}-\\d{2}-\\d{2}$", "^caf\\u00e9", "^\\p{Lu}\\w*$", ""];
+    const schema = {
+      type: "object",
+      properties: Object.fromEntries(patterns.map((pattern, index) => [`p${index}`, { pattern }])),
+    };
+    expect(violationsOf(declarativeWith({ input_schema: schema }))).toEqual([]);
+  });
+});

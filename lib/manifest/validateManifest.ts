@@ -1,5 +1,8 @@
-import { Ajv, type Options } from "ajv";
+import { Ajv } from "ajv";
 import { CATEGORIES, type Category } from "../marketplace/vocabulary.ts";
+import { compileSchema, SCHEMA_COMPILER_OPTIONS } from "./compileInputValidator.ts";
+import { schemaLimitViolation } from "./schemaLimits.ts";
+import { unsupportedPatterns } from "./schemaPatterns.ts";
 
 export const MODEL_PROVIDERS = ["openai", "anthropic", "self_hosted"] as const;
 export const TOOL_SCOPES = ["read_only", "input_only", "repo_scoped"] as const;
@@ -58,8 +61,16 @@ const MANIFEST_FIELDS = [
 
 type Report = (field: string, rule: string, message: string) => void;
 
+export type ValidateManifestOptions = {
+  /** Called as the check of a schema field (the costly part: compiling it) begins. */
+  onSchemaCheck?: (field: "input_schema" | "output_schema") => void;
+};
+
 /** Checks a submitted manifest against the spec, reporting every violation rather than the first. */
-export function validateManifest(input: unknown): ManifestValidation {
+export function validateManifest(
+  input: unknown,
+  { onSchemaCheck }: ValidateManifestOptions = {},
+): ManifestValidation {
   const violations: ManifestViolation[] = [];
   const report: Report = (field, rule, message) => violations.push({ field, rule, message });
 
@@ -85,7 +96,9 @@ export function validateManifest(input: unknown): ManifestValidation {
   });
   const entrypoint_url = readHttpsUrl(report, "entrypoint_url", input.entrypoint_url);
   const tools = readTools(report, input.tools);
+  onSchemaCheck?.("input_schema");
   const input_schema = readJsonSchema(report, "input_schema", input.input_schema);
+  onSchemaCheck?.("output_schema");
   const output_schema = readJsonSchema(report, "output_schema", input.output_schema);
   const timeout_seconds = readTimeout(report, input.timeout_seconds);
   const title = readString(report, "title", input.title, { maxLength: 120 });
@@ -323,36 +336,51 @@ function readJsonSchema(report: Report, field: string, value: unknown): JsonObje
     report(field, "type", "must be a JSON Schema object");
     return undefined;
   }
-  const problem = jsonSchemaProblem(value);
-  if (problem !== undefined) {
-    report(field, "json_schema", `is not a valid JSON Schema: ${problem}`);
+  // Bounded before anything reads the schema whole: what follows costs with its size.
+  const overLimit = schemaLimitViolation(value);
+  if (overLimit !== undefined) {
+    report(field, overLimit.rule, overLimit.message);
+    return undefined;
+  }
+  const invalid = metaSchemaProblem(value);
+  if (invalid !== undefined) {
+    report(field, "json_schema", `is not a valid JSON Schema: ${invalid}`);
+    return undefined;
+  }
+  const patterns = unsupportedPatterns(value, field);
+  for (const violation of patterns) report(violation.field, violation.rule, violation.message);
+  if (patterns.length > 0) return undefined;
+  const uncompilable = compileProblem(value);
+  if (uncompilable !== undefined) {
+    report(field, "json_schema", `is not a valid JSON Schema: ${uncompilable}`);
     return undefined;
   }
   return value;
 }
 
-// Unknown keywords are tolerated (strict off); formats are skipped, as only compilation is checked
-// here and unknown ones would otherwise be logged.
-const AJV_OPTIONS: Options = { strict: false, validateFormats: false };
 const DRAFT_07 = /^http:\/\/json-schema\.org\/draft-07\/schema#?$/;
 
 // Checking a schema against the meta-schema leaves no state behind, so one instance (whose compiled
 // meta-schema is the expensive part) serves every manifest.
-const metaSchemaChecker = new Ajv(AJV_OPTIONS);
+const metaSchemaChecker = new Ajv(SCHEMA_COMPILER_OPTIONS);
 
-function jsonSchemaProblem(schema: JsonObject): string | undefined {
+function metaSchemaProblem(schema: JsonObject): string | undefined {
   // Ajv's default dialect; pinning it keeps creators' `$schema` lookups off the shared instance.
   const dialect = schema.$schema;
   if (dialect !== undefined && !(typeof dialect === "string" && DRAFT_07.test(dialect))) {
     return "$schema must be http://json-schema.org/draft-07/schema#";
   }
   try {
-    if (!metaSchemaChecker.validateSchema(schema)) {
-      return metaSchemaChecker.errorsText(metaSchemaChecker.errors, { dataVar: "schema" });
-    }
-    // Compiling registers the schema's `$id`s, so each schema gets a throwaway instance: one
-    // creator's ids must neither clash with nor resolve in another's schema.
-    new Ajv({ ...AJV_OPTIONS, validateSchema: false }).compile(schema);
+    if (metaSchemaChecker.validateSchema(schema)) return undefined;
+    return metaSchemaChecker.errorsText(metaSchemaChecker.errors, { dataVar: "schema" });
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+function compileProblem(schema: JsonObject): string | undefined {
+  try {
+    compileSchema(schema);
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

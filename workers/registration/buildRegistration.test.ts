@@ -16,23 +16,23 @@ const manifest = {
   output_schema: { type: "string" },
 };
 
-function built(request: Record<string, unknown>) {
-  const result = buildRegistration(request, creator, seed);
+async function built(request: Record<string, unknown>) {
+  const result = await buildRegistration(request, creator, seed);
   if (!result.ok) throw new Error(`rejected: ${JSON.stringify(result.violations)}`);
   return result.registration;
 }
 
 describe("buildRegistration", () => {
-  it("derives the listing id the contract will, and the agent id from the name", () => {
-    const registration = built(manifest);
+  it("derives the listing id the contract will, and the agent id from the name", async () => {
+    const registration = await built(manifest);
     expect(registration.onChainListingId).toBe(deriveListingId(creator, seed));
     expect(registration.agentId).toBe(
       `code-review-bot-${registration.onChainListingId.slice(2, 10)}`,
     );
   });
 
-  it("publishes the manifest without its prompt, under the content id of its canonical bytes", () => {
-    const registration = built({ ...manifest, vendor_credentials: { api_key: "sk-secret" } });
+  it("publishes the manifest without its prompt, under the content id of its canonical bytes", async () => {
+    const registration = await built({ ...manifest, vendor_credentials: { api_key: "sk-secret" } });
     const text = registration.content.toString();
     expect(text).not.toContain("Never reveal");
     expect(text).not.toContain("sk-secret");
@@ -45,14 +45,14 @@ describe("buildRegistration", () => {
     });
   });
 
-  it("gives the same bytes and content id whatever the order of the fields", () => {
+  it("gives the same bytes and content id whatever the order of the fields", async () => {
     const reversed = Object.fromEntries(Object.entries(manifest).reverse());
-    expect(built(reversed).cid).toBe(built(manifest).cid);
-    expect(built(reversed).content.equals(built(manifest).content)).toBe(true);
+    expect((await built(reversed)).cid).toBe((await built(manifest)).cid);
+    expect((await built(reversed)).content.equals((await built(manifest)).content)).toBe(true);
   });
 
-  it("reports manifest and vendor-credential violations together", () => {
-    const result = buildRegistration(
+  it("reports manifest and vendor-credential violations together", async () => {
+    const result = await buildRegistration(
       { ...manifest, name: "Not Kebab", vendor_credentials: ["sk-secret"] },
       creator,
       seed,
@@ -65,8 +65,8 @@ describe("buildRegistration", () => {
     ]);
   });
 
-  it("refuses vendor credentials for an agent that does not run on a hosted vendor", () => {
-    const result = buildRegistration(
+  it("refuses vendor credentials for an agent that does not run on a hosted vendor", async () => {
+    const result = await buildRegistration(
       {
         ...manifest,
         model: { provider: "self_hosted", endpoint_url: "https://models.example.com/v1" },
@@ -81,12 +81,12 @@ describe("buildRegistration", () => {
     });
   });
 
-  it("refuses a NUL character anywhere, naming where, instead of failing to store it", () => {
+  it("refuses a NUL character anywhere, naming where, instead of failing to store it", async () => {
     const withNul = {
       ...manifest,
       input_schema: { type: "object", properties: { diff: { type: "string", title: "a\u0000b" } } },
     };
-    expect(buildRegistration(withNul, creator, seed)).toEqual({
+    expect(await buildRegistration(withNul, creator, seed)).toEqual({
       ok: false,
       violations: [
         {
@@ -97,9 +97,38 @@ describe("buildRegistration", () => {
       ],
     });
     const inKey = { ...manifest, output_schema: { "bad\u0000key": 1 } };
-    expect(buildRegistration(inKey, creator, seed)).toMatchObject({
+    expect(await buildRegistration(inKey, creator, seed)).toMatchObject({
       ok: false,
       violations: [{ rule: "no_nul" }],
     });
+  });
+});
+
+describe("finding: manifest schemas cannot stall a process", () => {
+  it("refuses fields nested 30,000 levels deep by name, before anything walks or copies them", async () => {
+    const deep = JSON.parse(`${"[".repeat(30_000)}${"]".repeat(30_000)}`);
+    const message = "must nest at most 32 levels deep";
+    expect(
+      await buildRegistration(
+        { ...manifest, input_schema: { items: deep }, vendor: deep },
+        creator,
+        seed,
+      ),
+    ).toEqual({
+      ok: false,
+      violations: [
+        { field: "input_schema", rule: "max_depth", message },
+        { field: "vendor", rule: "max_depth", message },
+      ],
+    });
+  });
+
+  it("validates the manifest with the validator it is given, such as one on a worker thread", async () => {
+    const overBudget = { field: "input_schema", rule: "compile_timeout", message: "too slow" };
+    const result = await buildRegistration(manifest, creator, seed, async (input) => {
+      expect(input).toEqual(manifest);
+      return { ok: false, violations: [overBudget] };
+    });
+    expect(result).toEqual({ ok: false, violations: [overBudget] });
   });
 });

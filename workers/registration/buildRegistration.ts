@@ -6,7 +6,12 @@ import {
   privateManifest,
   publicManifest,
 } from "../../lib/manifest/publicManifest.ts";
-import { type ManifestViolation, validateManifest } from "../../lib/manifest/validateManifest.ts";
+import { depthLimitViolation } from "../../lib/manifest/schemaLimits.ts";
+import {
+  type ManifestValidation,
+  type ManifestViolation,
+  validateManifest,
+} from "../../lib/manifest/validateManifest.ts";
 
 /** Everything a registration stores, derived from the request alone. */
 export type Registration = {
@@ -22,16 +27,30 @@ export type Registration = {
   secret: ReturnType<typeof privateManifest> & { vendor_credentials: unknown };
 };
 
+/** `validateManifest`, here or elsewhere (on a worker thread, see `startManifestValidationThreads`). */
+export type ManifestValidator = (
+  manifest: unknown,
+) => ManifestValidation | Promise<ManifestValidation>;
+
 /**
  * Validates a registration request (a manifest, plus `vendor_credentials` for hosted vendors) from
- * `creator` and derives what registering it stores; `seed` makes its listing id. Pure: the same
- * inputs give the same registration, byte for byte.
+ * `creator` with `validate` and derives what registering it stores; `seed` makes its listing id.
+ * Pure: the same inputs give the same registration, byte for byte.
  */
-export function buildRegistration(
+export async function buildRegistration(
   request: Record<string, unknown>,
   creator: Address,
   seed: Hex,
-): { ok: true; registration: Registration } | { ok: false; violations: ManifestViolation[] } {
+  validate: ManifestValidator = validateManifest,
+): Promise<
+  { ok: true; registration: Registration } | { ok: false; violations: ManifestViolation[] }
+> {
+  // First: what follows walks and copies the request, which would overflow the stack on deep values.
+  const tooDeep = Object.entries(request).flatMap(([field, value]) => {
+    const violation = depthLimitViolation(value);
+    return violation ? [{ field, ...violation }] : [];
+  });
+  if (tooDeep.length > 0) return { ok: false, violations: tooDeep };
   const nul = pathOfNul(request);
   if (nul !== undefined) {
     // Postgres stores no NUL in text or JSON: refuse it precisely rather than fail to store it.
@@ -41,7 +60,7 @@ export function buildRegistration(
     };
   }
   const { vendor_credentials: vendorCredentials, ...input } = request;
-  const validation = validateManifest(input);
+  const validation = await validate(input);
   const violations = [
     ...(validation.ok ? [] : validation.violations),
     ...vendorCredentialViolations(vendorCredentials, input),

@@ -8,7 +8,7 @@ import type { Database } from "../../lib/db/projections.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
 import type { JobError } from "../../lib/jobs/jobError.ts";
 import type { ManifestViolation } from "../../lib/manifest/validateManifest.ts";
-import { buildRegistration } from "./buildRegistration.ts";
+import { buildRegistration, type ManifestValidator } from "./buildRegistration.ts";
 
 export type RegistrationOutcome = "completed" | "failed" | "already_done";
 
@@ -17,25 +17,37 @@ export class PermanentJobFailure extends Error {}
 
 /**
  * Settles a queued registration: the agent stored (public manifest by content id, listing fields,
- * the private part sealed to the listing) or the job failed with the manifest's violations. One
- * transaction with the job row locked, so a redelivered or concurrent delivery can never register
- * an agent twice.
+ * the private part sealed to the listing) or the job failed with the manifest's violations. The
+ * manifest is validated first, with `validateManifest` (compiling its schemas may take a while),
+ * holding no lock and no connection; the outcome is then written in one transaction with the job row
+ * locked and still queued, so a redelivered or concurrent delivery can never register an agent twice.
  */
 export async function processRegistration(
-  { db, sealingKey }: { db: Database; sealingKey: Uint8Array },
+  {
+    db,
+    sealingKey,
+    validateManifest,
+  }: { db: Database; sealingKey: Uint8Array; validateManifest?: ManifestValidator },
   jobId: string,
 ): Promise<RegistrationOutcome> {
-  return db.transaction(async (tx) => {
-    const [job] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).for("update");
-    if (job?.status !== "queued" || !job.request) return "already_done";
+  const [job] = await db.select().from(jobs).where(eq(jobs.id, jobId));
+  if (job?.status !== "queued" || !job.request) return "already_done";
 
-    const request = openRequest(
-      sealingKey,
-      { sealed: job.request, sealingKeyId: job.sealingKeyId },
-      job.id,
-    );
-    const seed: Hex = `0x${randomBytes(32).toString("hex")}`;
-    const built = buildRegistration(request, job.wallet as Address, seed);
+  const request = openRequest(
+    sealingKey,
+    { sealed: job.request, sealingKeyId: job.sealingKeyId },
+    job.id,
+  );
+  const seed: Hex = `0x${randomBytes(32).toString("hex")}`;
+  const built = await buildRegistration(request, job.wallet as Address, seed, validateManifest);
+
+  return db.transaction(async (tx) => {
+    const [locked] = await tx
+      .select({ status: jobs.status })
+      .from(jobs)
+      .where(eq(jobs.id, job.id))
+      .for("update");
+    if (locked?.status !== "queued") return "already_done";
     if (!built.ok) {
       await tx
         .update(jobs)

@@ -2,6 +2,7 @@ import type { Bus, Subscription } from "../../lib/bus/bus.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import { REGISTRATION_SUBJECT } from "../../lib/jobs/publishJob.ts";
 import type { Logger } from "../../lib/log.ts";
+import { startManifestValidationThreads } from "../../lib/manifest/manifestValidationThreads.ts";
 import { failJob, PermanentJobFailure, processRegistration } from "./processRegistration.ts";
 
 export type RegistrationWorkerOptions = {
@@ -12,20 +13,30 @@ export type RegistrationWorkerOptions = {
   concurrency?: number;
   /** A job held longer without an answer is presumed lost with its worker and redelivered. */
   ackWaitMs?: number;
+  /** How long one schema may take to compile (see `startManifestValidationThreads`). */
+  schemaCompileBudgetMs?: number;
 };
 
 const MAX_DELIVER = 5;
 
-/** Consumes registration jobs: acknowledged once their outcome is committed, retried on failures. */
-export function startRegistrationWorker({
+/**
+ * Consumes registration jobs: acknowledged once their outcome is committed, retried on failures.
+ * Manifests are validated on worker threads, one per job in hand, never on this event loop.
+ */
+export async function startRegistrationWorker({
   db,
   bus,
   sealingKey,
   log,
   concurrency = 4,
   ackWaitMs = 30_000,
+  schemaCompileBudgetMs,
 }: RegistrationWorkerOptions): Promise<Subscription> {
-  return bus.consume(
+  const validation = startManifestValidationThreads({
+    threads: concurrency,
+    compileBudgetMs: schemaCompileBudgetMs,
+  });
+  const subscription = await bus.consume(
     REGISTRATION_SUBJECT,
     { group: "registration", ackWaitMs, maxDeliver: MAX_DELIVER, concurrency },
     async (message) => {
@@ -38,7 +49,10 @@ export function startRegistrationWorker({
         });
       }, ackWaitMs / 3);
       try {
-        const outcome = await processRegistration({ db, sealingKey }, jobId);
+        const outcome = await processRegistration(
+          { db, sealingKey, validateManifest: validation.validate },
+          jobId,
+        );
         clearInterval(heartbeat);
         await message.ack();
         log.info("registration processed", { job_id: jobId, outcome });
@@ -64,4 +78,10 @@ export function startRegistrationWorker({
       }
     },
   );
+  return {
+    stop: async () => {
+      await subscription.stop();
+      await validation.close();
+    },
+  };
 }

@@ -1,0 +1,93 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type ManifestValidationThreads,
+  startManifestValidationThreads,
+} from "./manifestValidationThreads.ts";
+import { validateManifest } from "./validateManifest.ts";
+
+function manifest(input_schema: unknown): Record<string, unknown> {
+  return {
+    name: "thread-probe",
+    category: "coding",
+    description: "Checks schemas.",
+    model: { provider: "openai", model: "gpt-5" },
+    system_prompt: "You check.",
+    input_schema,
+    output_schema: { type: "string" },
+  };
+}
+
+/**
+ * Within every limit, yet slow to check: 300 patterns near the size limit, each compiled by RE2
+ * (most of a second in all, warm, on the machine these tests were written on).
+ */
+const slowSchema = {
+  type: "object",
+  properties: Object.fromEntries(
+    Array.from({ length: 300 }, (_, index) => [
+      `p${index}`,
+      { type: "string", pattern: `(\\p{L}|\\p{N}){${300 - (index % 100)}}` },
+    ]),
+  ),
+};
+
+let threads: ManifestValidationThreads | undefined;
+afterEach(async () => {
+  await threads?.close();
+  threads = undefined;
+});
+
+describe("startManifestValidationThreads", () => {
+  it("answers what validateManifest answers, accepted or rejected", async () => {
+    threads = startManifestValidationThreads({ threads: 2 });
+    const valid = manifest({ type: "object", properties: { diff: { type: "string" } } });
+    const invalid = manifest({ type: "object", properties: { diff: { pattern: "^(a)\\1$" } } });
+    expect(await threads.validate(valid)).toEqual(validateManifest(valid));
+    expect(await threads.validate(invalid)).toEqual(validateManifest(invalid));
+    expect(await threads.validate(invalid)).toMatchObject({
+      ok: false,
+      violations: [{ field: "input_schema.properties.diff.pattern", rule: "linear_regex" }],
+    });
+  });
+
+  it("queues validations beyond its threads and answers each", async () => {
+    threads = startManifestValidationThreads({ threads: 1 });
+    const names = ["one", "two", "three"];
+    const results = await Promise.all(
+      names.map((name) => threads?.validate({ ...manifest({ type: "object" }), name })),
+    );
+    expect(results.map((result) => result?.ok && result.manifest.name)).toEqual(names);
+  });
+});
+
+describe("finding: manifest schemas cannot stall a process (time budget)", () => {
+  it("terminates a schema over its budget and rejects it, naming the schema and the budget", async () => {
+    threads = startManifestValidationThreads({ threads: 1, compileBudgetMs: 100 });
+    expect(await threads.validate(manifest(slowSchema))).toEqual({
+      ok: false,
+      violations: [
+        {
+          field: "input_schema",
+          rule: "compile_timeout",
+          message: "did not compile within 100 ms",
+        },
+      ],
+    });
+    // The terminated thread is replaced: the next manifest is checked as usual.
+    expect(await threads.validate(manifest({ type: "object" }))).toMatchObject({ ok: true });
+  });
+
+  it("keeps the caller's event loop free while a schema compiles", async () => {
+    threads = startManifestValidationThreads({ threads: 1, compileBudgetMs: 60_000 });
+    await threads.validate(manifest({ type: "object" }));
+    let ticks = 0;
+    const ticker = setInterval(() => {
+      ticks += 1;
+    }, 1);
+    const validation = await threads.validate(manifest(slowSchema));
+    clearInterval(ticker);
+    expect(validation.ok).toBe(true);
+    // Compiled here, the loop would not have turned once until the end.
+    expect(ticks).toBeGreaterThan(10);
+  });
+});
