@@ -19,7 +19,7 @@ async function challengesOf(wallet: string) {
     .where(eq(authChallenges.wallet, wallet.toLowerCase()));
 }
 
-describe("bounded tables", () => {
+describe("finding: bounded tables from unauthenticated endpoints", () => {
   it("keep a wallet's newest challenges only, and the newest still signs in", async () => {
     const victim = devAccount(11);
     const api = createTestApp(stack()).http();

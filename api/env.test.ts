@@ -7,7 +7,7 @@ const required = {
 };
 const KEY = "ab".repeat(32);
 
-describe("the API's environment", () => {
+describe("finding: keys in production (the API's environment)", () => {
   it("generates nothing on the live network: both keys must be given", () => {
     expect(() => parseApiEnv(apiEnvSchema, { ...required, NETWORK: "live" })).toThrow(
       "JWT_SECRET, SEALING_KEY: required with NETWORK=live",

@@ -4,7 +4,7 @@ import { useStack } from "../test/support/useStack.ts";
 
 const stack = useStack({ chain: true, postgres: true });
 
-describe("security headers", () => {
+describe("finding: HTTP hardening (security headers)", () => {
   it("tell browsers not to sniff types or pass referrers, on answers and errors alike", async () => {
     const api = createTestApp(stack());
     for (const path of ["/v1/auth/challenge?wallet=0x01", "/v1/listings", "/nowhere"]) {

@@ -7,7 +7,7 @@ import { loadOrCreateKey, readKeyFile } from "./keyFile.ts";
 const dir = await mkdtemp(join(tmpdir(), "marketplace-keys-"));
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-describe("key files", () => {
+describe("finding: keys in production (key files)", () => {
   it("are created once, readable by their owner only, and the same for every concurrent reader", async () => {
     const path = join(dir, "nested", "key");
     const keys = await Promise.all(Array.from({ length: 8 }, () => loadOrCreateKey(path)));

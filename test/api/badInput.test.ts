@@ -19,7 +19,7 @@ beforeAll(async () => {
   api = http(stack().api.url, { bearer });
 });
 
-describe("oversized and slow input on a real socket", () => {
+describe("finding: HTTP hardening (oversized and slow input on a real socket)", () => {
   it("bodies of several megabytes are refused as too large, before they are read", async () => {
     const text = JSON.stringify({ ...tokenExample, ...keyExample, padding: "x".repeat(5_000_000) });
     for (const path of ["/v1/auth/token", "/v1/api-keys"]) {

@@ -80,7 +80,9 @@ describe("buildRegistration", () => {
       violations: [{ field: "vendor_credentials", rule: "not_allowed" }],
     });
   });
+});
 
+describe("finding: HTTP hardening (a NUL character in a manifest)", () => {
   it("refuses a NUL character anywhere, naming where, instead of failing to store it", async () => {
     const withNul = {
       ...manifest,
