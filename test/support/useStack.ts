@@ -1,17 +1,30 @@
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { type Stack, type StackOptions, startStack } from "../../devStack/startStack.ts";
+import { secretScan } from "./secretScan.ts";
 
 /**
  * The stack of this test file: started before its tests, stopped after them. Read it inside tests
- * and hooks (`stack()`), once it is running.
+ * and hooks (`stack()`), once it is running. Everything its processes print is scanned for secrets
+ * (tokens, keys and signatures by shape, the stack's own keys and Postgres password) before it stops.
  */
 export function useStack(options: StackOptions = {}): () => Stack {
+  const scan = secretScan();
   let stack: Stack | undefined;
   beforeAll(async () => {
-    stack = await startStack(options);
+    stack = await startStack({
+      ...options,
+      onOutput: (chunk) => {
+        scan.onOutput(chunk);
+        options.onOutput?.(chunk);
+      },
+    });
   });
   afterAll(async () => {
-    await stack?.stop();
+    try {
+      if (stack) expect(scan.leaks(stack), "secrets in the stack's output").toEqual([]);
+    } finally {
+      await stack?.stop();
+    }
   });
   return () => {
     if (!stack) throw new Error("the stack is not running yet");
