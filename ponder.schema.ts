@@ -51,6 +51,8 @@ export const credential = onchainTable(
     isRevoked: t.boolean().notNull(),
     /** Per-task only: the prepaid balance left. */
     balance: t.bigint().notNull(),
+    /** Per-task only: the price per task agreed at the last deposit; a run costs at most this. */
+    agreedPrice: t.bigint().notNull(),
     totalPaid: t.bigint().notNull(),
     tasksConsumed: t.integer().notNull(),
     updatedAt: t.bigint().notNull(),

@@ -167,9 +167,11 @@ contract ServiceMarketplace is IServiceMarketplace {
         if (record.isRevoked) revert CredentialRevoked(listingId, msg.sender);
         if (record.purchasedAt != 0) revert CredentialAlreadyExists(listingId, msg.sender);
 
-        record.balance = uint128(msg.value);
+        uint96 agreedPrice = listing.price;
+        record.balance = uint112(msg.value);
+        record.agreedPrice = agreedPrice;
         record.purchasedAt = uint40(block.timestamp);
-        emit PerQueryPurchased(listingId, msg.sender, msg.value);
+        emit PerQueryPurchased(listingId, msg.sender, msg.value, agreedPrice);
     }
 
     function renewSubscription(bytes32 listingId, uint256 duration) external payable {
@@ -194,8 +196,10 @@ contract ServiceMarketplace is IServiceMarketplace {
         if (record.isRevoked) revert CredentialRevoked(listingId, msg.sender);
 
         uint256 balance = record.balance + msg.value;
-        record.balance = uint128(balance);
-        emit BalanceToppedUp(listingId, msg.sender, msg.value, balance);
+        uint96 agreedPrice = listing.price;
+        record.balance = uint112(balance);
+        record.agreedPrice = agreedPrice;
+        emit BalanceToppedUp(listingId, msg.sender, msg.value, balance, agreedPrice);
     }
 
     function reclaimBalance(bytes32 listingId) external nonReentrant {
@@ -223,7 +227,7 @@ contract ServiceMarketplace is IServiceMarketplace {
         PerQueryBalance storage record = perQueryBalances[listingId][buyer];
         if (record.purchasedAt == 0) revert CredentialNotFound(listingId, buyer);
         if (record.isRevoked) revert CredentialRevoked(listingId, buyer);
-        uint256 price = listing.price;
+        uint256 price = _debitPrice(listing.price, record.agreedPrice);
         uint256 balance = record.balance;
         if (balance < price) revert InsufficientBalance(balance, price);
         if (!_markRunRecorded(runId)) revert RunAlreadyRecorded(runId);
@@ -231,7 +235,7 @@ contract ServiceMarketplace is IServiceMarketplace {
         unchecked {
             balance -= price;
         }
-        record.balance = uint128(balance);
+        record.balance = uint112(balance);
         uint256 fee = _collect(listing, price, config.feeBasisPoints);
         emit QueryConsumed(listingId, buyer, runId, price, fee, balance);
     }
@@ -302,7 +306,8 @@ contract ServiceMarketplace is IServiceMarketplace {
             state.isRevoked = record.isRevoked;
             state.purchasedAt = record.purchasedAt;
             state.balance = record.balance;
-            state.isValid = state.balance >= state.price;
+            state.agreedPrice = record.agreedPrice;
+            state.isValid = state.balance >= _debitPrice(state.price, state.agreedPrice);
         } else {
             AccessCredential memory credential = credentials[listingId][buyer];
             state.hasCredential = credential.purchasedAt != 0;
@@ -406,6 +411,12 @@ contract ServiceMarketplace is IServiceMarketplace {
             revert InvalidDuration(duration);
         }
         return price * duration / SUBSCRIPTION_PERIOD;
+    }
+
+    /// @dev What a run costs a per-task balance: a price cut applies at once, a raise only once the renter
+    /// agreed to it by depositing again.
+    function _debitPrice(uint256 listingPrice, uint256 agreedPrice) private pure returns (uint256) {
+        return agreedPrice < listingPrice ? agreedPrice : listingPrice;
     }
 
     /// @dev Marks `runId` settled; false when it already was.

@@ -162,11 +162,15 @@ abstract contract BaseTest is Test {
     }
 
     function _balance(bytes32 listingId, address buyer) internal view returns (uint256 balance) {
-        (balance,,) = market.perQueryBalances(listingId, buyer);
+        (balance,,,) = market.perQueryBalances(listingId, buyer);
+    }
+
+    function _agreedPrice(bytes32 listingId, address buyer) internal view returns (uint256 agreedPrice) {
+        (, agreedPrice,,) = market.perQueryBalances(listingId, buyer);
     }
 
     function _perQueryRevoked(bytes32 listingId, address buyer) internal view returns (bool revoked) {
-        (,, revoked) = market.perQueryBalances(listingId, buyer);
+        (,,, revoked) = market.perQueryBalances(listingId, buyer);
     }
 
     function _valid(bytes32 listingId, address buyer) internal view returns (bool) {

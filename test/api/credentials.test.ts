@@ -9,7 +9,13 @@ import { randomBytes } from "node:crypto";
 import { parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ONE_TIME, PER_QUERY, SUBSCRIPTION, THIRTY_DAYS } from "../../devStack/marketplace.ts";
+import {
+  METADATA_URI,
+  ONE_TIME,
+  PER_QUERY,
+  SUBSCRIPTION,
+  THIRTY_DAYS,
+} from "../../devStack/marketplace.ts";
 import { shareOf } from "../../devStack/money.ts";
 import { rpcRequest } from "../../devStack/startAnvil.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
@@ -35,6 +41,7 @@ const neighbour = devAccount(4); // holds one credential of their own
 const returning = devAccount(5); // renews and tops up
 const newcomer = devAccount(6); // holds nothing
 const subscriber = devAccount(7); // subscribes as the chain nears the end of a subscription
+const prepaid = devAccount(9); // holds a per-task balance whose listing's price is raised
 
 const DAY = 24n * 60n * 60n;
 const PRICE = parseEther("0.01");
@@ -50,6 +57,7 @@ const KEY_OWNERS = {
   returning,
   newcomer,
   subscriber,
+  prepaid,
 };
 let keys: Record<keyof typeof KEY_OWNERS, string>;
 
@@ -86,6 +94,7 @@ const drafts = {
   unbought: draft("Nobody Bought Me", ONE_TIME, PRICE),
   unpublished: draft("Unregistered", ONE_TIME, PRICE, false),
   ending: draft("Quarterly Brief", SUBSCRIPTION, PRICE),
+  raisedTask: draft("Clause Extractor", PER_QUERY, TASK_PRICE),
 };
 const listings = Object.fromEntries(
   Object.entries(drafts).map(([key, one]) => [
@@ -465,6 +474,57 @@ describeAuthenticatedEndpoints("GET /v1/credentials and /v1/credentials/:listing
   paths: () => ["/v1/credentials", `/v1/credentials/${listings.oneTime.id}`],
   wallet: renter,
   rateLimitPerMinute: 100,
+});
+
+describe("finding: per-task price lock", () => {
+  const listing = listings.raisedTask;
+  const statuses = async () => ({
+    list: (await api.get("/v1/credentials", { bearer: keys.prepaid })).body.credentials.map(
+      (one: Item) => one.status,
+    ),
+    verify: (await api.get(`/v1/credentials/${listing.id}`, { bearer: keys.prepaid })).body.status,
+  });
+  const setPrice = (price: bigint) =>
+    transaction(creator, (market) =>
+      market.write.updateListing([listing.onChainId, price, METADATA_URI]),
+    );
+  const debit = (runId: bigint) =>
+    transaction(authority, (market) =>
+      market.write.consumeQuery([listing.onChainId, prepaid.address, runId]),
+    );
+  const balance = async () =>
+    (
+      await stack()
+        .marketplace.as(prepaid)
+        .read.perQueryBalances([listing.onChainId, prepaid.address])
+    )[0];
+
+  it("debits the price the renter agreed to after a raise to the whole balance, and both endpoints say what the next debit can pay", async () => {
+    // The attack: the creator raises the price to the renter's whole balance, then a run is debited.
+    await mineIndexedBlock(stack(), [
+      buy(prepaid, listing, "purchasePerQuery", 2n * TASK_PRICE),
+      setPrice(2n * TASK_PRICE),
+      debit(101n),
+    ]);
+    expect(await balance()).toBe(TASK_PRICE);
+    // The next run costs the agreed price, which the balance covers; by the listing's price it would not.
+    expect(await statuses()).toEqual({ list: ["active"], verify: "active" });
+
+    // A top-up agrees to the new price: one more run at it leaves too little for the next.
+    await mineIndexedBlock(stack(), [
+      buy(prepaid, listing, "topUpBalance", 2n * TASK_PRICE),
+      debit(102n),
+    ]);
+    expect(await balance()).toBe(TASK_PRICE);
+    expect(await statuses()).toEqual({ list: ["low_balance"], verify: "low_balance" });
+  });
+
+  it("applies a price cut to the next debit at once, in both endpoints", async () => {
+    await mineIndexedBlock(stack(), [setPrice(TASK_PRICE / 2n)]);
+    expect(await statuses()).toEqual({ list: ["active"], verify: "active" });
+    await mineIndexedBlock(stack(), [debit(103n)]);
+    expect(await balance()).toBe(TASK_PRICE / 2n);
+  });
 });
 
 describe("as time passes on-chain", () => {

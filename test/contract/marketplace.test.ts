@@ -90,6 +90,7 @@ describe("ServiceMarketplace on anvil", () => {
       hasCredential: true,
       balance: PRICE,
       price: PRICE,
+      agreedPrice: PRICE,
     });
 
     const replay = await rejectionOf(

@@ -112,11 +112,9 @@ describe("projections after a seeded random workload", () => {
         const key = [listing.id, credential.renter.address] as const;
         const readState = async () => {
           if (listing.rentalModel === "per_query") {
-            const [balance, purchasedAt, isRevoked] = await contract().perQueryBalances(
-              key,
-              atLastBlock,
-            );
-            return { purchasedAt, expiresAt: null, isRevoked, balance };
+            const [balance, agreedPrice, purchasedAt, isRevoked] =
+              await contract().perQueryBalances(key, atLastBlock);
+            return { purchasedAt, expiresAt: null, isRevoked, balance, agreedPrice };
           }
           const [, purchasedAt, expiresAt, isRevoked] = await contract().credentials(
             key,
@@ -129,6 +127,7 @@ describe("projections after a seeded random workload", () => {
             expiresAt: neverExpires ? null : BigInt(expiresAt),
             isRevoked,
             balance: 0n,
+            agreedPrice: 0n,
           };
         };
         const { purchasedAt, ...state } = await readState();

@@ -9,6 +9,7 @@ import { rpcRequest } from "../../devStack/startAnvil.ts";
 import type { Stack } from "../../devStack/startStack.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { deriveListingId } from "../../lib/ids/listingId.ts";
+import { nextDebit } from "../../lib/marketplace/credentialStatus.ts";
 import {
   type ListingStatus,
   RENTAL_MODELS,
@@ -31,6 +32,8 @@ type CredentialState = {
   renter: HDAccount;
   isRevoked: boolean;
   balance: bigint;
+  /** Per-task: the listing's price at the last deposit, the most a run debits. */
+  agreedPrice: bigint;
   totalPaid: bigint;
   tasksConsumed: number;
 };
@@ -126,7 +129,14 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
   }
 
   function newCredential(listing: ListingState, renter: HDAccount, totalPaid: bigint) {
-    const credential = { renter, isRevoked: false, balance: 0n, totalPaid, tasksConsumed: 0 };
+    const credential = {
+      renter,
+      isRevoked: false,
+      balance: 0n,
+      agreedPrice: 0n,
+      totalPaid,
+      tasksConsumed: 0,
+    };
     listing.credentials.set(renter.address, credential);
     return credential;
   }
@@ -289,7 +299,9 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
           return {
             send: () => market(renter).purchasePerQuery([listing.id], { value: deposit }),
             apply: () => {
-              newCredential(listing, renter, deposit).balance = deposit;
+              const credential = newCredential(listing, renter, deposit);
+              credential.balance = deposit;
+              credential.agreedPrice = listing.price;
             },
           };
         }),
@@ -320,6 +332,7 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
             send: () => market(credential.renter).topUpBalance([listing.id], { value: amount }),
             apply: () => {
               credential.balance += amount;
+              credential.agreedPrice = listing.price;
               credential.totalPaid += amount;
             },
           };
@@ -334,7 +347,7 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
             !protocol.paused &&
             listing.status !== "closed" &&
             !credential.isRevoked &&
-            credential.balance >= listing.price,
+            credential.balance >= nextDebit({ ...credential, price: listing.price }),
         );
         return forOne(debitable, ({ listing, credential }) => {
           const runId = nextRunId++;
@@ -342,11 +355,12 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
           return {
             send: () => market(protocol.authority).consumeQuery(args),
             apply: () => {
-              credential.balance -= listing.price;
+              const debit = nextDebit({ ...credential, price: listing.price });
+              credential.balance -= debit;
               credential.tasksConsumed += 1;
               listing.runCount += 1;
               settledRunIds.push(runId);
-              collect(listing, listing.price);
+              collect(listing, debit);
             },
           };
         });

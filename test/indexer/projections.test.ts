@@ -326,6 +326,7 @@ describe("projections follow every marketplace operation", () => {
       timestamp: landed.timestamp,
       totalPaid: deposit,
       balance: deposit,
+      agreedPrice: TASK_PRICE,
     });
     perQuery = { ...perQuery, credentialCount: 1 };
     await expectPurchased(erinPerQuery, { amount: deposit, fee: 0n, landed });

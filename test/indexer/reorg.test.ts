@@ -133,6 +133,7 @@ describe("a reorg replacing a purchase and a debit", () => {
     const deposit = newCredentialRow({ id: perQueryId, rentalModel: "per_query" }, carol.address, {
       timestamp: history.deposit.timestamp,
       totalPaid: DEPOSIT,
+      agreedPrice: TASK_PRICE,
     });
     expect(await credentialRows(db(), perQueryId, carol.address)).toEqual([
       {

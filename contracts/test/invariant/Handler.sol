@@ -54,10 +54,18 @@ contract Handler is CommonBase, StdCheats, StdUtils {
     uint256 public ghost_replaysReverted;
     uint256 public ghost_replayStateChanges;
     uint256 public ghost_recordRunsMismatches;
+    /// @dev Debits above the price the renter last agreed to (purchase or top-up): must stay 0.
+    uint256 public ghost_debitsAboveAgreedPrice;
+    /// @dev Debits other than the lower of the agreed and the current price: must stay 0.
+    uint256 public ghost_debitsOffPrice;
+    /// @dev Debits on a balance whose listing's price had been raised above what its renter agreed to.
+    uint256 public ghost_debitsAfterRaise;
     mapping(uint256 runId => uint256 count) public ghost_consumedEvents;
     mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_depositedOf;
     mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_debitedOf;
     mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_reclaimedOf;
+    /// @dev The listing's price at the renter's last deposit, as this handler saw it.
+    mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_agreedPriceOf;
     mapping(string action => uint256 count) public calls;
 
     constructor(ServiceMarketplace market_, address authority_, address feeRecipient_) {
@@ -141,7 +149,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         if (!found) return;
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
-            (, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
+            (,, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
             if (purchasedAt == 0 || isRevoked) continue;
             address creator = _creatorOf(id);
             vm.prank(creator);
@@ -234,7 +242,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         if (!found) return;
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
-            (, uint40 purchasedAt,) = market.perQueryBalances(id, buyer);
+            (,, uint40 purchasedAt,) = market.perQueryBalances(id, buyer);
             if (purchasedAt != 0) continue;
             uint256 price = _priceOf(id);
             uint256 amount = _bound(amountSeed, price, price * 20);
@@ -243,6 +251,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             market.purchasePerQuery{value: amount}(id);
             ghost_deposited += amount;
             ghost_depositedOf[id][buyer] += amount;
+            ghost_agreedPriceOf[id][buyer] = price;
             ++calls["purchasePerQuery"];
             return;
         }
@@ -254,7 +263,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         if (!found) return;
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
-            (, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
+            (,, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
             if (purchasedAt == 0 || isRevoked) continue;
             uint256 price = _priceOf(id);
             uint256 amount = _bound(amountSeed, price, price * 10);
@@ -263,6 +272,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             market.topUpBalance{value: amount}(id);
             ghost_deposited += amount;
             ghost_depositedOf[id][buyer] += amount;
+            ghost_agreedPriceOf[id][buyer] = price;
             ++calls["topUpBalance"];
             return;
         }
@@ -286,7 +296,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         bool closed_ = status == IServiceMarketplace.ListingStatus.Closed;
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
-            (uint128 balance, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
+            (uint112 balance,, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
             if (purchasedAt == 0 || balance == 0 || !(isRevoked || closed_)) continue;
             vm.prank(buyer);
             market.reclaimBalance(id);
@@ -311,25 +321,41 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             if (replaySeed % 4 == 0 && usedRunIds.length != 0) {
                 _replay(id, buyer, usedRunIds[replaySeed % usedRunIds.length]);
             } else {
-                _consumeFresh(id, buyer, _priceOf(id));
+                _consumeFresh(id, buyer);
             }
             return;
         }
     }
 
-    /// @dev A renter whose per-task credential on an open listing `id` can pay one run.
+    /// @dev A renter whose per-task credential on an open listing `id` can pay one run at the price this
+    /// handler expects (the lower of the agreed and the current price).
     function _consumable(bytes32 id, uint256 renterSeed) internal view returns (address, bool) {
-        (, uint96 price,,, IServiceMarketplace.RentalModel model, IServiceMarketplace.ListingStatus status) =
+        (,,,, IServiceMarketplace.RentalModel model, IServiceMarketplace.ListingStatus status) =
             market.listings(id);
         if (model != IServiceMarketplace.RentalModel.PerQuery || (OPEN >> uint8(status)) & 1 == 0) {
             return (address(0), false);
         }
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
-            (uint128 balance, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
-            if (purchasedAt != 0 && !isRevoked && balance >= price) return (buyer, true);
+            (uint112 balance,, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
+            if (purchasedAt != 0 && !isRevoked && balance >= _expectedDebit(id, buyer)) return (buyer, true);
         }
         return (address(0), false);
+    }
+
+    /// @dev The creator's attack on a prepaid balance: raise the price to all of it, then wait for a run.
+    function raisePriceToBalance(uint256 listingSeed, uint256 renterSeed) external {
+        (bytes32 id, bool found) = _pickListing(listingSeed, 0x4, OPEN);
+        if (!found) return;
+        for (uint256 i; i < renters.length; ++i) {
+            address buyer = renters[_at(renterSeed, i, renters.length)];
+            (uint112 balance,,,) = market.perQueryBalances(id, buyer);
+            if (balance < MIN_PRICE || balance > type(uint96).max) continue;
+            vm.prank(_creatorOf(id));
+            market.updateListing(id, uint96(balance), "ipfs://agent-v3");
+            ++calls["raisePriceToBalance"];
+            return;
+        }
     }
 
     function recordRuns(uint256 countSeed, uint256 listingSeed, bool includeSettled) external {
@@ -407,33 +433,60 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         return _closed;
     }
 
-    /// @dev What this run did of the operations that invariants (c), (d) and (e) are about.
+    /// @dev What this run did of the operations that invariants (c) to (g) are about.
     function exercised()
         external
         view
-        returns (uint256 debits, uint256 refusedReplays, uint256 revocations, uint256 closes)
+        returns (
+            uint256 debits,
+            uint256 refusedReplays,
+            uint256 revocations,
+            uint256 closes,
+            uint256 debitsAfterRaise
+        )
     {
-        return (calls["consumeQuery"], ghost_replaysReverted, _revoked.length, _closed.length);
+        return (
+            calls["consumeQuery"],
+            ghost_replaysReverted,
+            _revoked.length,
+            _closed.length,
+            ghost_debitsAfterRaise
+        );
     }
 
     // ─── Internals ────────────────────────────────────────────────────────────
 
-    function _consumeFresh(bytes32 id, address buyer, uint256 price) internal {
+    function _consumeFresh(bytes32 id, address buyer) internal {
         uint256 runId = nextRunId++;
         (uint256 escrowBefore, uint256 feesBefore, uint256 bps) = _snapshot(id);
+        (uint112 balanceBefore,,,) = market.perQueryBalances(id, buyer);
+        uint256 agreed = ghost_agreedPriceOf[id][buyer];
+        uint256 expected = _expectedDebit(id, buyer);
         vm.recordLogs();
         vm.prank(authority);
         market.consumeQuery(id, buyer, runId);
         ghost_consumedEvents[runId] += _countLogs(QUERY_CONSUMED, runId, true);
         usedRunIds.push(runId);
-        ghost_consumed += price;
-        ghost_debitedOf[id][buyer] += price;
-        _recordSplit(id, price, escrowBefore, feesBefore, bps);
+        (uint112 balanceAfter,,,) = market.perQueryBalances(id, buyer);
+        uint256 debited = balanceBefore - balanceAfter;
+        if (debited > agreed) ++ghost_debitsAboveAgreedPrice;
+        if (debited != expected) ++ghost_debitsOffPrice;
+        if (_priceOf(id) > agreed) ++ghost_debitsAfterRaise;
+        ghost_consumed += debited;
+        ghost_debitedOf[id][buyer] += debited;
+        _recordSplit(id, debited, escrowBefore, feesBefore, bps);
         ++calls["consumeQuery"];
     }
 
+    /// @dev What the next run should cost `buyer` on `id`: a cut applies at once, a raise only after a deposit.
+    function _expectedDebit(bytes32 id, address buyer) internal view returns (uint256) {
+        uint256 agreed = ghost_agreedPriceOf[id][buyer];
+        uint256 current = _priceOf(id);
+        return agreed < current ? agreed : current;
+    }
+
     function _replay(bytes32 id, address buyer, uint256 runId) internal {
-        (uint128 balanceBefore,,) = market.perQueryBalances(id, buyer);
+        (uint112 balanceBefore,,,) = market.perQueryBalances(id, buyer);
         (uint256 escrowBefore, uint256 feesBefore,) = _snapshot(id);
         ++ghost_replaysAttempted;
         vm.recordLogs();
@@ -450,7 +503,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             }
         }
         ghost_consumedEvents[runId] += _countLogs(QUERY_CONSUMED, runId, true);
-        (uint128 balanceAfter,,) = market.perQueryBalances(id, buyer);
+        (uint112 balanceAfter,,,) = market.perQueryBalances(id, buyer);
         (uint256 escrowAfter, uint256 feesAfter,) = _snapshot(id);
         if (balanceAfter != balanceBefore || escrowAfter != escrowBefore || feesAfter != feesBefore) {
             ++ghost_replayStateChanges;
