@@ -14,14 +14,16 @@ contract ServiceMarketplace is IServiceMarketplace {
     uint256 public constant SUBSCRIPTION_PERIOD = 30 days;
     uint256 private constant BASIS_POINTS = 10_000;
 
-    /// @dev One slot read by every sale: who may debit and log runs, the fee, the pause switch.
+    /// @dev One slot read by every sale and every debit: the operator (the hot key that debits and logs
+    /// runs), the fee, the pause switch. The authority, read only to administer, lives apart.
     struct Config {
-        address authority;
+        address operator;
         uint16 feeBasisPoints;
         bool paused;
     }
 
     Config private _config;
+    address public authority;
     address public feeRecipient;
 
     mapping(bytes32 listingId => Listing) public listings;
@@ -40,16 +42,25 @@ contract ServiceMarketplace is IServiceMarketplace {
     }
 
     modifier onlyAuthority() {
-        if (msg.sender != _config.authority) revert Unauthorized(msg.sender);
+        if (msg.sender != authority) revert Unauthorized(msg.sender);
         _;
     }
 
-    constructor(address authority_, address feeRecipient_) {
-        if (authority_ == address(0) || feeRecipient_ == address(0)) revert ZeroAddress();
-        _config = Config({authority: authority_, feeBasisPoints: DEFAULT_FEE_BASIS_POINTS, paused: false});
+    modifier onlyOperator() {
+        _requireOperator(_config.operator);
+        _;
+    }
+
+    constructor(address authority_, address operator_, address feeRecipient_) {
+        if (authority_ == address(0) || operator_ == address(0) || feeRecipient_ == address(0)) {
+            revert ZeroAddress();
+        }
+        _config = Config({operator: operator_, feeBasisPoints: DEFAULT_FEE_BASIS_POINTS, paused: false});
+        authority = authority_;
         feeRecipient = feeRecipient_;
         // The initial configuration as events too, so an indexer starting at this block knows it.
         emit AuthorityTransferred(address(0), authority_);
+        emit OperatorChanged(address(0), operator_);
         emit FeeRecipientUpdated(address(0), feeRecipient_);
         emit FeeBasisPointsUpdated(0, DEFAULT_FEE_BASIS_POINTS);
     }
@@ -216,11 +227,11 @@ contract ServiceMarketplace is IServiceMarketplace {
         _sendEth(msg.sender, amount);
     }
 
-    // ─── Protocol authority ───────────────────────────────────────────────────
+    // ─── Protocol operator ────────────────────────────────────────────────────
 
     function consumeQuery(bytes32 listingId, address buyer, uint256 runId) external {
         Config storage config = _config;
-        if (msg.sender != config.authority) revert Unauthorized(msg.sender);
+        _requireOperator(config.operator);
         if (config.paused) revert ProtocolPaused();
         Listing storage listing = listings[listingId];
         _requireRunnable(listingId, listing.status, listing.model);
@@ -240,11 +251,18 @@ contract ServiceMarketplace is IServiceMarketplace {
         emit QueryConsumed(listingId, buyer, runId, price, fee, balance);
     }
 
-    function recordRuns(RunRecord[] calldata runs) external onlyAuthority {
+    function recordRuns(RunRecord[] calldata runs) external onlyOperator {
         for (uint256 i; i < runs.length; ++i) {
             RunRecord calldata run = runs[i];
             if (_markRunRecorded(run.runId)) emit RunRecorded(run.listingId, run.runId, run.succeeded);
         }
+    }
+
+    // ─── Protocol authority ───────────────────────────────────────────────────
+
+    function setOperator(address operator_) external onlyAuthority {
+        emit OperatorChanged(_config.operator, operator_);
+        _config.operator = operator_;
     }
 
     function setFeeBasisPoints(uint256 feeBasisPoints_) external onlyAuthority {
@@ -266,8 +284,8 @@ contract ServiceMarketplace is IServiceMarketplace {
 
     function transferAuthority(address authority_) external onlyAuthority {
         if (authority_ == address(0)) revert ZeroAddress();
-        emit AuthorityTransferred(_config.authority, authority_);
-        _config.authority = authority_;
+        emit AuthorityTransferred(authority, authority_);
+        authority = authority_;
     }
 
     function withdrawFees(bytes32[] calldata listingIds) external nonReentrant {
@@ -331,8 +349,8 @@ contract ServiceMarketplace is IServiceMarketplace {
         return _recordedRuns[runId >> 8] & (1 << (runId & 0xff)) != 0;
     }
 
-    function authority() external view returns (address) {
-        return _config.authority;
+    function operator() external view returns (address) {
+        return _config.operator;
     }
 
     function feeBasisPoints() external view returns (uint256) {
@@ -366,6 +384,11 @@ contract ServiceMarketplace is IServiceMarketplace {
         if (status == ListingStatus.None) revert ListingNotFound(listingId);
         if (status == ListingStatus.Closed) revert ListingNotActive(listingId);
         if (model != RentalModel.PerQuery) revert InvalidAccessType(model);
+    }
+
+    /// @dev Runs are debited and logged by the operator, or by the authority itself.
+    function _requireOperator(address operator_) private view {
+        if (msg.sender != operator_ && msg.sender != authority) revert Unauthorized(msg.sender);
     }
 
     function _creatorListing(bytes32 listingId) private view returns (Listing storage listing) {

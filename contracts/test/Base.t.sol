@@ -10,6 +10,7 @@ abstract contract BaseTest is Test {
     ServiceMarketplace internal market;
 
     address internal authority = makeAddr("authority");
+    address internal operator = makeAddr("operator");
     address internal feeRecipient = makeAddr("feeRecipient");
     address internal creator = makeAddr("creator");
     address internal otherCreator = makeAddr("otherCreator");
@@ -44,7 +45,7 @@ abstract contract BaseTest is Test {
 
     function setUp() public virtual {
         vm.warp(START);
-        market = new ServiceMarketplace(authority, feeRecipient);
+        market = new ServiceMarketplace(authority, operator, feeRecipient);
         vm.deal(renter, 1_000_000_000 ether);
         vm.deal(secondRenter, 1_000_000_000 ether);
         vm.deal(stranger, 1_000_000_000 ether);
@@ -91,8 +92,9 @@ abstract contract BaseTest is Test {
         market.topUpBalance{value: amount}(listingId);
     }
 
+    /// @dev A debit as the service makes it: by the operator, its hot key.
     function _consume(bytes32 listingId, address buyer, uint256 runId) internal {
-        vm.prank(authority);
+        vm.prank(operator);
         market.consumeQuery(listingId, buyer, runId);
     }
 

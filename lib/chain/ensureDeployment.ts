@@ -1,5 +1,9 @@
-import { type Address, createPublicClient, type Hex, http } from "viem";
-import { type Deployment, deployMarketplace } from "./deployMarketplace.ts";
+import { createPublicClient, http } from "viem";
+import {
+  type Deployment,
+  type DeploymentAccounts,
+  deployMarketplace,
+} from "./deployMarketplace.ts";
 import { readDeployment, writeDeployment } from "./deploymentFile.ts";
 
 /**
@@ -11,7 +15,7 @@ export async function ensureDeployment(
   deploymentFile: string,
   options: {
     rpcUrl: string;
-    accounts: (chainId: number) => { deployerKey: Hex; authority: Address; feeRecipient: Address };
+    accounts: (chainId: number) => DeploymentAccounts;
   },
 ): Promise<{ deployment: Deployment; deployedNow: boolean }> {
   const client = createPublicClient({ transport: http(options.rpcUrl) });

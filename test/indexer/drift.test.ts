@@ -12,7 +12,13 @@ import {
 import { lower } from "../support/projectionRows.ts";
 import { batchTransactions } from "../support/transactionBatches.ts";
 import { useStack } from "../support/useStack.ts";
-import { createWorkload, creators, renters, type Workload } from "./driftWorkload.ts";
+import {
+  createWorkload,
+  creators,
+  fundWorkloadAccounts,
+  renters,
+  type Workload,
+} from "./driftWorkload.ts";
 
 const WORKLOAD_SEED = 0x5eed_2024;
 const MIN_TRANSACTIONS = 320;
@@ -27,6 +33,7 @@ const sentOperations = new Map<string, number>();
 
 beforeAll(async () => {
   workload = createWorkload(stack().marketplace, WORKLOAD_SEED);
+  await fundWorkloadAccounts(stack().anvil.rpcUrl);
   const blocks = await batchTransactions(stack(), { perBlock: TRANSACTIONS_PER_BLOCK });
   for (let sent = 0; sent < MIN_TRANSACTIONS; sent++) {
     const name = await workload.step(blocks, stack().anvil.rpcUrl);
@@ -183,8 +190,9 @@ describe("projections after a seeded random workload", () => {
       ),
     );
 
-    const [authority, feeRecipient, feeBasisPoints, paused] = await Promise.all([
+    const [authority, operator, feeRecipient, feeBasisPoints, paused] = await Promise.all([
       contract().authority(atLastBlock),
+      contract().operator(atLastBlock),
       contract().feeRecipient(atLastBlock),
       contract().feeBasisPoints(atLastBlock),
       contract().paused(atLastBlock),
@@ -193,6 +201,7 @@ describe("projections after a seeded random workload", () => {
       {
         id: lower(stack().deployment.address),
         authority: lower(authority),
+        operator: lower(operator),
         feeRecipient: lower(feeRecipient),
         feeBasisPoints: Number(feeBasisPoints),
         paused,

@@ -1,13 +1,13 @@
 // A seeded random workload over every marketplace operation. It keeps a model of the contract so it
 // only sends transactions that succeed, and the model supplies what the chain cannot answer (totals,
 // counters).
-import { type Address, type Hex, parseEther } from "viem";
+import { type Address, type Hex, parseEther, toHex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { METADATA_URI, seedOf } from "../../devStack/marketplace.ts";
 import { feeOf } from "../../devStack/money.ts";
 import { rpcRequest } from "../../devStack/startAnvil.ts";
 import type { Stack } from "../../devStack/startStack.ts";
-import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { devAccount, LOCAL_ROLES } from "../../lib/chain/devAccounts.ts";
 import { deriveListingId } from "../../lib/ids/listingId.ts";
 import { nextDebit } from "../../lib/marketplace/credentialStatus.ts";
 import {
@@ -27,6 +27,13 @@ export const creators = [2, 3, 4].map(devAccount);
 export const renters = [5, 6, 7, 8, 9].map(devAccount);
 // Authority and fee recipient are handed back and forth between these two during the workload.
 const [protocolAccountA, protocolAccountB] = [devAccount(0), devAccount(1)] as const;
+// The operator, which debits and logs runs, rotates between the deployment's and another hot key.
+const [deployedOperator, rotatedOperator] = [devAccount(LOCAL_ROLES.operator), devAccount(10)];
+
+/** Gives the accounts the workload sends from beyond anvil's ten funded ones their gas money. */
+export async function fundWorkloadAccounts(rpcUrl: string) {
+  await rpcRequest(rpcUrl, "anvil_setBalance", [rotatedOperator.address, toHex(parseEther("100"))]);
+}
 
 type CredentialState = {
   renter: HDAccount;
@@ -94,6 +101,7 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
   const listings: ListingState[] = [];
   const protocol = {
     authority: protocolAccountA,
+    operator: deployedOperator,
     feeRecipient: protocolAccountB,
     feeBasisPoints: 250n,
     paused: false,
@@ -106,6 +114,8 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
   let timeJumps = 0;
 
   const market = (account: HDAccount) => marketplace.as(account).write;
+  /** Who debits or logs a run: the operator mostly, the authority (which may too) now and then. */
+  const runKeeper = () => (random.chance(0.2) ? protocol.authority : protocol.operator);
   const randomPrice = () => random.bigint(MIN_PRICE, parseEther("0.01"));
   const openListings = () => listings.filter((listing) => listing.status !== "closed");
   const forSale = (model: RentalModel) =>
@@ -353,7 +363,7 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
           const runId = nextRunId++;
           const args = [listing.id, credential.renter.address, runId] as const;
           return {
-            send: () => market(protocol.authority).consumeQuery(args),
+            send: () => market(runKeeper()).consumeQuery(args),
             apply: () => {
               const debit = nextDebit({ ...credential, price: listing.price });
               credential.balance -= debit;
@@ -395,7 +405,7 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
           ...strayRunIds.map((runId) => ({ listingId: UNLISTED_ID, runId, succeeded: false })),
         ];
         return {
-          send: () => market(protocol.authority).recordRuns([records]),
+          send: () => market(runKeeper()).recordRuns([records]),
           apply: () => {
             for (const { listing, runId, succeeded } of runs) {
               listing.runCount += 1;
@@ -510,6 +520,17 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
       weight: 0.5,
       plan: () =>
         handOver("feeRecipient", (to) => market(protocol.authority).setFeeRecipient([to])),
+    },
+    {
+      name: "setOperator",
+      weight: 0.5,
+      plan: () => {
+        const next = protocol.operator === deployedOperator ? rotatedOperator : deployedOperator;
+        return {
+          send: () => market(protocol.authority).setOperator([next.address]),
+          apply: () => Object.assign(protocol, { operator: next }),
+        };
+      },
     },
     {
       name: "transferAuthority",

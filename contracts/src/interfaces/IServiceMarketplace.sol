@@ -163,7 +163,7 @@ interface IServiceMarketplace {
         uint256 fee,
         uint256 balance
     );
-    /// @notice Emitted for each uncharged run logged by the authority.
+    /// @notice Emitted for each uncharged run logged by the operator (or the authority).
     event RunRecorded(bytes32 indexed listingId, uint256 indexed runId, bool succeeded);
     /// @notice Emitted when a creator revokes a one-time or subscription credential.
     event AccessRevoked(bytes32 indexed listingId, address indexed buyer);
@@ -183,6 +183,8 @@ interface IServiceMarketplace {
     event PausedSet(bool paused);
     /// @notice Emitted when the protocol authority changes.
     event AuthorityTransferred(address indexed previousAuthority, address indexed authority);
+    /// @notice Emitted when the authority names a new operator, the key that debits and logs runs.
+    event OperatorChanged(address indexed previousOperator, address indexed operator);
 
     // ─── Creators ─────────────────────────────────────────────────────────────
 
@@ -233,7 +235,9 @@ interface IServiceMarketplace {
     /// @notice Returns the unspent per-task balance of a revoked credential or a closed listing.
     function reclaimBalance(bytes32 listingId) external;
 
-    // ─── Protocol authority ───────────────────────────────────────────────────
+    // ─── Protocol operator ────────────────────────────────────────────────────
+    // The operator is the hot key on the API servers: it may only debit and log runs. The authority may
+    // do both too, and alone administers the protocol.
 
     /// @notice Debits one run from a per-task balance, at the lower of the price its renter agreed to and the
     /// listing's current price; each run id settles once.
@@ -242,12 +246,22 @@ interface IServiceMarketplace {
     /// @notice Logs uncharged runs (one-time, subscription, failed); already-settled run ids are skipped.
     function recordRuns(RunRecord[] calldata runs) external;
 
+    // ─── Protocol authority ───────────────────────────────────────────────────
+
+    /// @notice Names the operator; the previous one is refused from the next call on. The zero address
+    /// leaves debits and run logs to the authority alone, e.g. until a leaked key is replaced.
+    function setOperator(address operator) external;
+
+    /// @notice Sets the protocol fee on sales and debits from now on, at most `MAX_FEE_BASIS_POINTS`.
     function setFeeBasisPoints(uint256 feeBasisPoints) external;
 
+    /// @notice Names the address that collects protocol fees.
     function setFeeRecipient(address recipient) external;
 
+    /// @notice Stops or restarts money coming in and runs being charged; exits stay open.
     function setPaused(bool paused) external;
 
+    /// @notice Hands the authority over in one step.
     function transferAuthority(address authority) external;
 
     /// @notice Sends the protocol fees accrued on `listingIds` to the fee recipient; callable by the recipient.
@@ -292,6 +306,8 @@ interface IServiceMarketplace {
     function isRunRecorded(uint256 runId) external view returns (bool);
 
     function authority() external view returns (address);
+
+    function operator() external view returns (address);
 
     function feeRecipient() external view returns (address);
 

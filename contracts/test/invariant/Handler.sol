@@ -18,6 +18,9 @@ contract Handler is CommonBase, StdCheats, StdUtils {
 
     ServiceMarketplace public immutable market;
     address public immutable authority;
+    /// @dev The operator the contract holds now; `rotateOperator` swaps it between two hot keys.
+    address public operator;
+    address[2] internal _operators;
     address public immutable feeRecipient;
 
     uint256 public constant MAX_LISTINGS = 10;
@@ -54,6 +57,8 @@ contract Handler is CommonBase, StdCheats, StdUtils {
     uint256 public ghost_replaysReverted;
     uint256 public ghost_replayStateChanges;
     uint256 public ghost_recordRunsMismatches;
+    /// @dev Calls a rotated-out operator made that the contract did not refuse: must stay 0.
+    uint256 public ghost_staleOperatorAccepted;
     /// @dev Debits above the price the renter last agreed to (purchase or top-up): must stay 0.
     uint256 public ghost_debitsAboveAgreedPrice;
     /// @dev Debits other than the lower of the agreed and the current price: must stay 0.
@@ -68,9 +73,11 @@ contract Handler is CommonBase, StdCheats, StdUtils {
     mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_agreedPriceOf;
     mapping(string action => uint256 count) public calls;
 
-    constructor(ServiceMarketplace market_, address authority_, address feeRecipient_) {
+    constructor(ServiceMarketplace market_, address authority_, address operator_, address feeRecipient_) {
         market = market_;
         authority = authority_;
+        operator = operator_;
+        _operators = [operator_, makeAddr("nextOperator")];
         feeRecipient = feeRecipient_;
         for (uint256 i; i < 3; ++i) {
             creators.push(makeAddr(string.concat("creator", vm.toString(i))));
@@ -307,7 +314,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         return false;
     }
 
-    // ─── Authority ────────────────────────────────────────────────────────────
+    // ─── Operator and authority ───────────────────────────────────────────────
 
     /// @dev Debits a fresh run id, or (one call in four) replays a settled one, which must revert
     /// RunAlreadyRecorded and change nothing.
@@ -373,7 +380,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             runs[fresh] = IServiceMarketplace.RunRecord(id, usedRunIds[countSeed % usedRunIds.length], true);
         }
         vm.recordLogs();
-        vm.prank(authority);
+        vm.prank(operator);
         market.recordRuns(runs);
         if (_countLogs(RUN_RECORDED, 0, false) != fresh) ++ghost_recordRunsMismatches;
         ++calls["recordRuns"];
@@ -404,6 +411,19 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         vm.prank(authority);
         market.setPaused(seed % 4 == 0);
         ++calls["setPaused"];
+    }
+
+    /// @dev Rotates the hot key; the one rotated out is refused at once, even for an empty run log.
+    function rotateOperator() external {
+        address previous = operator;
+        operator = _operators[0] == previous ? _operators[1] : _operators[0];
+        vm.prank(authority);
+        market.setOperator(operator);
+        vm.prank(previous);
+        try market.recordRuns(new IServiceMarketplace.RunRecord[](0)) {
+            ++ghost_staleOperatorAccepted;
+        } catch {}
+        ++calls["rotateOperator"];
     }
 
     function warp(uint256 secondsSeed) external {
@@ -463,7 +483,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         uint256 agreed = ghost_agreedPriceOf[id][buyer];
         uint256 expected = _expectedDebit(id, buyer);
         vm.recordLogs();
-        vm.prank(authority);
+        vm.prank(operator);
         market.consumeQuery(id, buyer, runId);
         ghost_consumedEvents[runId] += _countLogs(QUERY_CONSUMED, runId, true);
         usedRunIds.push(runId);
@@ -490,7 +510,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         (uint256 escrowBefore, uint256 feesBefore,) = _snapshot(id);
         ++ghost_replaysAttempted;
         vm.recordLogs();
-        vm.prank(authority);
+        vm.prank(operator);
         try market.consumeQuery(id, buyer, runId) {}
         catch (bytes memory reason) {
             if (
