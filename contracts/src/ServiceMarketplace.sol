@@ -171,14 +171,13 @@ contract ServiceMarketplace is IServiceMarketplace {
         emit AccessPurchased(listingId, msg.sender, RentalModel.Subscription, msg.value, fee, expiresAt);
     }
 
-    function purchasePerQuery(bytes32 listingId) external payable {
+    function purchasePerQuery(bytes32 listingId, uint256 maxPrice) external payable {
         (Listing storage listing,) = _listingForSale(listingId, RentalModel.PerQuery);
-        if (msg.value < listing.price) revert DepositTooLow(msg.value, listing.price);
+        uint96 agreedPrice = _agreeToPrice(listing.price, maxPrice);
         PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
         if (record.isRevoked) revert CredentialRevoked(listingId, msg.sender);
         if (record.purchasedAt != 0) revert CredentialAlreadyExists(listingId, msg.sender);
 
-        uint96 agreedPrice = listing.price;
         record.balance = uint112(msg.value);
         record.agreedPrice = agreedPrice;
         record.purchasedAt = uint40(block.timestamp);
@@ -199,15 +198,14 @@ contract ServiceMarketplace is IServiceMarketplace {
         emit SubscriptionRenewed(listingId, msg.sender, msg.value, fee, expiresAt);
     }
 
-    function topUpBalance(bytes32 listingId) external payable {
+    function topUpBalance(bytes32 listingId, uint256 maxPrice) external payable {
         (Listing storage listing,) = _listingForSale(listingId, RentalModel.PerQuery);
-        if (msg.value < listing.price) revert DepositTooLow(msg.value, listing.price);
+        uint96 agreedPrice = _agreeToPrice(listing.price, maxPrice);
         PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
         if (record.purchasedAt == 0) revert CredentialNotFound(listingId, msg.sender);
         if (record.isRevoked) revert CredentialRevoked(listingId, msg.sender);
 
         uint256 balance = record.balance + msg.value;
-        uint96 agreedPrice = listing.price;
         record.balance = uint112(balance);
         record.agreedPrice = agreedPrice;
         emit BalanceToppedUp(listingId, msg.sender, msg.value, balance, agreedPrice);
@@ -434,6 +432,14 @@ contract ServiceMarketplace is IServiceMarketplace {
             revert InvalidDuration(duration);
         }
         return price * duration / SUBSCRIPTION_PERIOD;
+    }
+
+    /// @dev The per-task price a deposit agrees to: the listing's, if the renter accepts it and the deposit
+    /// pays for one task at it.
+    function _agreeToPrice(uint96 price, uint256 maxPrice) private view returns (uint96) {
+        if (price > maxPrice) revert PriceAboveLimit(price, maxPrice);
+        if (msg.value < price) revert DepositTooLow(msg.value, price);
+        return price;
     }
 
     /// @dev What a run costs a per-task balance: a price cut applies at once, a raise only once the renter

@@ -82,14 +82,17 @@ abstract contract BaseTest is Test {
         market.renewSubscription{value: quote}(listingId, duration);
     }
 
+    /// @dev A deposit as a wallet makes it: accepting the price it sees.
     function _buyPerQuery(address who, bytes32 listingId, uint256 amount) internal {
+        uint256 price = _price(listingId);
         vm.prank(who);
-        market.purchasePerQuery{value: amount}(listingId);
+        market.purchasePerQuery{value: amount}(listingId, price);
     }
 
     function _topUp(address who, bytes32 listingId, uint256 amount) internal {
+        uint256 price = _price(listingId);
         vm.prank(who);
-        market.topUpBalance{value: amount}(listingId);
+        market.topUpBalance{value: amount}(listingId, price);
     }
 
     /// @dev A debit as the service makes it: by the operator, its hot key.

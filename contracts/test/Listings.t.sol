@@ -273,14 +273,14 @@ contract ListingsTest is BaseTest {
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, subscription));
         market.purchaseSubscription{value: PRICE}(subscription, 30 days);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, perQuery));
-        market.purchasePerQuery{value: PRICE}(perQuery);
+        market.purchasePerQuery{value: PRICE}(perQuery, PRICE);
         vm.stopPrank();
 
         vm.startPrank(renter);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, subscription));
         market.renewSubscription{value: PRICE}(subscription, 30 days);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, perQuery));
-        market.topUpBalance{value: PRICE}(perQuery);
+        market.topUpBalance{value: PRICE}(perQuery, PRICE);
         vm.stopPrank();
     }
 

@@ -37,29 +37,44 @@ contract PerQueryTest is BaseTest {
     function test_purchasePerQuery_RevertWhen_DepositTooLow() public {
         vm.startPrank(renter);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.DepositTooLow.selector, PRICE - 1, PRICE));
-        market.purchasePerQuery{value: PRICE - 1}(perQuery);
+        market.purchasePerQuery{value: PRICE - 1}(perQuery, PRICE);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.DepositTooLow.selector, 0, PRICE));
-        market.purchasePerQuery(perQuery);
+        market.purchasePerQuery(perQuery, PRICE);
         vm.stopPrank();
+    }
+
+    function test_purchasePerQuery_RevertWhen_PriceAboveLimit() public {
+        vm.expectRevert(
+            abi.encodeWithSelector(IServiceMarketplace.PriceAboveLimit.selector, PRICE, PRICE - 1)
+        );
+        vm.prank(renter);
+        market.purchasePerQuery{value: PRICE * 10}(perQuery, PRICE - 1);
+        assertEq(address(market).balance, 0);
+    }
+
+    function test_purchasePerQuery_AgreesToTheListingPriceBelowTheLimit() public {
+        vm.prank(renter);
+        market.purchasePerQuery{value: PRICE * 2}(perQuery, PRICE * 5);
+        assertEq(_agreedPrice(perQuery, renter), PRICE);
     }
 
     function test_purchasePerQuery_RevertWhen_ListingNotFound() public {
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotFound.selector, UNKNOWN));
         vm.prank(renter);
-        market.purchasePerQuery{value: PRICE}(UNKNOWN);
+        market.purchasePerQuery{value: PRICE}(UNKNOWN, PRICE);
     }
 
     function test_purchasePerQuery_RevertWhen_ListingNotActive() public {
         _pauseListing(perQuery);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, perQuery));
         vm.prank(renter);
-        market.purchasePerQuery{value: PRICE}(perQuery);
+        market.purchasePerQuery{value: PRICE}(perQuery, PRICE);
     }
 
     function test_purchasePerQuery_RevertWhen_InvalidAccessType() public {
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.InvalidAccessType.selector, ONE_TIME));
         vm.prank(renter);
-        market.purchasePerQuery{value: PRICE}(oneTime);
+        market.purchasePerQuery{value: PRICE}(oneTime, PRICE);
     }
 
     function test_purchasePerQuery_RevertWhen_CredentialAlreadyExists() public {
@@ -68,7 +83,7 @@ contract PerQueryTest is BaseTest {
             abi.encodeWithSelector(IServiceMarketplace.CredentialAlreadyExists.selector, perQuery, renter)
         );
         vm.prank(renter);
-        market.purchasePerQuery{value: PRICE}(perQuery);
+        market.purchasePerQuery{value: PRICE}(perQuery, PRICE);
     }
 
     function test_purchasePerQuery_RevertWhen_CredentialRevoked() public {
@@ -79,14 +94,14 @@ contract PerQueryTest is BaseTest {
             abi.encodeWithSelector(IServiceMarketplace.CredentialRevoked.selector, perQuery, renter)
         );
         vm.prank(renter);
-        market.purchasePerQuery{value: PRICE}(perQuery);
+        market.purchasePerQuery{value: PRICE}(perQuery, PRICE);
     }
 
     function test_purchasePerQuery_RevertWhen_ProtocolPaused() public {
         _pauseProtocol();
         vm.expectRevert(_err(IServiceMarketplace.ProtocolPaused.selector));
         vm.prank(renter);
-        market.purchasePerQuery{value: PRICE}(perQuery);
+        market.purchasePerQuery{value: PRICE}(perQuery, PRICE);
     }
 
     // ─── topUpBalance ─────────────────────────────────────────────────────────
@@ -123,7 +138,20 @@ contract PerQueryTest is BaseTest {
         _buyPerQuery(renter, perQuery, PRICE);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.DepositTooLow.selector, PRICE - 1, PRICE));
         vm.prank(renter);
-        market.topUpBalance{value: PRICE - 1}(perQuery);
+        market.topUpBalance{value: PRICE - 1}(perQuery, PRICE);
+    }
+
+    function test_topUpBalance_RevertWhen_PriceAboveLimit() public {
+        _buyPerQuery(renter, perQuery, PRICE);
+        vm.prank(creator);
+        market.updateListing(perQuery, PRICE * 2, NEW_URI);
+        vm.expectRevert(
+            abi.encodeWithSelector(IServiceMarketplace.PriceAboveLimit.selector, PRICE * 2, PRICE)
+        );
+        vm.prank(renter);
+        market.topUpBalance{value: PRICE * 10}(perQuery, PRICE);
+        assertEq(_balance(perQuery, renter), PRICE);
+        assertEq(_agreedPrice(perQuery, renter), PRICE);
     }
 
     function test_topUpBalance_RevertWhen_CredentialNotFound() public {
@@ -131,7 +159,7 @@ contract PerQueryTest is BaseTest {
             abi.encodeWithSelector(IServiceMarketplace.CredentialNotFound.selector, perQuery, renter)
         );
         vm.prank(renter);
-        market.topUpBalance{value: PRICE}(perQuery);
+        market.topUpBalance{value: PRICE}(perQuery, PRICE);
     }
 
     function test_topUpBalance_RevertWhen_CredentialRevoked() public {
@@ -142,7 +170,7 @@ contract PerQueryTest is BaseTest {
             abi.encodeWithSelector(IServiceMarketplace.CredentialRevoked.selector, perQuery, renter)
         );
         vm.prank(renter);
-        market.topUpBalance{value: PRICE}(perQuery);
+        market.topUpBalance{value: PRICE}(perQuery, PRICE);
     }
 
     function test_topUpBalance_RevertWhen_ListingNotActive() public {
@@ -150,7 +178,7 @@ contract PerQueryTest is BaseTest {
         _pauseListing(perQuery);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, perQuery));
         vm.prank(renter);
-        market.topUpBalance{value: PRICE}(perQuery);
+        market.topUpBalance{value: PRICE}(perQuery, PRICE);
     }
 
     function test_topUpBalance_RevertWhen_ListingNotActive_Closed() public {
@@ -158,19 +186,19 @@ contract PerQueryTest is BaseTest {
         _close(perQuery);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, perQuery));
         vm.prank(renter);
-        market.topUpBalance{value: PRICE}(perQuery);
+        market.topUpBalance{value: PRICE}(perQuery, PRICE);
     }
 
     function test_topUpBalance_RevertWhen_ListingNotFound() public {
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotFound.selector, UNKNOWN));
         vm.prank(renter);
-        market.topUpBalance{value: PRICE}(UNKNOWN);
+        market.topUpBalance{value: PRICE}(UNKNOWN, PRICE);
     }
 
     function test_topUpBalance_RevertWhen_InvalidAccessType() public {
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.InvalidAccessType.selector, SUBSCRIPTION));
         vm.prank(renter);
-        market.topUpBalance{value: PRICE}(subscription);
+        market.topUpBalance{value: PRICE}(subscription, PRICE);
     }
 
     function test_topUpBalance_RevertWhen_ProtocolPaused() public {
@@ -178,7 +206,7 @@ contract PerQueryTest is BaseTest {
         _pauseProtocol();
         vm.expectRevert(_err(IServiceMarketplace.ProtocolPaused.selector));
         vm.prank(renter);
-        market.topUpBalance{value: PRICE}(perQuery);
+        market.topUpBalance{value: PRICE}(perQuery, PRICE);
     }
 
     // ─── consumeQuery ─────────────────────────────────────────────────────────

@@ -35,6 +35,33 @@ contract PerTaskPriceLockTest is BaseTest {
         assertEq(_balance(perQuery, secondRenter), PRICE * 5, "the renter who topped up pays the new price");
     }
 
+    /// @dev The same attack against a deposit on its way: the creator raises the price between the moment
+    /// the renter saw it and the moment the deposit lands (front-running it), so the deposit would agree.
+    function test_finding_PriceRaisedBeforeTheDepositLands_DepositIsRefused() public {
+        vm.prank(creator);
+        market.updateListing(perQuery, PRICE * 50, NEW_URI);
+        vm.expectRevert(
+            abi.encodeWithSelector(IServiceMarketplace.PriceAboveLimit.selector, PRICE * 50, PRICE)
+        );
+        vm.prank(renter);
+        market.purchasePerQuery{value: PRICE * 50}(perQuery, PRICE);
+        assertEq(address(market).balance, 0, "the renter keeps the deposit");
+    }
+
+    function test_finding_PriceRaisedBeforeTheTopUpLands_TopUpIsRefused() public {
+        _buyPerQuery(renter, perQuery, PRICE * 5);
+        vm.prank(creator);
+        market.updateListing(perQuery, PRICE * 55, NEW_URI);
+        vm.expectRevert(
+            abi.encodeWithSelector(IServiceMarketplace.PriceAboveLimit.selector, PRICE * 55, PRICE)
+        );
+        vm.prank(renter);
+        market.topUpBalance{value: PRICE * 50}(perQuery, PRICE);
+
+        _consume(perQuery, renter, 1);
+        assertEq(_balance(perQuery, renter), PRICE * 4, "the balance still pays the agreed price");
+    }
+
     function test_finding_RevertWhen_InsufficientBalance_NamesTheAgreedPrice() public {
         _buyPerQuery(renter, perQuery, PRICE + PRICE / 2);
         vm.prank(creator);

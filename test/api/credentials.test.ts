@@ -152,12 +152,17 @@ function newestFirst(items: Item[]) {
 let renterItems: Item[];
 let expiredSubscriptionEnd: bigint;
 
-const buy = (
+const buy = (buyer: HDAccount, listing: Listing, value: bigint) =>
+  transaction(buyer, (market) => market.write.purchaseOneTime([listing.onChainId], { value }));
+
+/** A per-task deposit of `value`, accepting a price of at most `maxPrice` per task. */
+const deposit = (
   buyer: HDAccount,
   listing: Listing,
-  how: "purchaseOneTime" | "purchasePerQuery" | "topUpBalance",
+  how: "purchasePerQuery" | "topUpBalance",
   value: bigint,
-) => transaction(buyer, (market) => market.write[how]([listing.onChainId], { value }));
+  maxPrice = TASK_PRICE,
+) => transaction(buyer, (market) => market.write[how]([listing.onChainId, maxPrice], { value }));
 
 const subscribe = (buyer: HDAccount, listing: Listing, months: bigint) =>
   transaction(buyer, (market) =>
@@ -179,25 +184,25 @@ beforeAll(async () => {
   const present = BigInt(Math.floor(Date.now() / 1000));
   await setChainTime(present - 40n * DAY);
   const first = await mineBlock(stack(), [
-    buy(renter, listings.oneTime, "purchaseOneTime", PRICE),
+    buy(renter, listings.oneTime, PRICE),
     subscribe(renter, listings.expiredSubscription, 1n),
     subscribe(renter, listings.subscription, 3n),
     // Someone else's credentials never show in the renter's list.
-    buy(neighbour, listings.oneTime, "purchaseOneTime", PRICE),
+    buy(neighbour, listings.oneTime, PRICE),
     // The returning renter's subscription lapses and their balance runs out.
     subscribe(returning, listings.expiredSubscription, 1n),
-    buy(returning, listings.emptyTask, "purchasePerQuery", TASK_PRICE),
+    deposit(returning, listings.emptyTask, "purchasePerQuery", TASK_PRICE),
   ]);
   const second = await mineBlock(
     stack(),
     [
       // A deposit for exactly one task, spent below: the balance is zero.
-      buy(renter, listings.emptyTask, "purchasePerQuery", TASK_PRICE),
-      buy(renter, listings.revoked, "purchaseOneTime", PRICE),
-      buy(renter, listings.closed, "purchaseOneTime", PRICE),
-      buy(renter, listings.paused, "purchaseOneTime", PRICE),
+      deposit(renter, listings.emptyTask, "purchasePerQuery", TASK_PRICE),
+      buy(renter, listings.revoked, PRICE),
+      buy(renter, listings.closed, PRICE),
+      buy(renter, listings.paused, PRICE),
       // Bought, but the listing was never published: not the API's to show.
-      buy(renter, listings.unpublished, "purchaseOneTime", PRICE),
+      buy(renter, listings.unpublished, PRICE),
     ],
     { timestamp: first.timestamp + 60n },
   );
@@ -422,7 +427,7 @@ describe("GET /v1/credentials/:listing_id", () => {
           value: PRICE,
         }),
       ),
-      buy(returning, listings.emptyTask, "topUpBalance", TASK_PRICE),
+      deposit(returning, listings.emptyTask, "topUpBalance", TASK_PRICE),
     ]);
 
     for (const [listing, rentalModel] of [
@@ -502,7 +507,7 @@ describe("finding: per-task price lock", () => {
   it("debits the price the renter agreed to after a raise to the whole balance, and both endpoints say what the next debit can pay", async () => {
     // The attack: the creator raises the price to the renter's whole balance, then a run is debited.
     await mineIndexedBlock(stack(), [
-      buy(prepaid, listing, "purchasePerQuery", 2n * TASK_PRICE),
+      deposit(prepaid, listing, "purchasePerQuery", 2n * TASK_PRICE),
       setPrice(2n * TASK_PRICE),
       debit(101n),
     ]);
@@ -512,7 +517,7 @@ describe("finding: per-task price lock", () => {
 
     // A top-up agrees to the new price: one more run at it leaves too little for the next.
     await mineIndexedBlock(stack(), [
-      buy(prepaid, listing, "topUpBalance", 2n * TASK_PRICE),
+      deposit(prepaid, listing, "topUpBalance", 2n * TASK_PRICE, 2n * TASK_PRICE),
       debit(102n),
     ]);
     expect(await balance()).toBe(TASK_PRICE);

@@ -62,12 +62,12 @@ describe("gas on a real chain", () => {
     const second = market(secondRenter);
     await mined(second.write.purchaseOneTime([oneTime], { value: PRICE }));
     await mined(second.write.purchaseSubscription([subscription, THIRTY_DAYS], { value: PRICE }));
-    await mined(second.write.purchasePerQuery([perQuery], { value: 10n * PRICE }));
+    await mined(second.write.purchasePerQuery([perQuery, PRICE], { value: 10n * PRICE }));
     await mined(market(operator).write.consumeQuery([perQuery, secondRenter.address, 1n]));
     await mined(
       market(renter).write.purchaseSubscription([subscription, THIRTY_DAYS], { value: PRICE }),
     );
-    await mined(market(renter).write.purchasePerQuery([perQuery], { value: 10n * PRICE }));
+    await mined(market(renter).write.purchasePerQuery([perQuery, PRICE], { value: 10n * PRICE }));
     const [, , escrow] = await market(creator).read.listings([oneTime]);
 
     // Each of its tests starts from setUp: so does each transaction here.
@@ -88,13 +88,13 @@ describe("gas on a real chain", () => {
         market(newRenter).write.purchaseSubscription([subscription, THIRTY_DAYS], { value: PRICE }),
       ),
       purchasePerQuery: await gasOf(() =>
-        market(newRenter).write.purchasePerQuery([perQuery], { value: 10n * PRICE }),
+        market(newRenter).write.purchasePerQuery([perQuery, PRICE], { value: 10n * PRICE }),
       ),
       renewSubscription: await gasOf(() =>
         market(renter).write.renewSubscription([subscription, THIRTY_DAYS], { value: PRICE }),
       ),
       topUpBalance: await gasOf(() =>
-        market(renter).write.topUpBalance([perQuery], { value: PRICE }),
+        market(renter).write.topUpBalance([perQuery, PRICE], { value: PRICE }),
       ),
       consumeQuery: await gasOf(() =>
         market(operator).write.consumeQuery([perQuery, renter.address, 2n]),

@@ -82,7 +82,7 @@ describe("ServiceMarketplace on anvil", () => {
 
   it("sells a per-task balance that each run id debits once", async () => {
     const listingId = await createListing("per-task", PER_QUERY);
-    await mined(marketAs(renter).write.purchasePerQuery([listingId], { value: PRICE * 2n }));
+    await mined(marketAs(renter).write.purchasePerQuery([listingId, PRICE], { value: PRICE * 2n }));
     const asAuthority = marketAs(authority);
     await mined(asAuthority.write.consumeQuery([listingId, renter.address, 1n]));
 

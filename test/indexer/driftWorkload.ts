@@ -307,7 +307,8 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
         forNewRental("per_query", (listing, renter) => {
           const deposit = listing.price * BigInt(1 + random.int(6)) + random.bigint(0n, MIN_PRICE);
           return {
-            send: () => market(renter).purchasePerQuery([listing.id], { value: deposit }),
+            send: () =>
+              market(renter).purchasePerQuery([listing.id, listing.price], { value: deposit }),
             apply: () => {
               const credential = newCredential(listing, renter, deposit);
               credential.balance = deposit;
@@ -339,7 +340,10 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
         forOne(payable("per_query"), ({ listing, credential }) => {
           const amount = listing.price * BigInt(1 + random.int(4)) + random.bigint(0n, MIN_PRICE);
           return {
-            send: () => market(credential.renter).topUpBalance([listing.id], { value: amount }),
+            send: () =>
+              market(credential.renter).topUpBalance([listing.id, listing.price], {
+                value: amount,
+              }),
             apply: () => {
               credential.balance += amount;
               credential.agreedPrice = listing.price;

@@ -339,7 +339,7 @@ describe("projections follow every marketplace operation", () => {
   it("opens a per-task balance without booking a sale", async () => {
     const deposit = 5n * TASK_PRICE;
     const landed = await indexed(
-      marketplace().as(erin).write.purchasePerQuery([perQueryId], { value: deposit }),
+      marketplace().as(erin).write.purchasePerQuery([perQueryId, TASK_PRICE], { value: deposit }),
     );
     erinPerQuery = newCredentialRow(perQuery, erin.address, {
       timestamp: landed.timestamp,
@@ -354,7 +354,7 @@ describe("projections follow every marketplace operation", () => {
   it("tops up a per-task balance", async () => {
     const topUp = 2n * TASK_PRICE;
     const landed = await indexed(
-      marketplace().as(erin).write.topUpBalance([perQueryId], { value: topUp }),
+      marketplace().as(erin).write.topUpBalance([perQueryId, TASK_PRICE], { value: topUp }),
     );
     erinPerQuery = {
       ...erinPerQuery,

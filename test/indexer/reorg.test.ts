@@ -61,7 +61,7 @@ describe("a reorg replacing a purchase and a debit", () => {
     history.oneTimeCreated = oneTime.landed;
     history.perQueryCreated = perQuery.landed;
     history.deposit = await send(
-      marketplace().as(carol).write.purchasePerQuery([perQueryId], { value: DEPOSIT }),
+      marketplace().as(carol).write.purchasePerQuery([perQueryId, TASK_PRICE], { value: DEPOSIT }),
     );
     history.firstDebit = await send(
       marketplace().as(authority).write.consumeQuery([perQueryId, carol.address, 1n]),

@@ -102,6 +102,8 @@ interface IServiceMarketplace {
     error InvalidDuration(uint256 duration);
     /// @notice Thrown when a deposit cannot cover one task.
     error DepositTooLow(uint256 deposit, uint256 price);
+    /// @notice Thrown when a per-task price is above the most the renter accepted for a deposit.
+    error PriceAboveLimit(uint256 price, uint256 maxPrice);
     /// @notice Thrown when the protocol is paused.
     error ProtocolPaused();
     /// @notice Thrown when closing a listing whose escrow holds funds.
@@ -222,15 +224,16 @@ interface IServiceMarketplace {
     function purchaseSubscription(bytes32 listingId, uint256 duration) external payable;
 
     /// @notice Opens a prepaid per-task balance of `msg.value`, at least one task's price; the renter agrees
-    /// to the listing's current price, the most any run will debit from it.
-    function purchasePerQuery(bytes32 listingId) external payable;
+    /// to the listing's current price, the most any run will debit from it, if it is at most `maxPrice`
+    /// (a price raised after the renter looked cannot slip into the agreement).
+    function purchasePerQuery(bytes32 listingId, uint256 maxPrice) external payable;
 
     /// @notice Extends a subscription by `duration` from the later of now and its expiry.
     function renewSubscription(bytes32 listingId, uint256 duration) external payable;
 
     /// @notice Adds `msg.value`, at least one task's price, to a per-task balance; the renter agrees to the
-    /// listing's current price for the whole balance.
-    function topUpBalance(bytes32 listingId) external payable;
+    /// listing's current price for the whole balance, if it is at most `maxPrice`.
+    function topUpBalance(bytes32 listingId, uint256 maxPrice) external payable;
 
     /// @notice Returns the unspent per-task balance of a revoked credential or a closed listing.
     function reclaimBalance(bytes32 listingId) external;

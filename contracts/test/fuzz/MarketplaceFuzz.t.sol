@@ -268,7 +268,8 @@ contract MarketplaceFuzzTest is BaseTest {
             vm.expectEmit(address(market));
             emit IServiceMarketplace.PerQueryPurchased(id, renter, deposit, p);
         }
-        _buyPerQuery(renter, id, deposit);
+        vm.prank(renter);
+        market.purchasePerQuery{value: deposit}(id, p);
 
         uint256 held = deposit < p ? 0 : deposit;
         assertEq(_balance(id, renter), held);
@@ -292,7 +293,8 @@ contract MarketplaceFuzzTest is BaseTest {
             vm.expectEmit(address(market));
             emit IServiceMarketplace.BalanceToppedUp(id, renter, topUp, first + topUp, p);
         }
-        _topUp(renter, id, topUp);
+        vm.prank(renter);
+        market.topUpBalance{value: topUp}(id, p);
 
         uint256 expected = topUp < p ? first : first + topUp;
         assertEq(_balance(id, renter), expected);
@@ -333,6 +335,20 @@ contract MarketplaceFuzzTest is BaseTest {
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.InsufficientBalance.selector, extra, p));
         vm.prank(authority);
         market.consumeQuery(id, renter, 5000);
+    }
+
+    /// @dev A deposit agrees to the listing's price only when it is at most what the renter accepted.
+    function testFuzz_purchasePerQuery_MaxPrice(uint256 price, uint256 maxPrice) public {
+        uint96 p = _boundPrice(price);
+        maxPrice = bound(maxPrice, 0, 2 * MAX_PRICE);
+        bytes32 id = _create(otherCreator, FUZZ_SEED, PER_QUERY, p);
+        if (p > maxPrice) {
+            vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.PriceAboveLimit.selector, p, maxPrice));
+        }
+        vm.prank(renter);
+        market.purchasePerQuery{value: p}(id, maxPrice);
+        assertEq(_agreedPrice(id, renter), p > maxPrice ? 0 : p);
+        assertEq(address(market).balance, p > maxPrice ? 0 : p);
     }
 
     /// @dev Finding "per-task price lock": over any sequence of price changes and deposits, a run debits the

@@ -40,13 +40,13 @@ contract GasTest is Test {
         vm.startPrank(secondRenter);
         market.purchaseOneTime{value: PRICE}(oneTime);
         market.purchaseSubscription{value: PRICE}(subscription, 30 days);
-        market.purchasePerQuery{value: 10 * PRICE}(perQuery);
+        market.purchasePerQuery{value: 10 * PRICE}(perQuery, PRICE);
         vm.stopPrank();
         vm.prank(operator);
         market.consumeQuery(perQuery, secondRenter, 1);
         vm.startPrank(renter);
         market.purchaseSubscription{value: PRICE}(subscription, 30 days);
-        market.purchasePerQuery{value: 10 * PRICE}(perQuery);
+        market.purchasePerQuery{value: 10 * PRICE}(perQuery, PRICE);
         vm.stopPrank();
     }
 
@@ -70,7 +70,7 @@ contract GasTest is Test {
 
     function test_gas_purchasePerQuery() public {
         vm.prank(newRenter);
-        market.purchasePerQuery{value: 10 * PRICE}(perQuery);
+        market.purchasePerQuery{value: 10 * PRICE}(perQuery, PRICE);
         assertLe(vm.snapshotGasLastCall("purchasePerQuery"), 80_000);
     }
 
@@ -82,7 +82,7 @@ contract GasTest is Test {
 
     function test_gas_topUpBalance() public {
         vm.prank(renter);
-        market.topUpBalance{value: PRICE}(perQuery);
+        market.topUpBalance{value: PRICE}(perQuery, PRICE);
         assertLe(vm.snapshotGasLastCall("topUpBalance"), 40_000);
     }
 

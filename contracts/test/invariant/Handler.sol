@@ -255,7 +255,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             uint256 amount = _bound(amountSeed, price, price * 20);
             _fund(buyer, amount);
             vm.prank(buyer);
-            market.purchasePerQuery{value: amount}(id);
+            market.purchasePerQuery{value: amount}(id, price);
             ghost_deposited += amount;
             ghost_depositedOf[id][buyer] += amount;
             ghost_agreedPriceOf[id][buyer] = price;
@@ -276,7 +276,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             uint256 amount = _bound(amountSeed, price, price * 10);
             _fund(buyer, amount);
             vm.prank(buyer);
-            market.topUpBalance{value: amount}(id);
+            market.topUpBalance{value: amount}(id, price);
             ghost_deposited += amount;
             ghost_depositedOf[id][buyer] += amount;
             ghost_agreedPriceOf[id][buyer] = price;
