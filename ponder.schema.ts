@@ -51,6 +51,8 @@ export const credential = onchainTable(
     isRevoked: t.boolean().notNull(),
     /** Per-task only: the prepaid balance left. */
     balance: t.bigint().notNull(),
+    /** Per-task only: the price per task agreed at the last deposit; a run costs at most this. */
+    agreedPrice: t.bigint().notNull(),
     totalPaid: t.bigint().notNull(),
     tasksConsumed: t.integer().notNull(),
     updatedAt: t.bigint().notNull(),
@@ -72,6 +74,8 @@ export const creator = onchainTable("creator", (t) => ({
 export const protocol = onchainTable("protocol", (t) => ({
   id: t.hex().primaryKey(),
   authority: t.hex().notNull(),
+  /** The hot key that debits and logs runs; the zero address when the authority alone does. */
+  operator: t.hex().notNull(),
   feeRecipient: t.hex().notNull(),
   feeBasisPoints: t.integer().notNull(),
   paused: t.boolean().notNull(),
@@ -200,6 +204,16 @@ export const feeChangeEvent = onchainTable("fee_change_event", (t) => ({
   id: t.text().primaryKey(),
   previousFeeBasisPoints: t.integer().notNull(),
   feeBasisPoints: t.integer().notNull(),
+  blockNumber: t.bigint().notNull(),
+  timestamp: t.bigint().notNull(),
+  transactionHash: t.hex().notNull(),
+}));
+
+/** Every operator the authority named, so a debit can be traced to the key that held the role. */
+export const operatorChangeEvent = onchainTable("operator_change_event", (t) => ({
+  id: t.text().primaryKey(),
+  previousOperator: t.hex().notNull(),
+  operator: t.hex().notNull(),
   blockNumber: t.bigint().notNull(),
   timestamp: t.bigint().notNull(),
   transactionHash: t.hex().notNull(),

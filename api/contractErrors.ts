@@ -23,6 +23,7 @@ export const CONTRACT_ERROR_CODES = {
   MetadataUriEmpty: "invalid_request",
   InvalidDuration: "invalid_request",
   DepositTooLow: "invalid_request",
+  PriceAboveLimit: "invalid_request",
   ProtocolPaused: "service_unavailable",
   EscrowNotEmpty: "invalid_request",
   NothingToWithdraw: "invalid_request",

@@ -291,7 +291,7 @@ async function generateHistory(stack: Stack) {
       },
       {
         from: renter,
-        data: call("purchasePerQuery", [pick(marketplace.PER_QUERY, r)]),
+        data: call("purchasePerQuery", [pick(marketplace.PER_QUERY, r), PRICE]),
         value: DEPOSIT,
         gas: 200_000,
         events: { PerQueryPurchased: 1 },
@@ -314,7 +314,7 @@ async function generateHistory(stack: Stack) {
     for (let t = 0; t < TOP_UPS_PER_RENTER; t++) {
       renterTxs.push({
         from: renter,
-        data: call("topUpBalance", [pick(marketplace.PER_QUERY, r)]),
+        data: call("topUpBalance", [pick(marketplace.PER_QUERY, r), PRICE]),
         value: PRICE,
         gas: 200_000,
         events: { BalanceToppedUp: 1 },

@@ -109,7 +109,7 @@ await runBenchmark(async (cleanup) => {
   const expected = new Map<Address, { totalPaid: bigint; tasksConsumed: number }>();
   for (const renter of pool) {
     await rpcRequest(rpcUrl, "anvil_setBalance", [renter, toHex(10n ** 22n)]);
-    await send(renter, call("purchasePerQuery", [listings.perQuery]), DEPOSIT);
+    await send(renter, call("purchasePerQuery", [listings.perQuery, PRICE]), DEPOSIT);
     expected.set(renter, { totalPaid: DEPOSIT, tasksConsumed: 0 });
   }
 
@@ -153,7 +153,7 @@ await runBenchmark(async (cleanup) => {
         return {
           kind,
           from: renter,
-          data: call("topUpBalance", [listings.perQuery]),
+          data: call("topUpBalance", [listings.perQuery, PRICE]),
           value: PRICE,
           listingId: listings.perQuery,
           buyer: renter,
@@ -185,7 +185,7 @@ await runBenchmark(async (cleanup) => {
                   call("purchaseSubscription", [listings.subscription, marketplace.THIRTY_DAYS]),
                   PRICE,
                 ]
-              : [listings.perQuery, call("purchasePerQuery", [listings.perQuery]), DEPOSIT];
+              : [listings.perQuery, call("purchasePerQuery", [listings.perQuery, PRICE]), DEPOSIT];
         const visible = (row: CredentialRow | undefined) => row !== undefined;
         return { kind, from: buyer, data, value, listingId, buyer, visible };
       }

@@ -7,7 +7,7 @@ import type { HDAccount } from "viem/accounts";
 import { type PublicManifest, saveAgent } from "../lib/agents/saveAgent.ts";
 import { type Deployment, deployMarketplace } from "../lib/chain/deployMarketplace.ts";
 import { writeDeployment } from "../lib/chain/deploymentFile.ts";
-import { devAccount, devPrivateKey } from "../lib/chain/devAccounts.ts";
+import { localDeploymentAccounts } from "../lib/chain/devAccounts.ts";
 import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
 import { connectProjections, type Database } from "../lib/db/projections.ts";
 import { findFreePort } from "./findFreePort.ts";
@@ -136,9 +136,7 @@ export async function startStack(options: StackOptions = {}) {
       stops.push(anvil.stop);
       const deployment = await deployMarketplace({
         rpcUrl: anvil.rpcUrl,
-        deployerKey: devPrivateKey(0),
-        authority: devAccount(0).address,
-        feeRecipient: devAccount(1).address,
+        ...localDeploymentAccounts(),
       });
       const deploymentFile = join(temp.dir, "deployment.json");
       await writeDeployment(deploymentFile, deployment);

@@ -33,6 +33,7 @@ export const ENV_FIELDS = {
   /** Unset, anvil's public dev accounts: on the local chain only (scripts/deploymentAccounts.ts). */
   DEPLOYER_PRIVATE_KEY: privateKey.optional(),
   AUTHORITY_ADDRESS: address.optional(),
+  OPERATOR_ADDRESS: address.optional(),
   FEE_RECIPIENT_ADDRESS: address.optional(),
   API_HOST: z.string().default("127.0.0.1"),
   API_PORT: port.default(8080),

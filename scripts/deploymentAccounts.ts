@@ -1,39 +1,37 @@
-import type { Address, Hex } from "viem";
+import { type Address, type Hex, isAddressEqual } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
-import {
-  devAccount,
-  devPrivateKey,
-  isDevAccount,
-  LOCAL_CHAIN_ID,
-} from "../lib/chain/devAccounts.ts";
-
-export type DeploymentAccounts = { deployerKey: Hex; authority: Address; feeRecipient: Address };
+import type { DeploymentAccounts } from "../lib/chain/deployMarketplace.ts";
+import { isDevAccount, LOCAL_CHAIN_ID, localDeploymentAccounts } from "../lib/chain/devAccounts.ts";
 
 type Given = {
   DEPLOYER_PRIVATE_KEY?: Hex;
   AUTHORITY_ADDRESS?: Address;
+  OPERATOR_ADDRESS?: Address;
   FEE_RECIPIENT_ADDRESS?: Address;
 };
 
 /**
- * Who deploys the marketplace, administers it and receives its fees. On the local chain, anvil's
- * public dev accounts unless given; on any other chain each must be given, and none may be one of
- * those accounts, whose keys everyone knows.
+ * Who deploys the marketplace, administers it, debits its runs and receives its fees. On the local
+ * chain, anvil's public dev accounts unless given (`LOCAL_ROLES`); on any other chain each must be
+ * given, and none may be one of those accounts, whose keys everyone knows.
  */
 export function deploymentAccounts(chainId: number, given: Given): DeploymentAccounts {
   if (chainId === LOCAL_CHAIN_ID) {
+    const local = localDeploymentAccounts();
     return {
-      deployerKey: given.DEPLOYER_PRIVATE_KEY ?? devPrivateKey(0),
-      authority: given.AUTHORITY_ADDRESS ?? devAccount(0).address,
-      feeRecipient: given.FEE_RECIPIENT_ADDRESS ?? devAccount(1).address,
+      deployerKey: given.DEPLOYER_PRIVATE_KEY ?? local.deployerKey,
+      authority: given.AUTHORITY_ADDRESS ?? local.authority,
+      operator: given.OPERATOR_ADDRESS ?? local.operator,
+      feeRecipient: given.FEE_RECIPIENT_ADDRESS ?? local.feeRecipient,
     };
   }
   const { DEPLOYER_PRIVATE_KEY: deployerKey, AUTHORITY_ADDRESS: authority } = given;
-  const { FEE_RECIPIENT_ADDRESS: feeRecipient } = given;
+  const { OPERATOR_ADDRESS: operator, FEE_RECIPIENT_ADDRESS: feeRecipient } = given;
   const problems: string[] = [];
   const accounts: [string, Address | undefined][] = [
     ["DEPLOYER_PRIVATE_KEY", deployerKey && privateKeyToAddress(deployerKey)],
     ["AUTHORITY_ADDRESS", authority],
+    ["OPERATOR_ADDRESS", operator],
     ["FEE_RECIPIENT_ADDRESS", feeRecipient],
   ];
   for (const [name, address] of accounts) {
@@ -42,10 +40,15 @@ export function deploymentAccounts(chainId: number, given: Given): DeploymentAcc
       problems.push(`${name} is one of anvil's public dev accounts, whose key everyone knows`);
     }
   }
-  if (problems.length > 0 || !deployerKey || !authority || !feeRecipient) {
+  if (operator && authority && isAddressEqual(operator, authority)) {
+    problems.push(
+      "OPERATOR_ADDRESS is the AUTHORITY_ADDRESS: the key on the API servers would administer the protocol",
+    );
+  }
+  if (problems.length > 0 || !deployerKey || !authority || !operator || !feeRecipient) {
     throw new Error(
       `Refusing to deploy on chain ${chainId} (anvil's dev accounts serve only the local chain ${LOCAL_CHAIN_ID}):\n  ${problems.join("\n  ")}`,
     );
   }
-  return { deployerKey, authority, feeRecipient };
+  return { deployerKey, authority, operator, feeRecipient };
 }

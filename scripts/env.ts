@@ -8,6 +8,7 @@ const startEnvSchema = z.object({
     "ANVIL_PORT",
     "DEPLOYER_PRIVATE_KEY",
     "AUTHORITY_ADDRESS",
+    "OPERATOR_ADDRESS",
     "FEE_RECIPIENT_ADDRESS",
     "POSTGRES_PORT",
     "PONDER_PORT",

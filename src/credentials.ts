@@ -24,6 +24,7 @@ ponder.on("ServiceMarketplace:AccessPurchased", async ({ event, context }) => {
     purchasedAt: timestamp,
     expiresAt: expiresAt === 0 ? null : BigInt(expiresAt),
     balance: 0n,
+    agreedPrice: 0n,
     totalPaid: amount,
   });
   await creditSale(context, { listingId, amount, fee });
@@ -64,7 +65,7 @@ ponder.on("ServiceMarketplace:SubscriptionRenewed", async ({ event, context }) =
 });
 
 ponder.on("ServiceMarketplace:PerQueryPurchased", async ({ event, context }) => {
-  const { listingId, buyer, amount } = event.args;
+  const { listingId, buyer, amount, agreedPrice } = event.args;
   const timestamp = event.block.timestamp;
   await openCredential(context, {
     listingId,
@@ -73,6 +74,7 @@ ponder.on("ServiceMarketplace:PerQueryPurchased", async ({ event, context }) => 
     purchasedAt: timestamp,
     expiresAt: null,
     balance: amount,
+    agreedPrice,
     totalPaid: amount,
   });
   // A deposit is the renter's balance, not a sale: fee and share move when a task is debited.
@@ -91,10 +93,11 @@ ponder.on("ServiceMarketplace:PerQueryPurchased", async ({ event, context }) => 
 });
 
 ponder.on("ServiceMarketplace:BalanceToppedUp", async ({ event, context }) => {
-  const { listingId, buyer, amount, balance } = event.args;
+  const { listingId, buyer, amount, balance, agreedPrice } = event.args;
   const timestamp = event.block.timestamp;
   await context.db.update(credential, { listingId, buyer }).set((row) => ({
     balance,
+    agreedPrice,
     totalPaid: row.totalPaid + amount,
     updatedAt: timestamp,
   }));
@@ -167,7 +170,14 @@ async function openCredential(
   context: Parameters<typeof creditSale>[0],
   opened: Pick<
     typeof credential.$inferInsert,
-    "listingId" | "buyer" | "rentalModel" | "purchasedAt" | "expiresAt" | "balance" | "totalPaid"
+    | "listingId"
+    | "buyer"
+    | "rentalModel"
+    | "purchasedAt"
+    | "expiresAt"
+    | "balance"
+    | "agreedPrice"
+    | "totalPaid"
   >,
 ) {
   await context.db

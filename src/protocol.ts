@@ -1,12 +1,19 @@
 import { ponder } from "ponder:registry";
-import { feeChangeEvent, listing, protocol, withdrawalEvent } from "ponder:schema";
+import {
+  feeChangeEvent,
+  listing,
+  operatorChangeEvent,
+  protocol,
+  withdrawalEvent,
+} from "ponder:schema";
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 
-// The constructor announces authority, fee recipient and fee as events, so the row exists from the
+// The constructor announces authority, operator, fee recipient and fee as events, so the row exists from the
 // deployment block on; the insert keeps each handler correct whichever of them comes first.
 const initialProtocol = {
   authority: ZERO_ADDRESS,
+  operator: ZERO_ADDRESS,
   feeRecipient: ZERO_ADDRESS,
   feeBasisPoints: 0,
   paused: false,
@@ -20,6 +27,22 @@ ponder.on("ServiceMarketplace:AuthorityTransferred", async ({ event, context }) 
     .insert(protocol)
     .values({ ...initialProtocol, id: event.log.address, authority })
     .onConflictDoUpdate({ authority });
+});
+
+ponder.on("ServiceMarketplace:OperatorChanged", async ({ event, context }) => {
+  const { operator } = event.args;
+  await context.db
+    .insert(protocol)
+    .values({ ...initialProtocol, id: event.log.address, operator })
+    .onConflictDoUpdate({ operator });
+  await context.db.insert(operatorChangeEvent).values({
+    id: event.id,
+    previousOperator: event.args.previousOperator,
+    operator,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+  });
 });
 
 ponder.on("ServiceMarketplace:FeeRecipientUpdated", async ({ event, context }) => {

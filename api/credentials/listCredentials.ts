@@ -40,6 +40,7 @@ export async function listCredentials(
       ${credential.rentalModel}::text as rental_model, ${listing.status}::text as listing_status,
       ${credential.isRevoked} as is_revoked, ${credential.expiresAt} as expires_at,
       ${credential.balance} as balance, ${listing.price} as price,
+      ${credential.agreedPrice} as agreed_price,
       ${credential.purchasedAt} as purchased_at
     from ${credential}
     join ${listing} on ${listing.id} = ${credential.listingId}
@@ -58,6 +59,7 @@ export async function listCredentials(
           expiresAt: expiresAt ?? 0n,
           balance: BigInt(row.balance as string),
           price: BigInt(row.price as string),
+          agreedPrice: BigInt(row.agreed_price as string),
         },
         options.nowSeconds,
       );

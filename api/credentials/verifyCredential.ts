@@ -38,6 +38,7 @@ export async function verifyCredential(
     expiresAt: BigInt(state.expiresAt),
     balance: state.balance,
     price: state.price,
+    agreedPrice: state.agreedPrice,
   };
   return {
     found: true,

@@ -14,14 +14,16 @@ contract ServiceMarketplace is IServiceMarketplace {
     uint256 public constant SUBSCRIPTION_PERIOD = 30 days;
     uint256 private constant BASIS_POINTS = 10_000;
 
-    /// @dev One slot read by every sale: who may debit and log runs, the fee, the pause switch.
+    /// @dev One slot read by every sale and every debit: the operator (the hot key that debits and logs
+    /// runs), the fee, the pause switch. The authority, read only to administer, lives apart.
     struct Config {
-        address authority;
+        address operator;
         uint16 feeBasisPoints;
         bool paused;
     }
 
     Config private _config;
+    address public authority;
     address public feeRecipient;
 
     mapping(bytes32 listingId => Listing) public listings;
@@ -40,16 +42,25 @@ contract ServiceMarketplace is IServiceMarketplace {
     }
 
     modifier onlyAuthority() {
-        if (msg.sender != _config.authority) revert Unauthorized(msg.sender);
+        if (msg.sender != authority) revert Unauthorized(msg.sender);
         _;
     }
 
-    constructor(address authority_, address feeRecipient_) {
-        if (authority_ == address(0) || feeRecipient_ == address(0)) revert ZeroAddress();
-        _config = Config({authority: authority_, feeBasisPoints: DEFAULT_FEE_BASIS_POINTS, paused: false});
+    modifier onlyOperator() {
+        _requireOperator(_config.operator);
+        _;
+    }
+
+    constructor(address authority_, address operator_, address feeRecipient_) {
+        if (authority_ == address(0) || operator_ == address(0) || feeRecipient_ == address(0)) {
+            revert ZeroAddress();
+        }
+        _config = Config({operator: operator_, feeBasisPoints: DEFAULT_FEE_BASIS_POINTS, paused: false});
+        authority = authority_;
         feeRecipient = feeRecipient_;
         // The initial configuration as events too, so an indexer starting at this block knows it.
         emit AuthorityTransferred(address(0), authority_);
+        emit OperatorChanged(address(0), operator_);
         emit FeeRecipientUpdated(address(0), feeRecipient_);
         emit FeeBasisPointsUpdated(0, DEFAULT_FEE_BASIS_POINTS);
     }
@@ -160,16 +171,17 @@ contract ServiceMarketplace is IServiceMarketplace {
         emit AccessPurchased(listingId, msg.sender, RentalModel.Subscription, msg.value, fee, expiresAt);
     }
 
-    function purchasePerQuery(bytes32 listingId) external payable {
+    function purchasePerQuery(bytes32 listingId, uint256 maxPrice) external payable {
         (Listing storage listing,) = _listingForSale(listingId, RentalModel.PerQuery);
-        if (msg.value < listing.price) revert DepositTooLow(msg.value, listing.price);
+        uint96 agreedPrice = _agreeToPrice(listing.price, maxPrice);
         PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
         if (record.isRevoked) revert CredentialRevoked(listingId, msg.sender);
         if (record.purchasedAt != 0) revert CredentialAlreadyExists(listingId, msg.sender);
 
-        record.balance = uint128(msg.value);
+        record.balance = uint112(msg.value);
+        record.agreedPrice = agreedPrice;
         record.purchasedAt = uint40(block.timestamp);
-        emit PerQueryPurchased(listingId, msg.sender, msg.value);
+        emit PerQueryPurchased(listingId, msg.sender, msg.value, agreedPrice);
     }
 
     function renewSubscription(bytes32 listingId, uint256 duration) external payable {
@@ -186,16 +198,17 @@ contract ServiceMarketplace is IServiceMarketplace {
         emit SubscriptionRenewed(listingId, msg.sender, msg.value, fee, expiresAt);
     }
 
-    function topUpBalance(bytes32 listingId) external payable {
+    function topUpBalance(bytes32 listingId, uint256 maxPrice) external payable {
         (Listing storage listing,) = _listingForSale(listingId, RentalModel.PerQuery);
-        if (msg.value < listing.price) revert DepositTooLow(msg.value, listing.price);
+        uint96 agreedPrice = _agreeToPrice(listing.price, maxPrice);
         PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
         if (record.purchasedAt == 0) revert CredentialNotFound(listingId, msg.sender);
         if (record.isRevoked) revert CredentialRevoked(listingId, msg.sender);
 
         uint256 balance = record.balance + msg.value;
-        record.balance = uint128(balance);
-        emit BalanceToppedUp(listingId, msg.sender, msg.value, balance);
+        record.balance = uint112(balance);
+        record.agreedPrice = agreedPrice;
+        emit BalanceToppedUp(listingId, msg.sender, msg.value, balance, agreedPrice);
     }
 
     function reclaimBalance(bytes32 listingId) external nonReentrant {
@@ -212,18 +225,18 @@ contract ServiceMarketplace is IServiceMarketplace {
         _sendEth(msg.sender, amount);
     }
 
-    // ─── Protocol authority ───────────────────────────────────────────────────
+    // ─── Protocol operator ────────────────────────────────────────────────────
 
     function consumeQuery(bytes32 listingId, address buyer, uint256 runId) external {
         Config storage config = _config;
-        if (msg.sender != config.authority) revert Unauthorized(msg.sender);
+        _requireOperator(config.operator);
         if (config.paused) revert ProtocolPaused();
         Listing storage listing = listings[listingId];
         _requireRunnable(listingId, listing.status, listing.model);
         PerQueryBalance storage record = perQueryBalances[listingId][buyer];
         if (record.purchasedAt == 0) revert CredentialNotFound(listingId, buyer);
         if (record.isRevoked) revert CredentialRevoked(listingId, buyer);
-        uint256 price = listing.price;
+        uint256 price = _debitPrice(listing.price, record.agreedPrice);
         uint256 balance = record.balance;
         if (balance < price) revert InsufficientBalance(balance, price);
         if (!_markRunRecorded(runId)) revert RunAlreadyRecorded(runId);
@@ -231,16 +244,23 @@ contract ServiceMarketplace is IServiceMarketplace {
         unchecked {
             balance -= price;
         }
-        record.balance = uint128(balance);
+        record.balance = uint112(balance);
         uint256 fee = _collect(listing, price, config.feeBasisPoints);
         emit QueryConsumed(listingId, buyer, runId, price, fee, balance);
     }
 
-    function recordRuns(RunRecord[] calldata runs) external onlyAuthority {
+    function recordRuns(RunRecord[] calldata runs) external onlyOperator {
         for (uint256 i; i < runs.length; ++i) {
             RunRecord calldata run = runs[i];
             if (_markRunRecorded(run.runId)) emit RunRecorded(run.listingId, run.runId, run.succeeded);
         }
+    }
+
+    // ─── Protocol authority ───────────────────────────────────────────────────
+
+    function setOperator(address operator_) external onlyAuthority {
+        emit OperatorChanged(_config.operator, operator_);
+        _config.operator = operator_;
     }
 
     function setFeeBasisPoints(uint256 feeBasisPoints_) external onlyAuthority {
@@ -262,8 +282,8 @@ contract ServiceMarketplace is IServiceMarketplace {
 
     function transferAuthority(address authority_) external onlyAuthority {
         if (authority_ == address(0)) revert ZeroAddress();
-        emit AuthorityTransferred(_config.authority, authority_);
-        _config.authority = authority_;
+        emit AuthorityTransferred(authority, authority_);
+        authority = authority_;
     }
 
     function withdrawFees(bytes32[] calldata listingIds) external nonReentrant {
@@ -302,7 +322,8 @@ contract ServiceMarketplace is IServiceMarketplace {
             state.isRevoked = record.isRevoked;
             state.purchasedAt = record.purchasedAt;
             state.balance = record.balance;
-            state.isValid = state.balance >= state.price;
+            state.agreedPrice = record.agreedPrice;
+            state.isValid = state.balance >= _debitPrice(state.price, state.agreedPrice);
         } else {
             AccessCredential memory credential = credentials[listingId][buyer];
             state.hasCredential = credential.purchasedAt != 0;
@@ -326,8 +347,8 @@ contract ServiceMarketplace is IServiceMarketplace {
         return _recordedRuns[runId >> 8] & (1 << (runId & 0xff)) != 0;
     }
 
-    function authority() external view returns (address) {
-        return _config.authority;
+    function operator() external view returns (address) {
+        return _config.operator;
     }
 
     function feeBasisPoints() external view returns (uint256) {
@@ -361,6 +382,11 @@ contract ServiceMarketplace is IServiceMarketplace {
         if (status == ListingStatus.None) revert ListingNotFound(listingId);
         if (status == ListingStatus.Closed) revert ListingNotActive(listingId);
         if (model != RentalModel.PerQuery) revert InvalidAccessType(model);
+    }
+
+    /// @dev Runs are debited and logged by the operator, or by the authority itself.
+    function _requireOperator(address operator_) private view {
+        if (msg.sender != operator_ && msg.sender != authority) revert Unauthorized(msg.sender);
     }
 
     function _creatorListing(bytes32 listingId) private view returns (Listing storage listing) {
@@ -406,6 +432,20 @@ contract ServiceMarketplace is IServiceMarketplace {
             revert InvalidDuration(duration);
         }
         return price * duration / SUBSCRIPTION_PERIOD;
+    }
+
+    /// @dev The per-task price a deposit agrees to: the listing's, if the renter accepts it and the deposit
+    /// pays for one task at it.
+    function _agreeToPrice(uint96 price, uint256 maxPrice) private view returns (uint96) {
+        if (price > maxPrice) revert PriceAboveLimit(price, maxPrice);
+        if (msg.value < price) revert DepositTooLow(msg.value, price);
+        return price;
+    }
+
+    /// @dev What a run costs a per-task balance: a price cut applies at once, a raise only once the renter
+    /// agreed to it by depositing again.
+    function _debitPrice(uint256 listingPrice, uint256 agreedPrice) private pure returns (uint256) {
+        return agreedPrice < listingPrice ? agreedPrice : listingPrice;
     }
 
     /// @dev Marks `runId` settled; false when it already was.

@@ -176,14 +176,14 @@ contract AdminTest is BaseTest {
         vm.expectRevert(paused);
         market.purchaseSubscription{value: PRICE}(subscription, 30 days);
         vm.expectRevert(paused);
-        market.purchasePerQuery{value: PRICE}(perQuery);
+        market.purchasePerQuery{value: PRICE}(perQuery, PRICE);
         vm.stopPrank();
 
         vm.startPrank(renter);
         vm.expectRevert(paused);
         market.renewSubscription{value: PRICE}(subscription, 30 days);
         vm.expectRevert(paused);
-        market.topUpBalance{value: PRICE}(perQuery);
+        market.topUpBalance{value: PRICE}(perQuery, PRICE);
         vm.stopPrank();
 
         vm.expectRevert(paused);

@@ -10,6 +10,7 @@ abstract contract BaseTest is Test {
     ServiceMarketplace internal market;
 
     address internal authority = makeAddr("authority");
+    address internal operator = makeAddr("operator");
     address internal feeRecipient = makeAddr("feeRecipient");
     address internal creator = makeAddr("creator");
     address internal otherCreator = makeAddr("otherCreator");
@@ -44,7 +45,7 @@ abstract contract BaseTest is Test {
 
     function setUp() public virtual {
         vm.warp(START);
-        market = new ServiceMarketplace(authority, feeRecipient);
+        market = new ServiceMarketplace(authority, operator, feeRecipient);
         vm.deal(renter, 1_000_000_000 ether);
         vm.deal(secondRenter, 1_000_000_000 ether);
         vm.deal(stranger, 1_000_000_000 ether);
@@ -81,18 +82,22 @@ abstract contract BaseTest is Test {
         market.renewSubscription{value: quote}(listingId, duration);
     }
 
+    /// @dev A deposit as a wallet makes it: accepting the price it sees.
     function _buyPerQuery(address who, bytes32 listingId, uint256 amount) internal {
+        uint256 price = _price(listingId);
         vm.prank(who);
-        market.purchasePerQuery{value: amount}(listingId);
+        market.purchasePerQuery{value: amount}(listingId, price);
     }
 
     function _topUp(address who, bytes32 listingId, uint256 amount) internal {
+        uint256 price = _price(listingId);
         vm.prank(who);
-        market.topUpBalance{value: amount}(listingId);
+        market.topUpBalance{value: amount}(listingId, price);
     }
 
+    /// @dev A debit as the service makes it: by the operator, its hot key.
     function _consume(bytes32 listingId, address buyer, uint256 runId) internal {
-        vm.prank(authority);
+        vm.prank(operator);
         market.consumeQuery(listingId, buyer, runId);
     }
 
@@ -162,11 +167,15 @@ abstract contract BaseTest is Test {
     }
 
     function _balance(bytes32 listingId, address buyer) internal view returns (uint256 balance) {
-        (balance,,) = market.perQueryBalances(listingId, buyer);
+        (balance,,,) = market.perQueryBalances(listingId, buyer);
+    }
+
+    function _agreedPrice(bytes32 listingId, address buyer) internal view returns (uint256 agreedPrice) {
+        (, agreedPrice,,) = market.perQueryBalances(listingId, buyer);
     }
 
     function _perQueryRevoked(bytes32 listingId, address buyer) internal view returns (bool revoked) {
-        (,, revoked) = market.perQueryBalances(listingId, buyer);
+        (,,, revoked) = market.perQueryBalances(listingId, buyer);
     }
 
     function _valid(bytes32 listingId, address buyer) internal view returns (bool) {

@@ -24,20 +24,30 @@ contract ListingsTest is BaseTest {
         vm.expectEmit();
         emit IServiceMarketplace.AuthorityTransferred(address(0), authority);
         vm.expectEmit();
+        emit IServiceMarketplace.OperatorChanged(address(0), operator);
+        vm.expectEmit();
         emit IServiceMarketplace.FeeRecipientUpdated(address(0), feeRecipient);
         vm.expectEmit();
         emit IServiceMarketplace.FeeBasisPointsUpdated(0, DEFAULT_FEE_BPS);
-        new ServiceMarketplace(authority, feeRecipient);
+        ServiceMarketplace deployed = new ServiceMarketplace(authority, operator, feeRecipient);
+        assertEq(deployed.authority(), authority);
+        assertEq(deployed.operator(), operator);
+        assertEq(deployed.feeRecipient(), feeRecipient);
     }
 
     function test_constructor_RevertWhen_ZeroAddress_Authority() public {
         vm.expectRevert(_err(IServiceMarketplace.ZeroAddress.selector));
-        new ServiceMarketplace(address(0), feeRecipient);
+        new ServiceMarketplace(address(0), operator, feeRecipient);
+    }
+
+    function test_constructor_RevertWhen_ZeroAddress_Operator() public {
+        vm.expectRevert(_err(IServiceMarketplace.ZeroAddress.selector));
+        new ServiceMarketplace(authority, address(0), feeRecipient);
     }
 
     function test_constructor_RevertWhen_ZeroAddress_FeeRecipient() public {
         vm.expectRevert(_err(IServiceMarketplace.ZeroAddress.selector));
-        new ServiceMarketplace(authority, address(0));
+        new ServiceMarketplace(authority, operator, address(0));
     }
 
     // ─── createListing ────────────────────────────────────────────────────────
@@ -263,14 +273,14 @@ contract ListingsTest is BaseTest {
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, subscription));
         market.purchaseSubscription{value: PRICE}(subscription, 30 days);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, perQuery));
-        market.purchasePerQuery{value: PRICE}(perQuery);
+        market.purchasePerQuery{value: PRICE}(perQuery, PRICE);
         vm.stopPrank();
 
         vm.startPrank(renter);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, subscription));
         market.renewSubscription{value: PRICE}(subscription, 30 days);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, perQuery));
-        market.topUpBalance{value: PRICE}(perQuery);
+        market.topUpBalance{value: PRICE}(perQuery, PRICE);
         vm.stopPrank();
     }
 

@@ -12,11 +12,13 @@ contract PerQueryTest is BaseTest {
     function test_purchasePerQuery_OpensBalanceAndEmits() public {
         uint256 deposit = PRICE * 5 + 3;
         vm.expectEmit(address(market));
-        emit IServiceMarketplace.PerQueryPurchased(perQuery, renter, deposit);
+        emit IServiceMarketplace.PerQueryPurchased(perQuery, renter, deposit, PRICE);
         _buyPerQuery(renter, perQuery, deposit);
 
-        (uint128 balance, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(perQuery, renter);
+        (uint112 balance, uint96 agreedPrice, uint40 purchasedAt, bool isRevoked) =
+            market.perQueryBalances(perQuery, renter);
         assertEq(balance, deposit);
+        assertEq(agreedPrice, PRICE);
         assertEq(purchasedAt, START);
         assertFalse(isRevoked);
         // The fee/escrow split happens at consumption, not deposit.
@@ -35,29 +37,44 @@ contract PerQueryTest is BaseTest {
     function test_purchasePerQuery_RevertWhen_DepositTooLow() public {
         vm.startPrank(renter);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.DepositTooLow.selector, PRICE - 1, PRICE));
-        market.purchasePerQuery{value: PRICE - 1}(perQuery);
+        market.purchasePerQuery{value: PRICE - 1}(perQuery, PRICE);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.DepositTooLow.selector, 0, PRICE));
-        market.purchasePerQuery(perQuery);
+        market.purchasePerQuery(perQuery, PRICE);
         vm.stopPrank();
+    }
+
+    function test_purchasePerQuery_RevertWhen_PriceAboveLimit() public {
+        vm.expectRevert(
+            abi.encodeWithSelector(IServiceMarketplace.PriceAboveLimit.selector, PRICE, PRICE - 1)
+        );
+        vm.prank(renter);
+        market.purchasePerQuery{value: PRICE * 10}(perQuery, PRICE - 1);
+        assertEq(address(market).balance, 0);
+    }
+
+    function test_purchasePerQuery_AgreesToTheListingPriceBelowTheLimit() public {
+        vm.prank(renter);
+        market.purchasePerQuery{value: PRICE * 2}(perQuery, PRICE * 5);
+        assertEq(_agreedPrice(perQuery, renter), PRICE);
     }
 
     function test_purchasePerQuery_RevertWhen_ListingNotFound() public {
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotFound.selector, UNKNOWN));
         vm.prank(renter);
-        market.purchasePerQuery{value: PRICE}(UNKNOWN);
+        market.purchasePerQuery{value: PRICE}(UNKNOWN, PRICE);
     }
 
     function test_purchasePerQuery_RevertWhen_ListingNotActive() public {
         _pauseListing(perQuery);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, perQuery));
         vm.prank(renter);
-        market.purchasePerQuery{value: PRICE}(perQuery);
+        market.purchasePerQuery{value: PRICE}(perQuery, PRICE);
     }
 
     function test_purchasePerQuery_RevertWhen_InvalidAccessType() public {
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.InvalidAccessType.selector, ONE_TIME));
         vm.prank(renter);
-        market.purchasePerQuery{value: PRICE}(oneTime);
+        market.purchasePerQuery{value: PRICE}(oneTime, PRICE);
     }
 
     function test_purchasePerQuery_RevertWhen_CredentialAlreadyExists() public {
@@ -66,7 +83,7 @@ contract PerQueryTest is BaseTest {
             abi.encodeWithSelector(IServiceMarketplace.CredentialAlreadyExists.selector, perQuery, renter)
         );
         vm.prank(renter);
-        market.purchasePerQuery{value: PRICE}(perQuery);
+        market.purchasePerQuery{value: PRICE}(perQuery, PRICE);
     }
 
     function test_purchasePerQuery_RevertWhen_CredentialRevoked() public {
@@ -77,14 +94,14 @@ contract PerQueryTest is BaseTest {
             abi.encodeWithSelector(IServiceMarketplace.CredentialRevoked.selector, perQuery, renter)
         );
         vm.prank(renter);
-        market.purchasePerQuery{value: PRICE}(perQuery);
+        market.purchasePerQuery{value: PRICE}(perQuery, PRICE);
     }
 
     function test_purchasePerQuery_RevertWhen_ProtocolPaused() public {
         _pauseProtocol();
         vm.expectRevert(_err(IServiceMarketplace.ProtocolPaused.selector));
         vm.prank(renter);
-        market.purchasePerQuery{value: PRICE}(perQuery);
+        market.purchasePerQuery{value: PRICE}(perQuery, PRICE);
     }
 
     // ─── topUpBalance ─────────────────────────────────────────────────────────
@@ -92,10 +109,10 @@ contract PerQueryTest is BaseTest {
     function test_topUpBalance_AddsAndEmits() public {
         _buyPerQuery(renter, perQuery, PRICE);
         vm.expectEmit(address(market));
-        emit IServiceMarketplace.BalanceToppedUp(perQuery, renter, PRICE * 2, PRICE * 3);
+        emit IServiceMarketplace.BalanceToppedUp(perQuery, renter, PRICE * 2, PRICE * 3, PRICE);
         _topUp(renter, perQuery, PRICE * 2);
 
-        (uint128 balance, uint40 purchasedAt,) = market.perQueryBalances(perQuery, renter);
+        (uint112 balance,, uint40 purchasedAt,) = market.perQueryBalances(perQuery, renter);
         assertEq(balance, PRICE * 3);
         assertEq(purchasedAt, START);
         assertEq(_escrow(perQuery), 0);
@@ -121,7 +138,20 @@ contract PerQueryTest is BaseTest {
         _buyPerQuery(renter, perQuery, PRICE);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.DepositTooLow.selector, PRICE - 1, PRICE));
         vm.prank(renter);
-        market.topUpBalance{value: PRICE - 1}(perQuery);
+        market.topUpBalance{value: PRICE - 1}(perQuery, PRICE);
+    }
+
+    function test_topUpBalance_RevertWhen_PriceAboveLimit() public {
+        _buyPerQuery(renter, perQuery, PRICE);
+        vm.prank(creator);
+        market.updateListing(perQuery, PRICE * 2, NEW_URI);
+        vm.expectRevert(
+            abi.encodeWithSelector(IServiceMarketplace.PriceAboveLimit.selector, PRICE * 2, PRICE)
+        );
+        vm.prank(renter);
+        market.topUpBalance{value: PRICE * 10}(perQuery, PRICE);
+        assertEq(_balance(perQuery, renter), PRICE);
+        assertEq(_agreedPrice(perQuery, renter), PRICE);
     }
 
     function test_topUpBalance_RevertWhen_CredentialNotFound() public {
@@ -129,7 +159,7 @@ contract PerQueryTest is BaseTest {
             abi.encodeWithSelector(IServiceMarketplace.CredentialNotFound.selector, perQuery, renter)
         );
         vm.prank(renter);
-        market.topUpBalance{value: PRICE}(perQuery);
+        market.topUpBalance{value: PRICE}(perQuery, PRICE);
     }
 
     function test_topUpBalance_RevertWhen_CredentialRevoked() public {
@@ -140,7 +170,7 @@ contract PerQueryTest is BaseTest {
             abi.encodeWithSelector(IServiceMarketplace.CredentialRevoked.selector, perQuery, renter)
         );
         vm.prank(renter);
-        market.topUpBalance{value: PRICE}(perQuery);
+        market.topUpBalance{value: PRICE}(perQuery, PRICE);
     }
 
     function test_topUpBalance_RevertWhen_ListingNotActive() public {
@@ -148,7 +178,7 @@ contract PerQueryTest is BaseTest {
         _pauseListing(perQuery);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, perQuery));
         vm.prank(renter);
-        market.topUpBalance{value: PRICE}(perQuery);
+        market.topUpBalance{value: PRICE}(perQuery, PRICE);
     }
 
     function test_topUpBalance_RevertWhen_ListingNotActive_Closed() public {
@@ -156,19 +186,19 @@ contract PerQueryTest is BaseTest {
         _close(perQuery);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, perQuery));
         vm.prank(renter);
-        market.topUpBalance{value: PRICE}(perQuery);
+        market.topUpBalance{value: PRICE}(perQuery, PRICE);
     }
 
     function test_topUpBalance_RevertWhen_ListingNotFound() public {
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotFound.selector, UNKNOWN));
         vm.prank(renter);
-        market.topUpBalance{value: PRICE}(UNKNOWN);
+        market.topUpBalance{value: PRICE}(UNKNOWN, PRICE);
     }
 
     function test_topUpBalance_RevertWhen_InvalidAccessType() public {
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.InvalidAccessType.selector, SUBSCRIPTION));
         vm.prank(renter);
-        market.topUpBalance{value: PRICE}(subscription);
+        market.topUpBalance{value: PRICE}(subscription, PRICE);
     }
 
     function test_topUpBalance_RevertWhen_ProtocolPaused() public {
@@ -176,7 +206,7 @@ contract PerQueryTest is BaseTest {
         _pauseProtocol();
         vm.expectRevert(_err(IServiceMarketplace.ProtocolPaused.selector));
         vm.prank(renter);
-        market.topUpBalance{value: PRICE}(perQuery);
+        market.topUpBalance{value: PRICE}(perQuery, PRICE);
     }
 
     // ─── consumeQuery ─────────────────────────────────────────────────────────
@@ -211,20 +241,65 @@ contract PerQueryTest is BaseTest {
         assertTrue(_valid(perQuery, renter));
     }
 
-    function test_consumeQuery_ChargesCurrentPrice() public {
+    function test_consumeQuery_ChargesAgreedPriceUntilNextDeposit() public {
         _buyPerQuery(renter, perQuery, PRICE * 10);
         vm.prank(creator);
         market.updateListing(perQuery, PRICE * 4, NEW_URI);
-        uint256 fee = PRICE * 4 * DEFAULT_FEE_BPS / BPS;
+        uint256 fee = PRICE * DEFAULT_FEE_BPS / BPS;
 
+        // The renter agreed to PRICE: the raise does not reach the balance.
         vm.expectEmit(address(market));
-        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 7, PRICE * 4, fee, PRICE * 6);
+        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 7, PRICE, fee, PRICE * 9);
         _consume(perQuery, renter, 7);
-        assertEq(_balance(perQuery, renter), PRICE * 6);
+        assertTrue(_valid(perQuery, renter));
 
-        // A price above the remaining balance makes the credential invalid.
+        // A top-up agrees to the new price, which the next run pays.
+        _topUp(renter, perQuery, PRICE * 4);
+        assertEq(_agreedPrice(perQuery, renter), PRICE * 4);
+        fee = PRICE * 4 * DEFAULT_FEE_BPS / BPS;
+        vm.expectEmit(address(market));
+        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 8, PRICE * 4, fee, PRICE * 9);
+        _consume(perQuery, renter, 8);
+
+        // A price above the remaining balance, once agreed to, makes the credential invalid.
         vm.prank(creator);
         market.updateListing(perQuery, PRICE * 7, NEW_URI);
+        _topUp(renter, perQuery, PRICE * 7);
+        _consume(perQuery, renter, 9);
+        _consume(perQuery, renter, 10);
+        assertEq(_balance(perQuery, renter), PRICE * 2);
+        assertFalse(_valid(perQuery, renter));
+    }
+
+    function test_consumeQuery_PriceCutAppliesAtOnce() public {
+        uint96 cut = PRICE / 4;
+        _buyPerQuery(renter, perQuery, PRICE * 10);
+        vm.prank(creator);
+        market.updateListing(perQuery, cut, NEW_URI);
+        uint256 fee = cut * DEFAULT_FEE_BPS / BPS;
+
+        vm.expectEmit(address(market));
+        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 7, cut, fee, PRICE * 10 - cut);
+        _consume(perQuery, renter, 7);
+        // The cut is no new agreement: raising back to PRICE still debits no more than PRICE.
+        assertEq(_agreedPrice(perQuery, renter), PRICE);
+        vm.prank(creator);
+        market.updateListing(perQuery, PRICE * 3, NEW_URI);
+        _consume(perQuery, renter, 8);
+        assertEq(_balance(perQuery, renter), PRICE * 9 - cut);
+    }
+
+    function test_getAccessState_ValidWhileBalanceCoversTheNextDebit() public {
+        _buyPerQuery(renter, perQuery, PRICE);
+        vm.prank(creator);
+        market.updateListing(perQuery, PRICE * 2, NEW_URI);
+        IServiceMarketplace.AccessState memory s = market.getAccessState(perQuery, renter);
+        assertEq(s.price, PRICE * 2);
+        assertEq(s.agreedPrice, PRICE);
+        assertEq(s.balance, PRICE);
+        assertTrue(s.isValid);
+
+        _consume(perQuery, renter, 1);
         assertFalse(_valid(perQuery, renter));
     }
 
@@ -441,7 +516,7 @@ contract PerQueryTest is BaseTest {
         vm.prank(creator);
         market.revokePerQueryAccess(perQuery, renter);
 
-        (uint128 balance,, bool isRevoked) = market.perQueryBalances(perQuery, renter);
+        (uint112 balance,,, bool isRevoked) = market.perQueryBalances(perQuery, renter);
         assertTrue(isRevoked);
         assertEq(balance, PRICE * 3);
         assertFalse(_valid(perQuery, renter));

@@ -21,17 +21,24 @@ export type Deployment = {
   transactionHash: Hex;
 };
 
-export type DeployOptions = {
-  rpcUrl: string;
+/**
+ * Who deploys the marketplace and holds its roles: the authority administers it, the operator (the
+ * hot key on the API servers) debits and logs runs, the fee recipient collects the protocol's fees.
+ */
+export type DeploymentAccounts = {
   deployerKey: Hex;
   authority: Address;
+  operator: Address;
   feeRecipient: Address;
 };
+
+export type DeployOptions = DeploymentAccounts & { rpcUrl: string };
 
 export async function deployMarketplace({
   rpcUrl,
   deployerKey,
   authority,
+  operator,
   feeRecipient,
 }: DeployOptions): Promise<Deployment> {
   const account = privateKeyToAccount(deployerKey);
@@ -44,7 +51,7 @@ export async function deployMarketplace({
   const transactionHash = await walletClient.deployContract({
     abi: serviceMarketplaceAbi,
     bytecode: serviceMarketplaceBytecode,
-    args: [authority, feeRecipient],
+    args: [authority, operator, feeRecipient],
     chain: null,
   });
   const receipt = await publicClient.waitForTransactionReceipt({ hash: transactionHash });

@@ -1,5 +1,6 @@
 import { type Address, isAddressEqual } from "viem";
 import { type HDAccount, mnemonicToAccount } from "viem/accounts";
+import type { DeploymentAccounts } from "./deployMarketplace.ts";
 
 /** anvil's chain id: the one chain where the public dev accounts may hold any role. */
 export const LOCAL_CHAIN_ID = 31337;
@@ -15,6 +16,23 @@ export function devPrivateKey(index: number): `0x${string}` {
   const key = devAccount(index).getHdKey().privateKey;
   if (!key) throw new Error(`no private key for dev account ${index}`);
   return `0x${Buffer.from(key).toString("hex")}`;
+}
+
+/**
+ * Which dev account holds each role of a deployment on the local chain. The operator, the hot key that
+ * debits and logs runs, is not the authority, so the split between them holds locally too; account 8
+ * holds no other role in `npm start` (the demo creator is account 9).
+ */
+export const LOCAL_ROLES = { deployer: 0, authority: 0, operator: 8, feeRecipient: 1 } as const;
+
+/** The deployment accounts of the local chain, by `LOCAL_ROLES`. */
+export function localDeploymentAccounts(): DeploymentAccounts {
+  return {
+    deployerKey: devPrivateKey(LOCAL_ROLES.deployer),
+    authority: devAccount(LOCAL_ROLES.authority).address,
+    operator: devAccount(LOCAL_ROLES.operator).address,
+    feeRecipient: devAccount(LOCAL_ROLES.feeRecipient).address,
+  };
 }
 
 /** Whether `address` is one of the mnemonic's first 20 accounts, whose keys everyone knows. */

@@ -9,8 +9,14 @@ const subscription: CredentialFacts = {
   expiresAt: NOW + 1n,
   balance: 0n,
   price: 10n,
+  agreedPrice: 0n,
 };
-const perTask: CredentialFacts = { ...subscription, rentalModel: "per_query", balance: 10n };
+const perTask: CredentialFacts = {
+  ...subscription,
+  rentalModel: "per_query",
+  balance: 10n,
+  agreedPrice: 10n,
+};
 
 describe("the status of a credential", () => {
   it("is not_found without one", () => {
@@ -31,6 +37,18 @@ describe("the status of a credential", () => {
   it("is low_balance once a per-task balance cannot pay for one task", () => {
     expect(credentialStatus(perTask, NOW)).toBe("active");
     expect(credentialStatus({ ...perTask, balance: 9n }, NOW)).toBe("low_balance");
+  });
+
+  it("pays the next task at the price agreed at the last deposit when the listing's is higher", () => {
+    const raised = { ...perTask, price: 1_000n };
+    expect(credentialStatus(raised, NOW)).toBe("active");
+    expect(credentialStatus({ ...raised, balance: 9n }, NOW)).toBe("low_balance");
+  });
+
+  it("pays the next task at a cut price at once", () => {
+    const cut = { ...perTask, price: 4n, balance: 5n };
+    expect(credentialStatus(cut, NOW)).toBe("active");
+    expect(credentialStatus({ ...cut, balance: 3n }, NOW)).toBe("low_balance");
   });
 
   it("is revoked when revoked or when the listing is closed, whatever else holds", () => {

@@ -11,12 +11,23 @@ export type CredentialFacts = {
   balance: bigint;
   /** The listing's price in wei: per task for per-task credentials. */
   price: bigint;
+  /** Wei per task the renter agreed to at their last deposit; meaningful for per-task credentials only. */
+  agreedPrice: bigint;
 };
+
+/**
+ * What the next run costs a per-task balance, as `consumeQuery` debits it: the lower of the price the
+ * renter agreed to and the listing's current price (a cut applies at once, a raise after a deposit).
+ */
+export function nextDebit(facts: Pick<CredentialFacts, "price" | "agreedPrice">): bigint {
+  if (facts.agreedPrice < facts.price) return facts.agreedPrice;
+  return facts.price;
+}
 
 /**
  * The status of a credential at `nowSeconds` (the chain's time), by the contract's own rule
  * (`getAccessState`): a subscription is valid while `expiresAt > now`, a per-task balance while it
- * covers one task, and nothing is valid once revoked or its listing is closed.
+ * covers the next run's debit, and nothing is valid once revoked or its listing is closed.
  */
 export function credentialStatus(facts: CredentialFacts, nowSeconds: bigint): CredentialStatus;
 export function credentialStatus(
@@ -30,6 +41,6 @@ export function credentialStatus(
   if (!facts) return "not_found";
   if (facts.isRevoked || facts.listingStatus === "closed") return "revoked";
   if (facts.rentalModel === "subscription" && facts.expiresAt <= nowSeconds) return "expired";
-  if (facts.rentalModel === "per_query" && facts.balance < facts.price) return "low_balance";
+  if (facts.rentalModel === "per_query" && facts.balance < nextDebit(facts)) return "low_balance";
   return "active";
 }

@@ -9,7 +9,13 @@ import { randomBytes } from "node:crypto";
 import { parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ONE_TIME, PER_QUERY, SUBSCRIPTION, THIRTY_DAYS } from "../../devStack/marketplace.ts";
+import {
+  METADATA_URI,
+  ONE_TIME,
+  PER_QUERY,
+  SUBSCRIPTION,
+  THIRTY_DAYS,
+} from "../../devStack/marketplace.ts";
 import { shareOf } from "../../devStack/money.ts";
 import { rpcRequest } from "../../devStack/startAnvil.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
@@ -35,6 +41,7 @@ const neighbour = devAccount(4); // holds one credential of their own
 const returning = devAccount(5); // renews and tops up
 const newcomer = devAccount(6); // holds nothing
 const subscriber = devAccount(7); // subscribes as the chain nears the end of a subscription
+const prepaid = devAccount(9); // holds a per-task balance whose listing's price is raised
 
 const DAY = 24n * 60n * 60n;
 const PRICE = parseEther("0.01");
@@ -50,6 +57,7 @@ const KEY_OWNERS = {
   returning,
   newcomer,
   subscriber,
+  prepaid,
 };
 let keys: Record<keyof typeof KEY_OWNERS, string>;
 
@@ -86,6 +94,7 @@ const drafts = {
   unbought: draft("Nobody Bought Me", ONE_TIME, PRICE),
   unpublished: draft("Unregistered", ONE_TIME, PRICE, false),
   ending: draft("Quarterly Brief", SUBSCRIPTION, PRICE),
+  raisedTask: draft("Clause Extractor", PER_QUERY, TASK_PRICE),
 };
 const listings = Object.fromEntries(
   Object.entries(drafts).map(([key, one]) => [
@@ -143,12 +152,17 @@ function newestFirst(items: Item[]) {
 let renterItems: Item[];
 let expiredSubscriptionEnd: bigint;
 
-const buy = (
+const buy = (buyer: HDAccount, listing: Listing, value: bigint) =>
+  transaction(buyer, (market) => market.write.purchaseOneTime([listing.onChainId], { value }));
+
+/** A per-task deposit of `value`, accepting a price of at most `maxPrice` per task. */
+const deposit = (
   buyer: HDAccount,
   listing: Listing,
-  how: "purchaseOneTime" | "purchasePerQuery" | "topUpBalance",
+  how: "purchasePerQuery" | "topUpBalance",
   value: bigint,
-) => transaction(buyer, (market) => market.write[how]([listing.onChainId], { value }));
+  maxPrice = TASK_PRICE,
+) => transaction(buyer, (market) => market.write[how]([listing.onChainId, maxPrice], { value }));
 
 const subscribe = (buyer: HDAccount, listing: Listing, months: bigint) =>
   transaction(buyer, (market) =>
@@ -170,25 +184,25 @@ beforeAll(async () => {
   const present = BigInt(Math.floor(Date.now() / 1000));
   await setChainTime(present - 40n * DAY);
   const first = await mineBlock(stack(), [
-    buy(renter, listings.oneTime, "purchaseOneTime", PRICE),
+    buy(renter, listings.oneTime, PRICE),
     subscribe(renter, listings.expiredSubscription, 1n),
     subscribe(renter, listings.subscription, 3n),
     // Someone else's credentials never show in the renter's list.
-    buy(neighbour, listings.oneTime, "purchaseOneTime", PRICE),
+    buy(neighbour, listings.oneTime, PRICE),
     // The returning renter's subscription lapses and their balance runs out.
     subscribe(returning, listings.expiredSubscription, 1n),
-    buy(returning, listings.emptyTask, "purchasePerQuery", TASK_PRICE),
+    deposit(returning, listings.emptyTask, "purchasePerQuery", TASK_PRICE),
   ]);
   const second = await mineBlock(
     stack(),
     [
       // A deposit for exactly one task, spent below: the balance is zero.
-      buy(renter, listings.emptyTask, "purchasePerQuery", TASK_PRICE),
-      buy(renter, listings.revoked, "purchaseOneTime", PRICE),
-      buy(renter, listings.closed, "purchaseOneTime", PRICE),
-      buy(renter, listings.paused, "purchaseOneTime", PRICE),
+      deposit(renter, listings.emptyTask, "purchasePerQuery", TASK_PRICE),
+      buy(renter, listings.revoked, PRICE),
+      buy(renter, listings.closed, PRICE),
+      buy(renter, listings.paused, PRICE),
       // Bought, but the listing was never published: not the API's to show.
-      buy(renter, listings.unpublished, "purchaseOneTime", PRICE),
+      buy(renter, listings.unpublished, PRICE),
     ],
     { timestamp: first.timestamp + 60n },
   );
@@ -413,7 +427,7 @@ describe("GET /v1/credentials/:listing_id", () => {
           value: PRICE,
         }),
       ),
-      buy(returning, listings.emptyTask, "topUpBalance", TASK_PRICE),
+      deposit(returning, listings.emptyTask, "topUpBalance", TASK_PRICE),
     ]);
 
     for (const [listing, rentalModel] of [
@@ -465,6 +479,57 @@ describeAuthenticatedEndpoints("GET /v1/credentials and /v1/credentials/:listing
   paths: () => ["/v1/credentials", `/v1/credentials/${listings.oneTime.id}`],
   wallet: renter,
   rateLimitPerMinute: 100,
+});
+
+describe("finding: per-task price lock", () => {
+  const listing = listings.raisedTask;
+  const statuses = async () => ({
+    list: (await api.get("/v1/credentials", { bearer: keys.prepaid })).body.credentials.map(
+      (one: Item) => one.status,
+    ),
+    verify: (await api.get(`/v1/credentials/${listing.id}`, { bearer: keys.prepaid })).body.status,
+  });
+  const setPrice = (price: bigint) =>
+    transaction(creator, (market) =>
+      market.write.updateListing([listing.onChainId, price, METADATA_URI]),
+    );
+  const debit = (runId: bigint) =>
+    transaction(authority, (market) =>
+      market.write.consumeQuery([listing.onChainId, prepaid.address, runId]),
+    );
+  const balance = async () =>
+    (
+      await stack()
+        .marketplace.as(prepaid)
+        .read.perQueryBalances([listing.onChainId, prepaid.address])
+    )[0];
+
+  it("debits the price the renter agreed to after a raise to the whole balance, and both endpoints say what the next debit can pay", async () => {
+    // The attack: the creator raises the price to the renter's whole balance, then a run is debited.
+    await mineIndexedBlock(stack(), [
+      deposit(prepaid, listing, "purchasePerQuery", 2n * TASK_PRICE),
+      setPrice(2n * TASK_PRICE),
+      debit(101n),
+    ]);
+    expect(await balance()).toBe(TASK_PRICE);
+    // The next run costs the agreed price, which the balance covers; by the listing's price it would not.
+    expect(await statuses()).toEqual({ list: ["active"], verify: "active" });
+
+    // A top-up agrees to the new price: one more run at it leaves too little for the next.
+    await mineIndexedBlock(stack(), [
+      deposit(prepaid, listing, "topUpBalance", 2n * TASK_PRICE, 2n * TASK_PRICE),
+      debit(102n),
+    ]);
+    expect(await balance()).toBe(TASK_PRICE);
+    expect(await statuses()).toEqual({ list: ["low_balance"], verify: "low_balance" });
+  });
+
+  it("applies a price cut to the next debit at once, in both endpoints", async () => {
+    await mineIndexedBlock(stack(), [setPrice(TASK_PRICE / 2n)]);
+    expect(await statuses()).toEqual({ list: ["active"], verify: "active" });
+    await mineIndexedBlock(stack(), [debit(103n)]);
+    expect(await balance()).toBe(TASK_PRICE / 2n);
+  });
 });
 
 describe("as time passes on-chain", () => {

@@ -371,7 +371,9 @@ describe("on-chain changes as the API shows them", () => {
       byAuthority((market) => market.write.recordRuns([runs])),
       byAuthority((market) => market.write.recordRuns([runs])),
       transaction(renter, (market) =>
-        market.write.purchasePerQuery([perTask.onChainId], { value: parseEther("0.003") }),
+        market.write.purchasePerQuery([perTask.onChainId, parseEther("0.001")], {
+          value: parseEther("0.003"),
+        }),
       ),
     );
     oneTime.runs = { succeeded: 3, failed: 1 };

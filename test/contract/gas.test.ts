@@ -12,7 +12,7 @@ import {
   SUBSCRIPTION,
   THIRTY_DAYS,
 } from "../../devStack/marketplace.ts";
-import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { devAccount, LOCAL_ROLES } from "../../lib/chain/devAccounts.ts";
 import { useStack } from "../support/useStack.ts";
 
 const GAS_SNAPSHOT = new URL("../../contracts/snapshots/GasTest.json", import.meta.url);
@@ -23,7 +23,7 @@ const makeAddr = (name: string) => privateKeyToAccount(keccak256(toHex(name)));
 /** Gas.t.sol's listing seed `bytes32(uint256(n))`. */
 const seed = (n: number) => toHex(n, { size: 32 });
 
-const authority = devAccount(0);
+const operator = devAccount(LOCAL_ROLES.operator);
 const creator = makeAddr("creator");
 const renter = makeAddr("renter");
 const secondRenter = makeAddr("secondRenter");
@@ -62,12 +62,12 @@ describe("gas on a real chain", () => {
     const second = market(secondRenter);
     await mined(second.write.purchaseOneTime([oneTime], { value: PRICE }));
     await mined(second.write.purchaseSubscription([subscription, THIRTY_DAYS], { value: PRICE }));
-    await mined(second.write.purchasePerQuery([perQuery], { value: 10n * PRICE }));
-    await mined(market(authority).write.consumeQuery([perQuery, secondRenter.address, 1n]));
+    await mined(second.write.purchasePerQuery([perQuery, PRICE], { value: 10n * PRICE }));
+    await mined(market(operator).write.consumeQuery([perQuery, secondRenter.address, 1n]));
     await mined(
       market(renter).write.purchaseSubscription([subscription, THIRTY_DAYS], { value: PRICE }),
     );
-    await mined(market(renter).write.purchasePerQuery([perQuery], { value: 10n * PRICE }));
+    await mined(market(renter).write.purchasePerQuery([perQuery, PRICE], { value: 10n * PRICE }));
     const [, , escrow] = await market(creator).read.listings([oneTime]);
 
     // Each of its tests starts from setUp: so does each transaction here.
@@ -88,16 +88,16 @@ describe("gas on a real chain", () => {
         market(newRenter).write.purchaseSubscription([subscription, THIRTY_DAYS], { value: PRICE }),
       ),
       purchasePerQuery: await gasOf(() =>
-        market(newRenter).write.purchasePerQuery([perQuery], { value: 10n * PRICE }),
+        market(newRenter).write.purchasePerQuery([perQuery, PRICE], { value: 10n * PRICE }),
       ),
       renewSubscription: await gasOf(() =>
         market(renter).write.renewSubscription([subscription, THIRTY_DAYS], { value: PRICE }),
       ),
       topUpBalance: await gasOf(() =>
-        market(renter).write.topUpBalance([perQuery], { value: PRICE }),
+        market(renter).write.topUpBalance([perQuery, PRICE], { value: PRICE }),
       ),
       consumeQuery: await gasOf(() =>
-        market(authority).write.consumeQuery([perQuery, renter.address, 2n]),
+        market(operator).write.consumeQuery([perQuery, renter.address, 2n]),
       ),
       withdrawEarnings: await gasOf(() =>
         market(creator).write.withdrawEarnings([oneTime, escrow]),

@@ -11,12 +11,13 @@ import {
 } from "../../devStack/marketplace.ts";
 import { feeOf, shareOf } from "../../devStack/money.ts";
 import { contractErrorName } from "../../lib/chain/contractErrorName.ts";
-import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { devAccount, LOCAL_ROLES } from "../../lib/chain/devAccounts.ts";
 import { useStack } from "../support/useStack.ts";
 
 const PRICE = parseEther("0.01");
 
 const authority = devAccount(0);
+const operator = devAccount(LOCAL_ROLES.operator);
 const creator = devAccount(2);
 const renter = devAccount(3);
 
@@ -34,11 +35,13 @@ async function createListing(seedText: string, model: number): Promise<Hex> {
 }
 
 describe("ServiceMarketplace on anvil", () => {
-  it("is deployed with its authority and the default 2.5% fee", async () => {
+  it("is deployed with its authority, an operator apart from it and the default 2.5% fee", async () => {
     const market = marketAs(renter);
     expect(stack().deployment.chainId).toBe(31337);
     expect(stack().deployment.startBlock).toBeGreaterThan(0);
     expect(await market.read.authority()).toBe(authority.address);
+    expect(await market.read.operator()).toBe(operator.address);
+    expect(operator.address).not.toBe(authority.address);
     expect(await market.read.feeBasisPoints()).toBe(250n);
   });
 
@@ -79,7 +82,7 @@ describe("ServiceMarketplace on anvil", () => {
 
   it("sells a per-task balance that each run id debits once", async () => {
     const listingId = await createListing("per-task", PER_QUERY);
-    await mined(marketAs(renter).write.purchasePerQuery([listingId], { value: PRICE * 2n }));
+    await mined(marketAs(renter).write.purchasePerQuery([listingId, PRICE], { value: PRICE * 2n }));
     const asAuthority = marketAs(authority);
     await mined(asAuthority.write.consumeQuery([listingId, renter.address, 1n]));
 
@@ -90,6 +93,7 @@ describe("ServiceMarketplace on anvil", () => {
       hasCredential: true,
       balance: PRICE,
       price: PRICE,
+      agreedPrice: PRICE,
     });
 
     const replay = await rejectionOf(

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { findFreePort } from "../../devStack/findFreePort.ts";
 import { type Anvil, rpcRequest, startAnvil } from "../../devStack/startAnvil.ts";
 import { deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
-import { devAccount, devPrivateKey } from "../../lib/chain/devAccounts.ts";
+import { devAccount, localDeploymentAccounts } from "../../lib/chain/devAccounts.ts";
 
 const started: Anvil[] = [];
 afterAll(async () => {
@@ -12,12 +12,7 @@ afterAll(async () => {
 async function deployOn(hardfork?: string) {
   const anvil = await startAnvil({ port: await findFreePort(), hardfork });
   started.push(anvil);
-  return deployMarketplace({
-    rpcUrl: anvil.rpcUrl,
-    deployerKey: devPrivateKey(0),
-    authority: devAccount(0).address,
-    feeRecipient: devAccount(1).address,
-  });
+  return deployMarketplace({ rpcUrl: anvil.rpcUrl, ...localDeploymentAccounts() });
 }
 
 describe("deploying the marketplace", () => {

@@ -12,7 +12,13 @@ import {
 import { lower } from "../support/projectionRows.ts";
 import { batchTransactions } from "../support/transactionBatches.ts";
 import { useStack } from "../support/useStack.ts";
-import { createWorkload, creators, renters, type Workload } from "./driftWorkload.ts";
+import {
+  createWorkload,
+  creators,
+  fundWorkloadAccounts,
+  renters,
+  type Workload,
+} from "./driftWorkload.ts";
 
 const WORKLOAD_SEED = 0x5eed_2024;
 const MIN_TRANSACTIONS = 320;
@@ -27,6 +33,7 @@ const sentOperations = new Map<string, number>();
 
 beforeAll(async () => {
   workload = createWorkload(stack().marketplace, WORKLOAD_SEED);
+  await fundWorkloadAccounts(stack().anvil.rpcUrl);
   const blocks = await batchTransactions(stack(), { perBlock: TRANSACTIONS_PER_BLOCK });
   for (let sent = 0; sent < MIN_TRANSACTIONS; sent++) {
     const name = await workload.step(blocks, stack().anvil.rpcUrl);
@@ -112,11 +119,9 @@ describe("projections after a seeded random workload", () => {
         const key = [listing.id, credential.renter.address] as const;
         const readState = async () => {
           if (listing.rentalModel === "per_query") {
-            const [balance, purchasedAt, isRevoked] = await contract().perQueryBalances(
-              key,
-              atLastBlock,
-            );
-            return { purchasedAt, expiresAt: null, isRevoked, balance };
+            const [balance, agreedPrice, purchasedAt, isRevoked] =
+              await contract().perQueryBalances(key, atLastBlock);
+            return { purchasedAt, expiresAt: null, isRevoked, balance, agreedPrice };
           }
           const [, purchasedAt, expiresAt, isRevoked] = await contract().credentials(
             key,
@@ -129,6 +134,7 @@ describe("projections after a seeded random workload", () => {
             expiresAt: neverExpires ? null : BigInt(expiresAt),
             isRevoked,
             balance: 0n,
+            agreedPrice: 0n,
           };
         };
         const { purchasedAt, ...state } = await readState();
@@ -184,8 +190,9 @@ describe("projections after a seeded random workload", () => {
       ),
     );
 
-    const [authority, feeRecipient, feeBasisPoints, paused] = await Promise.all([
+    const [authority, operator, feeRecipient, feeBasisPoints, paused] = await Promise.all([
       contract().authority(atLastBlock),
+      contract().operator(atLastBlock),
       contract().feeRecipient(atLastBlock),
       contract().feeBasisPoints(atLastBlock),
       contract().paused(atLastBlock),
@@ -194,6 +201,7 @@ describe("projections after a seeded random workload", () => {
       {
         id: lower(stack().deployment.address),
         authority: lower(authority),
+        operator: lower(operator),
         feeRecipient: lower(feeRecipient),
         feeBasisPoints: Number(feeBasisPoints),
         paused,

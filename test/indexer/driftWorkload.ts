@@ -1,14 +1,15 @@
 // A seeded random workload over every marketplace operation. It keeps a model of the contract so it
 // only sends transactions that succeed, and the model supplies what the chain cannot answer (totals,
 // counters).
-import { type Address, type Hex, parseEther } from "viem";
+import { type Address, type Hex, parseEther, toHex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { METADATA_URI, seedOf } from "../../devStack/marketplace.ts";
 import { feeOf } from "../../devStack/money.ts";
 import { rpcRequest } from "../../devStack/startAnvil.ts";
 import type { Stack } from "../../devStack/startStack.ts";
-import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { devAccount, LOCAL_ROLES } from "../../lib/chain/devAccounts.ts";
 import { deriveListingId } from "../../lib/ids/listingId.ts";
+import { nextDebit } from "../../lib/marketplace/credentialStatus.ts";
 import {
   type ListingStatus,
   RENTAL_MODELS,
@@ -26,11 +27,20 @@ export const creators = [2, 3, 4].map(devAccount);
 export const renters = [5, 6, 7, 8, 9].map(devAccount);
 // Authority and fee recipient are handed back and forth between these two during the workload.
 const [protocolAccountA, protocolAccountB] = [devAccount(0), devAccount(1)] as const;
+// The operator, which debits and logs runs, rotates between the deployment's and another hot key.
+const [deployedOperator, rotatedOperator] = [devAccount(LOCAL_ROLES.operator), devAccount(10)];
+
+/** Gives the accounts the workload sends from beyond anvil's ten funded ones their gas money. */
+export async function fundWorkloadAccounts(rpcUrl: string) {
+  await rpcRequest(rpcUrl, "anvil_setBalance", [rotatedOperator.address, toHex(parseEther("100"))]);
+}
 
 type CredentialState = {
   renter: HDAccount;
   isRevoked: boolean;
   balance: bigint;
+  /** Per-task: the listing's price at the last deposit, the most a run debits. */
+  agreedPrice: bigint;
   totalPaid: bigint;
   tasksConsumed: number;
 };
@@ -91,6 +101,7 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
   const listings: ListingState[] = [];
   const protocol = {
     authority: protocolAccountA,
+    operator: deployedOperator,
     feeRecipient: protocolAccountB,
     feeBasisPoints: 250n,
     paused: false,
@@ -103,6 +114,8 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
   let timeJumps = 0;
 
   const market = (account: HDAccount) => marketplace.as(account).write;
+  /** Who debits or logs a run: the operator mostly, the authority (which may too) now and then. */
+  const runKeeper = () => (random.chance(0.2) ? protocol.authority : protocol.operator);
   const randomPrice = () => random.bigint(MIN_PRICE, parseEther("0.01"));
   const openListings = () => listings.filter((listing) => listing.status !== "closed");
   const forSale = (model: RentalModel) =>
@@ -126,7 +139,14 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
   }
 
   function newCredential(listing: ListingState, renter: HDAccount, totalPaid: bigint) {
-    const credential = { renter, isRevoked: false, balance: 0n, totalPaid, tasksConsumed: 0 };
+    const credential = {
+      renter,
+      isRevoked: false,
+      balance: 0n,
+      agreedPrice: 0n,
+      totalPaid,
+      tasksConsumed: 0,
+    };
     listing.credentials.set(renter.address, credential);
     return credential;
   }
@@ -287,9 +307,12 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
         forNewRental("per_query", (listing, renter) => {
           const deposit = listing.price * BigInt(1 + random.int(6)) + random.bigint(0n, MIN_PRICE);
           return {
-            send: () => market(renter).purchasePerQuery([listing.id], { value: deposit }),
+            send: () =>
+              market(renter).purchasePerQuery([listing.id, listing.price], { value: deposit }),
             apply: () => {
-              newCredential(listing, renter, deposit).balance = deposit;
+              const credential = newCredential(listing, renter, deposit);
+              credential.balance = deposit;
+              credential.agreedPrice = listing.price;
             },
           };
         }),
@@ -317,9 +340,13 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
         forOne(payable("per_query"), ({ listing, credential }) => {
           const amount = listing.price * BigInt(1 + random.int(4)) + random.bigint(0n, MIN_PRICE);
           return {
-            send: () => market(credential.renter).topUpBalance([listing.id], { value: amount }),
+            send: () =>
+              market(credential.renter).topUpBalance([listing.id, listing.price], {
+                value: amount,
+              }),
             apply: () => {
               credential.balance += amount;
+              credential.agreedPrice = listing.price;
               credential.totalPaid += amount;
             },
           };
@@ -334,19 +361,20 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
             !protocol.paused &&
             listing.status !== "closed" &&
             !credential.isRevoked &&
-            credential.balance >= listing.price,
+            credential.balance >= nextDebit({ ...credential, price: listing.price }),
         );
         return forOne(debitable, ({ listing, credential }) => {
           const runId = nextRunId++;
           const args = [listing.id, credential.renter.address, runId] as const;
           return {
-            send: () => market(protocol.authority).consumeQuery(args),
+            send: () => market(runKeeper()).consumeQuery(args),
             apply: () => {
-              credential.balance -= listing.price;
+              const debit = nextDebit({ ...credential, price: listing.price });
+              credential.balance -= debit;
               credential.tasksConsumed += 1;
               listing.runCount += 1;
               settledRunIds.push(runId);
-              collect(listing, listing.price);
+              collect(listing, debit);
             },
           };
         });
@@ -381,7 +409,7 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
           ...strayRunIds.map((runId) => ({ listingId: UNLISTED_ID, runId, succeeded: false })),
         ];
         return {
-          send: () => market(protocol.authority).recordRuns([records]),
+          send: () => market(runKeeper()).recordRuns([records]),
           apply: () => {
             for (const { listing, runId, succeeded } of runs) {
               listing.runCount += 1;
@@ -496,6 +524,17 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
       weight: 0.5,
       plan: () =>
         handOver("feeRecipient", (to) => market(protocol.authority).setFeeRecipient([to])),
+    },
+    {
+      name: "setOperator",
+      weight: 0.5,
+      plan: () => {
+        const next = protocol.operator === deployedOperator ? rotatedOperator : deployedOperator;
+        return {
+          send: () => market(protocol.authority).setOperator([next.address]),
+          apply: () => Object.assign(protocol, { operator: next }),
+        };
+      },
     },
     {
       name: "transferAuthority",

@@ -1,10 +1,11 @@
-import { type Hex, parseEther } from "viem";
+import { type Hex, parseEther, zeroAddress } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { seedOf, THIRTY_DAYS } from "../../devStack/marketplace.ts";
 import { feeOf, shareOf } from "../../devStack/money.ts";
 import { rpcRequest } from "../../devStack/startAnvil.ts";
-import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { contractErrorName } from "../../lib/chain/contractErrorName.ts";
+import { devAccount, LOCAL_ROLES } from "../../lib/chain/devAccounts.ts";
 import { projections } from "../../lib/db/projections.ts";
 import type { RentalModel } from "../../lib/marketplace/vocabulary.ts";
 import { createListing, type Landed, landedIn } from "../support/marketplaceTransactions.ts";
@@ -31,9 +32,11 @@ const {
   revocationEvent,
   withdrawalEvent,
   feeChangeEvent,
+  operatorChangeEvent,
 } = projections;
 
 const authority = devAccount(0);
+const operator = devAccount(LOCAL_ROLES.operator);
 const feeRecipient = devAccount(1);
 const alice = devAccount(2); // creates the one-time and subscription listings
 const bob = devAccount(3); // creates the per-task listing
@@ -77,6 +80,8 @@ const runRows = () => db().select().from(runEvent).orderBy(runEvent.id);
 const revocationRows = () => db().select().from(revocationEvent).orderBy(revocationEvent.id);
 const withdrawalRows = () => db().select().from(withdrawalEvent).orderBy(withdrawalEvent.id);
 const feeChangeRows = () => db().select().from(feeChangeEvent).orderBy(feeChangeEvent.id);
+const operatorChangeRows = () =>
+  db().select().from(operatorChangeEvent).orderBy(operatorChangeEvent.id);
 
 type Rows<Read extends () => Promise<unknown[]>> = Awaited<ReturnType<Read>>;
 type CreatorRow = Rows<typeof creatorRows>[number];
@@ -102,6 +107,7 @@ describe("projections follow every marketplace operation", () => {
   const revocations: Rows<typeof revocationRows> = [];
   const withdrawals: Rows<typeof withdrawalRows> = [];
   const feeChanges: Rows<typeof feeChangeRows> = [];
+  const operatorChanges: Rows<typeof operatorChangeRows> = [];
 
   async function expectAggregates() {
     expect(await listingRows(db(), oneTimeId)).toEqual([oneTime]);
@@ -174,6 +180,7 @@ describe("projections follow every marketplace operation", () => {
     protocolRow = {
       id: lower(deployment.address),
       authority: lower(authority.address),
+      operator: lower(operator.address),
       feeRecipient: lower(feeRecipient.address),
       feeBasisPoints: 250,
       paused: false,
@@ -181,6 +188,18 @@ describe("projections follow every marketplace operation", () => {
       totalFeesWithdrawn: 0n,
     };
     expect(await protocolRows()).toEqual([protocolRow]);
+    const atDeployment = {
+      blockNumber: BigInt(deployment.startBlock),
+      timestamp: deployBlock.timestamp,
+      transactionHash: deployment.transactionHash,
+    };
+    operatorChanges.push({
+      id: anyId,
+      previousOperator: zeroAddress,
+      operator: lower(operator.address),
+      ...atDeployment,
+    });
+    expect(await operatorChangeRows()).toEqual(operatorChanges);
     feeChanges.push({
       id: anyId,
       previousFeeBasisPoints: 0,
@@ -320,12 +339,13 @@ describe("projections follow every marketplace operation", () => {
   it("opens a per-task balance without booking a sale", async () => {
     const deposit = 5n * TASK_PRICE;
     const landed = await indexed(
-      marketplace().as(erin).write.purchasePerQuery([perQueryId], { value: deposit }),
+      marketplace().as(erin).write.purchasePerQuery([perQueryId, TASK_PRICE], { value: deposit }),
     );
     erinPerQuery = newCredentialRow(perQuery, erin.address, {
       timestamp: landed.timestamp,
       totalPaid: deposit,
       balance: deposit,
+      agreedPrice: TASK_PRICE,
     });
     perQuery = { ...perQuery, credentialCount: 1 };
     await expectPurchased(erinPerQuery, { amount: deposit, fee: 0n, landed });
@@ -334,7 +354,7 @@ describe("projections follow every marketplace operation", () => {
   it("tops up a per-task balance", async () => {
     const topUp = 2n * TASK_PRICE;
     const landed = await indexed(
-      marketplace().as(erin).write.topUpBalance([perQueryId], { value: topUp }),
+      marketplace().as(erin).write.topUpBalance([perQueryId, TASK_PRICE], { value: topUp }),
     );
     erinPerQuery = {
       ...erinPerQuery,
@@ -500,6 +520,44 @@ describe("projections follow every marketplace operation", () => {
       ...landed,
     });
     expect(await withdrawalRows()).toEqual(withdrawals);
+  });
+
+  it("finding: hot key split — follows each operator the authority names, from its block on", async () => {
+    const asAuthority = marketplace().as(authority);
+    const nextOperator = devAccount(10);
+    /** Whether `account` may log runs now: an empty batch, read at the latest block. */
+    const mayLogRuns = (account: typeof operator) =>
+      marketplace()
+        .as(account)
+        .simulate.recordRuns([[]], { account })
+        .then(
+          () => true,
+          (error: unknown) => contractErrorName(error),
+        );
+
+    const rotated = await indexed(asAuthority.write.setOperator([nextOperator.address]));
+    protocolRow = { ...protocolRow, operator: lower(nextOperator.address) };
+    await expectAggregates();
+    operatorChanges.push({
+      id: anyId,
+      previousOperator: lower(operator.address),
+      operator: lower(nextOperator.address),
+      ...rotated,
+    });
+    expect(await operatorChangeRows()).toEqual(operatorChanges);
+    expect(await mayLogRuns(operator)).toBe("Unauthorized");
+    expect(await mayLogRuns(nextOperator)).toBe(true);
+
+    const restored = await indexed(asAuthority.write.setOperator([operator.address]));
+    protocolRow = { ...protocolRow, operator: lower(operator.address) };
+    await expectAggregates();
+    operatorChanges.push({
+      id: anyId,
+      previousOperator: lower(nextOperator.address),
+      operator: lower(operator.address),
+      ...restored,
+    });
+    expect(await operatorChangeRows()).toEqual(operatorChanges);
   });
 
   it("changes the protocol fee, fee recipient, pause switch and authority", async () => {

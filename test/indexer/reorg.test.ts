@@ -2,7 +2,7 @@ import { encodeFunctionData, type Hex, numberToHex, parseEther } from "viem";
 import { describe, expect, it } from "vitest";
 import { feeOf, shareOf } from "../../devStack/money.ts";
 import { rpcRequest } from "../../devStack/startAnvil.ts";
-import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { devAccount, LOCAL_ROLES } from "../../lib/chain/devAccounts.ts";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
 import { projections } from "../../lib/db/projections.ts";
 import type { RentalModel } from "../../lib/marketplace/vocabulary.ts";
@@ -61,7 +61,7 @@ describe("a reorg replacing a purchase and a debit", () => {
     history.oneTimeCreated = oneTime.landed;
     history.perQueryCreated = perQuery.landed;
     history.deposit = await send(
-      marketplace().as(carol).write.purchasePerQuery([perQueryId], { value: DEPOSIT }),
+      marketplace().as(carol).write.purchasePerQuery([perQueryId, TASK_PRICE], { value: DEPOSIT }),
     );
     history.firstDebit = await send(
       marketplace().as(authority).write.consumeQuery([perQueryId, carol.address, 1n]),
@@ -133,6 +133,7 @@ describe("a reorg replacing a purchase and a debit", () => {
     const deposit = newCredentialRow({ id: perQueryId, rentalModel: "per_query" }, carol.address, {
       timestamp: history.deposit.timestamp,
       totalPaid: DEPOSIT,
+      agreedPrice: TASK_PRICE,
     });
     expect(await credentialRows(db(), perQueryId, carol.address)).toEqual([
       {
@@ -184,6 +185,7 @@ describe("a reorg replacing a purchase and a debit", () => {
       {
         id: lower(stack().deployment.address),
         authority: lower(authority.address),
+        operator: lower(devAccount(LOCAL_ROLES.operator).address),
         feeRecipient: lower(devAccount(1).address),
         feeBasisPoints: 250,
         paused: false,

@@ -60,7 +60,7 @@ function rent(renter: HDAccount, offer: Offer): Promise<Hex> {
   if (offer.rentalModel === "subscription") {
     return market.purchaseSubscription([offer.id, THIRTY_DAYS], { value: offer.price });
   }
-  return market.purchasePerQuery([offer.id], { value: offer.price * 5n });
+  return market.purchasePerQuery([offer.id, offer.price], { value: offer.price * 5n });
 }
 
 /** Listings as the reader script and GraphQL print them: dearest first, amounts as strings. */

@@ -49,11 +49,20 @@ export function newListingRow(listing: {
   };
 }
 
-/** A credential's row as `buyer`'s purchase on `listing` leaves it (a per-task one: `balance`). */
+/**
+ * A credential's row as `buyer`'s purchase on `listing` leaves it (a per-task one: `balance`, and
+ * `agreedPrice`, the listing's price at the deposit).
+ */
 export function newCredentialRow(
   listing: { id: Hex; rentalModel: RentalModel },
   buyer: Address,
-  purchase: { timestamp: bigint; totalPaid: bigint; expiresAt?: bigint; balance?: bigint },
+  purchase: {
+    timestamp: bigint;
+    totalPaid: bigint;
+    expiresAt?: bigint;
+    balance?: bigint;
+    agreedPrice?: bigint;
+  },
 ): CredentialRow {
   return {
     listingId: listing.id,
@@ -63,6 +72,7 @@ export function newCredentialRow(
     expiresAt: purchase.expiresAt ?? null,
     isRevoked: false,
     balance: purchase.balance ?? 0n,
+    agreedPrice: purchase.agreedPrice ?? 0n,
     totalPaid: purchase.totalPaid,
     tasksConsumed: 0,
     updatedAt: purchase.timestamp,

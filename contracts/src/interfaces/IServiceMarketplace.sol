@@ -36,14 +36,18 @@ interface IServiceMarketplace {
         bool isRevoked;
     }
 
-    /// @dev A prepaid per-task balance; `purchasedAt` is 0 when none was ever bought.
+    /// @dev A prepaid per-task balance, in one slot; `purchasedAt` is 0 when none was ever bought. A run
+    /// debits the lower of `agreedPrice`, the listing's price at the renter's last deposit, and the
+    /// listing's current price: a price raise reaches a balance only through the renter's next deposit.
     struct PerQueryBalance {
-        uint128 balance;
+        uint112 balance;
+        uint96 agreedPrice;
         uint40 purchasedAt;
         bool isRevoked;
     }
 
-    /// @notice Everything an execution check needs, read in one call.
+    /// @notice Everything an execution check needs, read in one call. `price` is the listing's; for a
+    /// per-task credential the next run costs the lower of it and `agreedPrice`.
     struct AccessState {
         ListingStatus listingStatus;
         RentalModel model;
@@ -53,6 +57,7 @@ interface IServiceMarketplace {
         uint40 purchasedAt;
         uint40 expiresAt;
         uint256 balance;
+        uint256 agreedPrice;
         bool isValid;
     }
 
@@ -97,6 +102,8 @@ interface IServiceMarketplace {
     error InvalidDuration(uint256 duration);
     /// @notice Thrown when a deposit cannot cover one task.
     error DepositTooLow(uint256 deposit, uint256 price);
+    /// @notice Thrown when a per-task price is above the most the renter accepted for a deposit.
+    error PriceAboveLimit(uint256 price, uint256 maxPrice);
     /// @notice Thrown when the protocol is paused.
     error ProtocolPaused();
     /// @notice Thrown when closing a listing whose escrow holds funds.
@@ -141,11 +148,15 @@ interface IServiceMarketplace {
     event SubscriptionRenewed(
         bytes32 indexed listingId, address indexed buyer, uint256 amount, uint256 fee, uint40 expiresAt
     );
-    /// @notice Emitted when a renter opens a per-task balance.
-    event PerQueryPurchased(bytes32 indexed listingId, address indexed buyer, uint256 amount);
-    /// @notice Emitted when a renter adds to a per-task balance.
-    event BalanceToppedUp(bytes32 indexed listingId, address indexed buyer, uint256 amount, uint256 balance);
-    /// @notice Emitted when one run is debited from a per-task balance.
+    /// @notice Emitted when a renter opens a per-task balance at `agreedPrice` per task.
+    event PerQueryPurchased(
+        bytes32 indexed listingId, address indexed buyer, uint256 amount, uint256 agreedPrice
+    );
+    /// @notice Emitted when a renter adds to a per-task balance, agreeing to `agreedPrice` per task.
+    event BalanceToppedUp(
+        bytes32 indexed listingId, address indexed buyer, uint256 amount, uint256 balance, uint256 agreedPrice
+    );
+    /// @notice Emitted when one run is debited from a per-task balance, at `price`.
     event QueryConsumed(
         bytes32 indexed listingId,
         address indexed buyer,
@@ -154,7 +165,7 @@ interface IServiceMarketplace {
         uint256 fee,
         uint256 balance
     );
-    /// @notice Emitted for each uncharged run logged by the authority.
+    /// @notice Emitted for each uncharged run logged by the operator (or the authority).
     event RunRecorded(bytes32 indexed listingId, uint256 indexed runId, bool succeeded);
     /// @notice Emitted when a creator revokes a one-time or subscription credential.
     event AccessRevoked(bytes32 indexed listingId, address indexed buyer);
@@ -174,6 +185,8 @@ interface IServiceMarketplace {
     event PausedSet(bool paused);
     /// @notice Emitted when the protocol authority changes.
     event AuthorityTransferred(address indexed previousAuthority, address indexed authority);
+    /// @notice Emitted when the authority names a new operator, the key that debits and logs runs.
+    event OperatorChanged(address indexed previousOperator, address indexed operator);
 
     // ─── Creators ─────────────────────────────────────────────────────────────
 
@@ -183,7 +196,8 @@ interface IServiceMarketplace {
         external
         returns (bytes32 listingId);
 
-    /// @notice Changes price and metadata of an open listing; existing credentials are untouched.
+    /// @notice Changes price and metadata of an open listing; existing credentials are untouched, and a
+    /// per-task balance pays a higher price only after its renter's next deposit.
     function updateListing(bytes32 listingId, uint96 price, string calldata metadataUri) external;
 
     /// @notice Pauses (no new rentals; the service refuses executions) or reactivates a listing.
@@ -209,32 +223,48 @@ interface IServiceMarketplace {
     /// @notice Buys access for `duration` seconds (30, 90 or 365 days); `msg.value` must equal the quote.
     function purchaseSubscription(bytes32 listingId, uint256 duration) external payable;
 
-    /// @notice Opens a prepaid per-task balance of `msg.value`, at least one task's price.
-    function purchasePerQuery(bytes32 listingId) external payable;
+    /// @notice Opens a prepaid per-task balance of `msg.value`, at least one task's price; the renter agrees
+    /// to the listing's current price, the most any run will debit from it, if it is at most `maxPrice`
+    /// (a price raised after the renter looked cannot slip into the agreement).
+    function purchasePerQuery(bytes32 listingId, uint256 maxPrice) external payable;
 
     /// @notice Extends a subscription by `duration` from the later of now and its expiry.
     function renewSubscription(bytes32 listingId, uint256 duration) external payable;
 
-    /// @notice Adds `msg.value`, at least one task's price, to a per-task balance.
-    function topUpBalance(bytes32 listingId) external payable;
+    /// @notice Adds `msg.value`, at least one task's price, to a per-task balance; the renter agrees to the
+    /// listing's current price for the whole balance, if it is at most `maxPrice`.
+    function topUpBalance(bytes32 listingId, uint256 maxPrice) external payable;
 
     /// @notice Returns the unspent per-task balance of a revoked credential or a closed listing.
     function reclaimBalance(bytes32 listingId) external;
 
-    // ─── Protocol authority ───────────────────────────────────────────────────
+    // ─── Protocol operator ────────────────────────────────────────────────────
+    // The operator is the hot key on the API servers: it may only debit and log runs. The authority may
+    // do both too, and alone administers the protocol.
 
-    /// @notice Debits one run's price from a per-task balance; each run id settles once.
+    /// @notice Debits one run from a per-task balance, at the lower of the price its renter agreed to and the
+    /// listing's current price; each run id settles once.
     function consumeQuery(bytes32 listingId, address buyer, uint256 runId) external;
 
     /// @notice Logs uncharged runs (one-time, subscription, failed); already-settled run ids are skipped.
     function recordRuns(RunRecord[] calldata runs) external;
 
+    // ─── Protocol authority ───────────────────────────────────────────────────
+
+    /// @notice Names the operator; the previous one is refused from the next call on. The zero address
+    /// leaves debits and run logs to the authority alone, e.g. until a leaked key is replaced.
+    function setOperator(address operator) external;
+
+    /// @notice Sets the protocol fee on sales and debits from now on, at most `MAX_FEE_BASIS_POINTS`.
     function setFeeBasisPoints(uint256 feeBasisPoints) external;
 
+    /// @notice Names the address that collects protocol fees.
     function setFeeRecipient(address recipient) external;
 
+    /// @notice Stops or restarts money coming in and runs being charged; exits stay open.
     function setPaused(bool paused) external;
 
+    /// @notice Hands the authority over in one step.
     function transferAuthority(address authority) external;
 
     /// @notice Sends the protocol fees accrued on `listingIds` to the fee recipient; callable by the recipient.
@@ -244,8 +274,8 @@ interface IServiceMarketplace {
 
     function deriveListingId(address creator, bytes32 seed) external pure returns (bytes32);
 
-    /// @notice True when the credential exists, is not revoked, is unexpired (subscription) or covers one
-    /// task (per-query), and the listing is not closed.
+    /// @notice True when the credential exists, is not revoked, is unexpired (subscription) or covers the
+    /// next run's debit (per-query), and the listing is not closed.
     function isCredentialValid(bytes32 listingId, address buyer) external view returns (bool);
 
     /// @notice Listing status, rental model, price and the caller's credential in one read.
@@ -274,11 +304,13 @@ interface IServiceMarketplace {
     function perQueryBalances(bytes32 listingId, address buyer)
         external
         view
-        returns (uint128 balance, uint40 purchasedAt, bool isRevoked);
+        returns (uint112 balance, uint96 agreedPrice, uint40 purchasedAt, bool isRevoked);
 
     function isRunRecorded(uint256 runId) external view returns (bool);
 
     function authority() external view returns (address);
+
+    function operator() external view returns (address);
 
     function feeRecipient() external view returns (address);
 

@@ -266,9 +266,10 @@ contract MarketplaceFuzzTest is BaseTest {
             vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.DepositTooLow.selector, deposit, p));
         } else {
             vm.expectEmit(address(market));
-            emit IServiceMarketplace.PerQueryPurchased(id, renter, deposit);
+            emit IServiceMarketplace.PerQueryPurchased(id, renter, deposit, p);
         }
-        _buyPerQuery(renter, id, deposit);
+        vm.prank(renter);
+        market.purchasePerQuery{value: deposit}(id, p);
 
         uint256 held = deposit < p ? 0 : deposit;
         assertEq(_balance(id, renter), held);
@@ -290,9 +291,10 @@ contract MarketplaceFuzzTest is BaseTest {
             vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.DepositTooLow.selector, topUp, p));
         } else {
             vm.expectEmit(address(market));
-            emit IServiceMarketplace.BalanceToppedUp(id, renter, topUp, first + topUp);
+            emit IServiceMarketplace.BalanceToppedUp(id, renter, topUp, first + topUp, p);
         }
-        _topUp(renter, id, topUp);
+        vm.prank(renter);
+        market.topUpBalance{value: topUp}(id, p);
 
         uint256 expected = topUp < p ? first : first + topUp;
         assertEq(_balance(id, renter), expected);
@@ -333,6 +335,54 @@ contract MarketplaceFuzzTest is BaseTest {
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.InsufficientBalance.selector, extra, p));
         vm.prank(authority);
         market.consumeQuery(id, renter, 5000);
+    }
+
+    /// @dev A deposit agrees to the listing's price only when it is at most what the renter accepted.
+    function testFuzz_purchasePerQuery_MaxPrice(uint256 price, uint256 maxPrice) public {
+        uint96 p = _boundPrice(price);
+        maxPrice = bound(maxPrice, 0, 2 * MAX_PRICE);
+        bytes32 id = _create(otherCreator, FUZZ_SEED, PER_QUERY, p);
+        if (p > maxPrice) {
+            vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.PriceAboveLimit.selector, p, maxPrice));
+        }
+        vm.prank(renter);
+        market.purchasePerQuery{value: p}(id, maxPrice);
+        assertEq(_agreedPrice(id, renter), p > maxPrice ? 0 : p);
+        assertEq(address(market).balance, p > maxPrice ? 0 : p);
+    }
+
+    /// @dev Finding "per-task price lock": over any sequence of price changes and deposits, a run debits the
+    /// lower of the price the renter last agreed to and the current price, never more than the agreed one.
+    function testFuzz_consumeQuery_NeverAboveAgreedPrice(
+        uint256 price,
+        uint256[6] memory newPrices,
+        uint256 topUpMask,
+        uint256 deposit
+    ) public {
+        uint96 agreed = _boundPrice(price);
+        bytes32 id = _create(otherCreator, FUZZ_SEED, PER_QUERY, agreed);
+        _buyPerQuery(renter, id, bound(deposit, agreed, 100 * MAX_PRICE));
+
+        for (uint256 i; i < newPrices.length; ++i) {
+            uint96 current = _boundPrice(newPrices[i]);
+            vm.prank(otherCreator);
+            market.updateListing(id, current, NEW_URI);
+            if ((topUpMask >> i) & 1 == 1) {
+                _topUp(renter, id, current);
+                agreed = current;
+            }
+            assertEq(_agreedPrice(id, renter), agreed, "agreed price recorded at the last deposit");
+
+            uint256 expected = agreed < current ? agreed : current;
+            uint256 before = _balance(id, renter);
+            assertEq(_valid(id, renter), before >= expected, "valid iff the next debit is covered");
+            if (before < expected) continue;
+            _consume(id, renter, i);
+            uint256 debited = before - _balance(id, renter);
+            assertLe(debited, agreed, "debit above the agreed price");
+            assertEq(debited, expected, "debit is min(agreed, current)");
+        }
+        assertEq(address(market).balance, _owed(id));
     }
 
     function testFuzz_consumeQuery_RunIdSettlesOnce(uint256 runId, uint256 otherRunId) public {

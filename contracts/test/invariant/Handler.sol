@@ -18,6 +18,9 @@ contract Handler is CommonBase, StdCheats, StdUtils {
 
     ServiceMarketplace public immutable market;
     address public immutable authority;
+    /// @dev The operator the contract holds now; `rotateOperator` swaps it between two hot keys.
+    address public operator;
+    address[2] internal _operators;
     address public immutable feeRecipient;
 
     uint256 public constant MAX_LISTINGS = 10;
@@ -54,15 +57,27 @@ contract Handler is CommonBase, StdCheats, StdUtils {
     uint256 public ghost_replaysReverted;
     uint256 public ghost_replayStateChanges;
     uint256 public ghost_recordRunsMismatches;
+    /// @dev Calls a rotated-out operator made that the contract did not refuse: must stay 0.
+    uint256 public ghost_staleOperatorAccepted;
+    /// @dev Debits above the price the renter last agreed to (purchase or top-up): must stay 0.
+    uint256 public ghost_debitsAboveAgreedPrice;
+    /// @dev Debits other than the lower of the agreed and the current price: must stay 0.
+    uint256 public ghost_debitsOffPrice;
+    /// @dev Debits on a balance whose listing's price had been raised above what its renter agreed to.
+    uint256 public ghost_debitsAfterRaise;
     mapping(uint256 runId => uint256 count) public ghost_consumedEvents;
     mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_depositedOf;
     mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_debitedOf;
     mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_reclaimedOf;
+    /// @dev The listing's price at the renter's last deposit, as this handler saw it.
+    mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_agreedPriceOf;
     mapping(string action => uint256 count) public calls;
 
-    constructor(ServiceMarketplace market_, address authority_, address feeRecipient_) {
+    constructor(ServiceMarketplace market_, address authority_, address operator_, address feeRecipient_) {
         market = market_;
         authority = authority_;
+        operator = operator_;
+        _operators = [operator_, makeAddr("nextOperator")];
         feeRecipient = feeRecipient_;
         for (uint256 i; i < 3; ++i) {
             creators.push(makeAddr(string.concat("creator", vm.toString(i))));
@@ -141,7 +156,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         if (!found) return;
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
-            (, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
+            (,, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
             if (purchasedAt == 0 || isRevoked) continue;
             address creator = _creatorOf(id);
             vm.prank(creator);
@@ -234,15 +249,16 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         if (!found) return;
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
-            (, uint40 purchasedAt,) = market.perQueryBalances(id, buyer);
+            (,, uint40 purchasedAt,) = market.perQueryBalances(id, buyer);
             if (purchasedAt != 0) continue;
             uint256 price = _priceOf(id);
             uint256 amount = _bound(amountSeed, price, price * 20);
             _fund(buyer, amount);
             vm.prank(buyer);
-            market.purchasePerQuery{value: amount}(id);
+            market.purchasePerQuery{value: amount}(id, price);
             ghost_deposited += amount;
             ghost_depositedOf[id][buyer] += amount;
+            ghost_agreedPriceOf[id][buyer] = price;
             ++calls["purchasePerQuery"];
             return;
         }
@@ -254,15 +270,16 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         if (!found) return;
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
-            (, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
+            (,, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
             if (purchasedAt == 0 || isRevoked) continue;
             uint256 price = _priceOf(id);
             uint256 amount = _bound(amountSeed, price, price * 10);
             _fund(buyer, amount);
             vm.prank(buyer);
-            market.topUpBalance{value: amount}(id);
+            market.topUpBalance{value: amount}(id, price);
             ghost_deposited += amount;
             ghost_depositedOf[id][buyer] += amount;
+            ghost_agreedPriceOf[id][buyer] = price;
             ++calls["topUpBalance"];
             return;
         }
@@ -286,7 +303,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         bool closed_ = status == IServiceMarketplace.ListingStatus.Closed;
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
-            (uint128 balance, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
+            (uint112 balance,, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
             if (purchasedAt == 0 || balance == 0 || !(isRevoked || closed_)) continue;
             vm.prank(buyer);
             market.reclaimBalance(id);
@@ -297,7 +314,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         return false;
     }
 
-    // ─── Authority ────────────────────────────────────────────────────────────
+    // ─── Operator and authority ───────────────────────────────────────────────
 
     /// @dev Debits a fresh run id, or (one call in four) replays a settled one, which must revert
     /// RunAlreadyRecorded and change nothing.
@@ -311,25 +328,41 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             if (replaySeed % 4 == 0 && usedRunIds.length != 0) {
                 _replay(id, buyer, usedRunIds[replaySeed % usedRunIds.length]);
             } else {
-                _consumeFresh(id, buyer, _priceOf(id));
+                _consumeFresh(id, buyer);
             }
             return;
         }
     }
 
-    /// @dev A renter whose per-task credential on an open listing `id` can pay one run.
+    /// @dev A renter whose per-task credential on an open listing `id` can pay one run at the price this
+    /// handler expects (the lower of the agreed and the current price).
     function _consumable(bytes32 id, uint256 renterSeed) internal view returns (address, bool) {
-        (, uint96 price,,, IServiceMarketplace.RentalModel model, IServiceMarketplace.ListingStatus status) =
+        (,,,, IServiceMarketplace.RentalModel model, IServiceMarketplace.ListingStatus status) =
             market.listings(id);
         if (model != IServiceMarketplace.RentalModel.PerQuery || (OPEN >> uint8(status)) & 1 == 0) {
             return (address(0), false);
         }
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
-            (uint128 balance, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
-            if (purchasedAt != 0 && !isRevoked && balance >= price) return (buyer, true);
+            (uint112 balance,, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
+            if (purchasedAt != 0 && !isRevoked && balance >= _expectedDebit(id, buyer)) return (buyer, true);
         }
         return (address(0), false);
+    }
+
+    /// @dev The creator's attack on a prepaid balance: raise the price to all of it, then wait for a run.
+    function raisePriceToBalance(uint256 listingSeed, uint256 renterSeed) external {
+        (bytes32 id, bool found) = _pickListing(listingSeed, 0x4, OPEN);
+        if (!found) return;
+        for (uint256 i; i < renters.length; ++i) {
+            address buyer = renters[_at(renterSeed, i, renters.length)];
+            (uint112 balance,,,) = market.perQueryBalances(id, buyer);
+            if (balance < MIN_PRICE || balance > type(uint96).max) continue;
+            vm.prank(_creatorOf(id));
+            market.updateListing(id, uint96(balance), "ipfs://agent-v3");
+            ++calls["raisePriceToBalance"];
+            return;
+        }
     }
 
     function recordRuns(uint256 countSeed, uint256 listingSeed, bool includeSettled) external {
@@ -347,7 +380,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             runs[fresh] = IServiceMarketplace.RunRecord(id, usedRunIds[countSeed % usedRunIds.length], true);
         }
         vm.recordLogs();
-        vm.prank(authority);
+        vm.prank(operator);
         market.recordRuns(runs);
         if (_countLogs(RUN_RECORDED, 0, false) != fresh) ++ghost_recordRunsMismatches;
         ++calls["recordRuns"];
@@ -380,6 +413,19 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         ++calls["setPaused"];
     }
 
+    /// @dev Rotates the hot key; the one rotated out is refused at once, even for an empty run log.
+    function rotateOperator() external {
+        address previous = operator;
+        operator = _operators[0] == previous ? _operators[1] : _operators[0];
+        vm.prank(authority);
+        market.setOperator(operator);
+        vm.prank(previous);
+        try market.recordRuns(new IServiceMarketplace.RunRecord[](0)) {
+            ++ghost_staleOperatorAccepted;
+        } catch {}
+        ++calls["rotateOperator"];
+    }
+
     function warp(uint256 secondsSeed) external {
         vm.warp(block.timestamp + _bound(secondsSeed, 1, 120 days));
         ++calls["warp"];
@@ -407,37 +453,64 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         return _closed;
     }
 
-    /// @dev What this run did of the operations that invariants (c), (d) and (e) are about.
+    /// @dev What this run did of the operations that invariants (c) to (g) are about.
     function exercised()
         external
         view
-        returns (uint256 debits, uint256 refusedReplays, uint256 revocations, uint256 closes)
+        returns (
+            uint256 debits,
+            uint256 refusedReplays,
+            uint256 revocations,
+            uint256 closes,
+            uint256 debitsAfterRaise
+        )
     {
-        return (calls["consumeQuery"], ghost_replaysReverted, _revoked.length, _closed.length);
+        return (
+            calls["consumeQuery"],
+            ghost_replaysReverted,
+            _revoked.length,
+            _closed.length,
+            ghost_debitsAfterRaise
+        );
     }
 
     // ─── Internals ────────────────────────────────────────────────────────────
 
-    function _consumeFresh(bytes32 id, address buyer, uint256 price) internal {
+    function _consumeFresh(bytes32 id, address buyer) internal {
         uint256 runId = nextRunId++;
         (uint256 escrowBefore, uint256 feesBefore, uint256 bps) = _snapshot(id);
+        (uint112 balanceBefore,,,) = market.perQueryBalances(id, buyer);
+        uint256 agreed = ghost_agreedPriceOf[id][buyer];
+        uint256 expected = _expectedDebit(id, buyer);
         vm.recordLogs();
-        vm.prank(authority);
+        vm.prank(operator);
         market.consumeQuery(id, buyer, runId);
         ghost_consumedEvents[runId] += _countLogs(QUERY_CONSUMED, runId, true);
         usedRunIds.push(runId);
-        ghost_consumed += price;
-        ghost_debitedOf[id][buyer] += price;
-        _recordSplit(id, price, escrowBefore, feesBefore, bps);
+        (uint112 balanceAfter,,,) = market.perQueryBalances(id, buyer);
+        uint256 debited = balanceBefore - balanceAfter;
+        if (debited > agreed) ++ghost_debitsAboveAgreedPrice;
+        if (debited != expected) ++ghost_debitsOffPrice;
+        if (_priceOf(id) > agreed) ++ghost_debitsAfterRaise;
+        ghost_consumed += debited;
+        ghost_debitedOf[id][buyer] += debited;
+        _recordSplit(id, debited, escrowBefore, feesBefore, bps);
         ++calls["consumeQuery"];
     }
 
+    /// @dev What the next run should cost `buyer` on `id`: a cut applies at once, a raise only after a deposit.
+    function _expectedDebit(bytes32 id, address buyer) internal view returns (uint256) {
+        uint256 agreed = ghost_agreedPriceOf[id][buyer];
+        uint256 current = _priceOf(id);
+        return agreed < current ? agreed : current;
+    }
+
     function _replay(bytes32 id, address buyer, uint256 runId) internal {
-        (uint128 balanceBefore,,) = market.perQueryBalances(id, buyer);
+        (uint112 balanceBefore,,,) = market.perQueryBalances(id, buyer);
         (uint256 escrowBefore, uint256 feesBefore,) = _snapshot(id);
         ++ghost_replaysAttempted;
         vm.recordLogs();
-        vm.prank(authority);
+        vm.prank(operator);
         try market.consumeQuery(id, buyer, runId) {}
         catch (bytes memory reason) {
             if (
@@ -450,7 +523,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             }
         }
         ghost_consumedEvents[runId] += _countLogs(QUERY_CONSUMED, runId, true);
-        (uint128 balanceAfter,,) = market.perQueryBalances(id, buyer);
+        (uint112 balanceAfter,,,) = market.perQueryBalances(id, buyer);
         (uint256 escrowAfter, uint256 feesAfter,) = _snapshot(id);
         if (balanceAfter != balanceBefore || escrowAfter != escrowBefore || feesAfter != feesBefore) {
             ++ghost_replayStateChanges;

@@ -16,12 +16,13 @@ contract MarketplaceInvariantTest is Test {
     ServiceMarketplace internal market;
     Handler internal handler;
     address internal authority = makeAddr("authority");
+    address internal operator = makeAddr("operator");
     address internal feeRecipient = makeAddr("feeRecipient");
 
     function setUp() public {
         vm.warp(1_700_000_000);
-        market = new ServiceMarketplace(authority, feeRecipient);
-        handler = new Handler(market, authority, feeRecipient);
+        market = new ServiceMarketplace(authority, operator, feeRecipient);
+        handler = new Handler(market, authority, operator, feeRecipient);
         // One listing of each model, so every sequence can trade from its first call.
         handler.createListing(0, 0, 0.01 ether);
         handler.createListing(1, 1, 0.02 ether);
@@ -32,7 +33,7 @@ contract MarketplaceInvariantTest is Test {
         handler.purchasePerQuery(2, 2, 0.01 ether);
         handler.purchasePerQuery(2, 3, 0.005 ether);
 
-        bytes4[] memory selectors = new bytes4[](24);
+        bytes4[] memory selectors = new bytes4[](26);
         selectors[0] = Handler.createListing.selector;
         selectors[1] = Handler.updatePrice.selector;
         selectors[2] = Handler.setListingActive.selector;
@@ -58,6 +59,8 @@ contract MarketplaceInvariantTest is Test {
         selectors[21] = Handler.consumeQuery.selector;
         selectors[22] = Handler.topUpBalance.selector;
         selectors[23] = Handler.purchaseSubscription.selector;
+        selectors[24] = Handler.raisePriceToBalance.selector;
+        selectors[25] = Handler.rotateOperator.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
         targetContract(address(handler));
     }
@@ -72,7 +75,7 @@ contract MarketplaceInvariantTest is Test {
             (,, uint112 escrow, uint112 fees,,) = market.listings(id);
             owed += uint256(escrow) + fees;
             for (uint256 j; j < r; ++j) {
-                (uint128 balance,,) = market.perQueryBalances(id, handler.renters(j));
+                (uint112 balance,,,) = market.perQueryBalances(id, handler.renters(j));
                 owed += balance;
             }
         }
@@ -113,7 +116,7 @@ contract MarketplaceInvariantTest is Test {
                 address buyer = handler.renters(j);
                 uint256 deposited = handler.ghost_depositedOf(id, buyer);
                 uint256 debited = handler.ghost_debitedOf(id, buyer);
-                (uint128 balance,,) = market.perQueryBalances(id, buyer);
+                (uint112 balance,,,) = market.perQueryBalances(id, buyer);
                 assertLe(debited, deposited, "debited more than deposited");
                 assertEq(deposited, debited + handler.ghost_reclaimedOf(id, buyer) + balance, "balance drift");
             }
@@ -150,22 +153,46 @@ contract MarketplaceInvariantTest is Test {
         }
     }
 
-    /// @notice (f) The runs really debit fresh run ids, refuse replayed ones, revoke credentials and close
-    /// listings, so (c), (d) and (e) are never checked against nothing. A run of 50 calls often closes
-    /// nothing, so the totals are kept over the campaign: forge resets the chain before every run, the
-    /// process environment outlives it.
+    /// @notice (f) Finding "per-task price lock": no run ever debits more than the price its renter last
+    /// agreed to by depositing, and each debits exactly the lower of that and the listing's current price.
+    function invariant_DebitNeverExceedsAgreedPrice() public view {
+        assertEq(handler.ghost_debitsAboveAgreedPrice(), 0, "debit above the agreed price");
+        assertEq(handler.ghost_debitsOffPrice(), 0, "debit not min(agreed, current price)");
+    }
+
+    /// @notice (g) Finding "hot key split": an operator rotated out is refused from the very next call, while
+    /// its successor debits and logs runs (the handler's calls never revert).
+    function invariant_RotatedOutOperatorIsRefused() public view {
+        assertEq(handler.ghost_staleOperatorAccepted(), 0, "a rotated-out operator was accepted");
+        assertEq(market.operator(), handler.operator(), "operator drift");
+    }
+
+    /// @notice (h) The runs really debit fresh run ids, refuse replayed ones, revoke credentials, close
+    /// listings, debit balances whose price was raised above what their renter agreed to and rotate the
+    /// operator, so (c) to (g) are never checked against nothing. A run of 50 calls often closes nothing, so the totals are kept
+    /// over the campaign: forge resets the chain before every run, the process environment outlives it.
     function afterInvariant() public {
-        (uint256 debits, uint256 refusedReplays, uint256 revocations, uint256 closes) = handler.exercised();
+        (
+            uint256 debits,
+            uint256 refusedReplays,
+            uint256 revocations,
+            uint256 closes,
+            uint256 debitsAfterRaise
+        ) = handler.exercised();
         uint256 runs = _addToCampaignTotal("RUNS", 1);
         debits = _addToCampaignTotal("DEBITS", debits);
         refusedReplays = _addToCampaignTotal("REFUSED_REPLAYS", refusedReplays);
         revocations = _addToCampaignTotal("REVOCATIONS", revocations);
         closes = _addToCampaignTotal("CLOSES", closes);
+        debitsAfterRaise = _addToCampaignTotal("DEBITS_AFTER_RAISE", debitsAfterRaise);
+        uint256 rotations = _addToCampaignTotal("OPERATOR_ROTATIONS", handler.calls("rotateOperator"));
         if (runs < RUNS_BEFORE_EXERCISE_CHECK) return;
         assertGt(debits, 0, "no run id was ever debited");
         assertGt(refusedReplays, 0, "no replayed run id was ever refused");
         assertGt(revocations, 0, "no credential was ever revoked");
         assertGt(closes, 0, "no listing was ever closed");
+        assertGt(debitsAfterRaise, 0, "no balance was ever debited after a price raise");
+        assertGt(rotations, 0, "the operator was never rotated");
     }
 
     function _addToCampaignTotal(string memory name, uint256 amount) internal returns (uint256 total) {

@@ -17,7 +17,8 @@ contract ReentrantRenter {
 
     function buy(bytes32 listingId_) external payable {
         listingId = listingId_;
-        market.purchasePerQuery{value: msg.value}(listingId_);
+        (, uint96 price,,,,) = market.listings(listingId_);
+        market.purchasePerQuery{value: msg.value}(listingId_, price);
     }
 
     function reclaim() external {

@@ -27,7 +27,8 @@ contract RejectingReceiver {
     }
 
     function buyPerQuery(bytes32 listingId) external payable {
-        market.purchasePerQuery{value: msg.value}(listingId);
+        (, uint96 price,,,,) = market.listings(listingId);
+        market.purchasePerQuery{value: msg.value}(listingId, price);
     }
 
     function reclaimBalance(bytes32 listingId) external {

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+import {BaseTest} from "./Base.t.sol";
+import {IServiceMarketplace} from "../src/interfaces/IServiceMarketplace.sol";
+
+/// @notice Finding "hot key split": the key on the API servers (the operator) debits and logs runs and
+/// nothing else; the authority administers, names the operator and may debit too.
+contract HotKeySplitTest is BaseTest {
+    address internal nextOperator = makeAddr("nextOperator");
+
+    function setUp() public override {
+        super.setUp();
+        _buyPerQuery(renter, perQuery, PRICE * 10);
+    }
+
+    function test_finding_OperatorCannotAdminister() public {
+        bytes memory refused = abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, operator);
+        _buyOneTime(renter, oneTime);
+        bytes32[] memory ids = new bytes32[](1);
+        ids[0] = oneTime;
+
+        vm.startPrank(operator);
+        vm.expectRevert(refused);
+        market.setOperator(operator);
+        vm.expectRevert(refused);
+        market.setOperator(nextOperator);
+        vm.expectRevert(refused);
+        market.setFeeBasisPoints(MAX_FEE_BPS);
+        vm.expectRevert(refused);
+        market.setFeeRecipient(operator);
+        vm.expectRevert(refused);
+        market.setPaused(true);
+        vm.expectRevert(refused);
+        market.transferAuthority(operator);
+        vm.expectRevert(refused);
+        market.withdrawFees(ids);
+        vm.stopPrank();
+
+        assertEq(market.authority(), authority);
+        assertEq(market.operator(), operator);
+        assertEq(market.feeBasisPoints(), DEFAULT_FEE_BPS);
+        assertEq(market.feeRecipient(), feeRecipient);
+        assertFalse(market.paused());
+        assertEq(_fees(oneTime), _fee(PRICE));
+    }
+
+    function test_operator_DebitsAndLogsRuns() public {
+        vm.startPrank(operator);
+        market.consumeQuery(perQuery, renter, 1);
+        market.recordRuns(_run(oneTime, 2));
+        vm.stopPrank();
+
+        assertEq(_balance(perQuery, renter), PRICE * 9);
+        assertTrue(market.isRunRecorded(1));
+        assertTrue(market.isRunRecorded(2));
+    }
+
+    function test_authority_MayAlsoDebitAndLogRuns() public {
+        vm.startPrank(authority);
+        market.consumeQuery(perQuery, renter, 1);
+        market.recordRuns(_run(oneTime, 2));
+        vm.stopPrank();
+
+        assertEq(_balance(perQuery, renter), PRICE * 9);
+        assertTrue(market.isRunRecorded(2));
+    }
+
+    function test_finding_RotatingTheOperatorTakesEffectAtOnce() public {
+        vm.expectEmit(address(market));
+        emit IServiceMarketplace.OperatorChanged(operator, nextOperator);
+        vm.prank(authority);
+        market.setOperator(nextOperator);
+        assertEq(market.operator(), nextOperator);
+
+        // In the same block: the old key is refused at its very next call, the new one is accepted.
+        bytes memory refused = abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, operator);
+        vm.startPrank(operator);
+        vm.expectRevert(refused);
+        market.consumeQuery(perQuery, renter, 1);
+        vm.expectRevert(refused);
+        market.recordRuns(_run(oneTime, 2));
+        vm.stopPrank();
+
+        vm.startPrank(nextOperator);
+        market.consumeQuery(perQuery, renter, 1);
+        market.recordRuns(_run(oneTime, 2));
+        vm.stopPrank();
+        assertEq(_balance(perQuery, renter), PRICE * 9);
+    }
+
+    function test_setOperator_ZeroAddressLeavesRunsToTheAuthority() public {
+        vm.expectEmit(address(market));
+        emit IServiceMarketplace.OperatorChanged(operator, address(0));
+        vm.prank(authority);
+        market.setOperator(address(0));
+
+        vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, operator));
+        vm.prank(operator);
+        market.consumeQuery(perQuery, renter, 1);
+        _consumeAs(authority, 1);
+        assertEq(_balance(perQuery, renter), PRICE * 9);
+    }
+
+    function test_setOperator_RevertWhen_Unauthorized() public {
+        vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, creator));
+        vm.prank(creator);
+        market.setOperator(creator);
+        vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, feeRecipient));
+        vm.prank(feeRecipient);
+        market.setOperator(feeRecipient);
+        assertEq(market.operator(), operator);
+    }
+
+    function test_transferAuthority_KeepsTheOperator() public {
+        vm.prank(authority);
+        market.transferAuthority(stranger);
+        assertEq(market.operator(), operator);
+        _consumeAs(operator, 1);
+
+        vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, authority));
+        vm.prank(authority);
+        market.setOperator(nextOperator);
+        vm.prank(stranger);
+        market.setOperator(nextOperator);
+        _consumeAs(nextOperator, 2);
+        assertEq(_balance(perQuery, renter), PRICE * 8);
+    }
+
+    function _consumeAs(address caller, uint256 runId) internal {
+        vm.prank(caller);
+        market.consumeQuery(perQuery, renter, runId);
+    }
+
+    function _run(bytes32 listingId, uint256 runId)
+        internal
+        pure
+        returns (IServiceMarketplace.RunRecord[] memory runs)
+    {
+        runs = new IServiceMarketplace.RunRecord[](1);
+        runs[0] = IServiceMarketplace.RunRecord(listingId, runId, true);
+    }
+}
