@@ -13,7 +13,7 @@ const OWN_AUTHORITY = "0x1111111111111111111111111111111111111111";
 const OWN_RECIPIENT = "0x2222222222222222222222222222222222222222";
 const OWN_OPERATOR = "0x3333333333333333333333333333333333333333";
 
-describe("deployment accounts", () => {
+describe("finding: safe deployment defaults (deployment accounts)", () => {
   it("default to anvil's public dev accounts on the local chain", () => {
     expect(deploymentAccounts(LOCAL_CHAIN_ID, {})).toEqual({
       deployerKey: devPrivateKey(0),

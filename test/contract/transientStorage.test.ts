@@ -15,7 +15,7 @@ async function deployOn(hardfork?: string) {
   return deployMarketplace({ rpcUrl: anvil.rpcUrl, ...localDeploymentAccounts() });
 }
 
-describe("deploying the marketplace", () => {
+describe("finding: safe deployment defaults (deploying the marketplace)", () => {
   it("fails clearly on a chain without transient storage, deploying nothing", async () => {
     await expect(deployOn("shanghai")).rejects.toThrow(/no transient storage \(EIP-1153/);
     const shanghai = started[0] as Anvil;
