@@ -39,6 +39,12 @@ export type Bus = {
     options: ConsumeOptions,
     handler: (message: BusMessage) => Promise<void>,
   ) => Promise<Subscription>;
+  /**
+   * Tells whoever listens on `topic` right now (a run's output deltas, a wake-up); nothing is kept,
+   * so a notice no one hears is lost. Topics never start with a command subject.
+   */
+  notify: (topic: string, data: Uint8Array) => void;
+  listen: (topic: string, handler: (data: Uint8Array) => void) => Subscription;
   close: () => Promise<void>;
 };
 

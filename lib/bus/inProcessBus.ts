@@ -20,6 +20,7 @@ export function createInProcessBus(): Bus {
   const groups = new Map<string, Consumer[]>();
   const seen = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
+  const listeners = new Map<string, Set<(data: Uint8Array) => void>>();
   let closed = false;
 
   const later = (delayMs: number, action: () => void) => {
@@ -113,6 +114,20 @@ export function createInProcessBus(): Bus {
             key,
             (groups.get(key) ?? []).filter((other) => other !== consumer),
           );
+        },
+      };
+    },
+    notify(topic, data) {
+      for (const handler of listeners.get(topic) ?? []) queueMicrotask(() => handler(data));
+    },
+    listen(topic, handler) {
+      const handlers = listeners.get(topic) ?? new Set();
+      handlers.add(handler);
+      listeners.set(topic, handlers);
+      return {
+        stop: async () => {
+          handlers.delete(handler);
+          if (handlers.size === 0) listeners.delete(topic);
         },
       };
     },

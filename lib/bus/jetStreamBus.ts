@@ -89,6 +89,15 @@ export async function createJetStreamBus(natsUrl: string): Promise<Bus> {
       return subscription;
     },
 
+    notify(topic, data) {
+      connection.publish(topic, data);
+    },
+
+    listen(topic, handler) {
+      const subscription = connection.subscribe(topic, { callback: (_, msg) => handler(msg.data) });
+      return { stop: async () => subscription.unsubscribe() };
+    },
+
     async close() {
       await Promise.all([...subscriptions].map((subscription) => subscription.stop()));
       await connection.drain();

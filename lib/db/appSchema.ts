@@ -2,10 +2,12 @@
 import { sql } from "drizzle-orm";
 import {
   bigint,
+  boolean,
   customType,
   index,
   integer,
   jsonb,
+  numeric,
   pgSchema,
   primaryKey,
   text,
@@ -128,4 +130,77 @@ export const agentSecrets = appSchema.table("agent_secrets", {
   /** Which sealing key sealed it (`sealingKeyId`); null for a row sealed before ids were kept. */
   sealingKeyId: text(),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+});
+
+export type RunStatus = "waiting" | "queued" | "running" | "completed" | "failed";
+/** Where a run's money stands; see docs/execution.md. */
+export type RunCharge = "none" | "reserved" | "debit_pending" | "debited" | "released" | "refused";
+export type RunPriority = "standard" | "priority";
+
+/** What a renter asked a run to do; dropped once the run finishes. */
+export type RunRequest = {
+  task: string;
+  input?: string | Record<string, unknown>;
+  inputUri?: string;
+  timeoutSeconds: number;
+};
+
+/** One task run; the source of truth for its state and its money (docs/execution.md). */
+export const runs = appSchema.table(
+  "runs",
+  {
+    id: text().primaryKey(),
+    /** The id the contract logs and debits: `epoch << 64 | seq` (see `runIdEpoch`). */
+    onChainRunId: numeric({ precision: 78, scale: 0 }).notNull().unique(),
+    wallet: text().notNull(),
+    onChainListingId: text().notNull(),
+    rentalModel: text().$type<"one_time" | "subscription" | "per_query">().notNull(),
+    priority: text().$type<RunPriority>().notNull(),
+    status: text().$type<RunStatus>().notNull(),
+    charge: text().$type<RunCharge>().notNull(),
+    /** Per-task: the price held against the balance at admission, in wei. */
+    reservedWei: numeric({ precision: 78, scale: 0 }).notNull().default("0"),
+    /** What was debited, in wei; 0 unless `charge` is `debited`. */
+    costWei: numeric({ precision: 78, scale: 0 }).notNull().default("0"),
+    idempotencyKey: text(),
+    /** SHA-256 of the request, to tell a retry from a different request under the same key. */
+    requestHash: text().notNull(),
+    request: jsonb().$type<RunRequest>(),
+    output: jsonb(),
+    /** Why a run failed, for its renter; never holds a secret. */
+    failure: text(),
+    durationMs: integer(),
+    /** While `running`: until when its worker vouches for it. */
+    leaseUntil: timestamp({ withTimezone: true }),
+    debitTx: text(),
+    debitBlock: bigint({ mode: "bigint" }),
+    /** The run is logged on-chain (by `recordRuns`, or by its debit). */
+    logged: boolean().notNull().default(false),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    startedAt: timestamp({ withTimezone: true }),
+    finishedAt: timestamp({ withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex().on(table.wallet, table.idempotencyKey),
+    index().on(table.onChainListingId, table.status),
+    index().on(table.onChainListingId, table.wallet, table.charge),
+    index().on(table.charge),
+    index().on(table.status, table.leaseUntil),
+    index().on(table.finishedAt).where(sql`not ${table.logged}`),
+  ],
+);
+
+/** Sequence behind on-chain run ids, and the random epoch of this database they start from. */
+export const runSequence = appSchema.sequence("run_sequence");
+export const runIdEpoch = appSchema.table("run_id_epoch", {
+  /** One row; its `epoch` fills the high bits of every on-chain run id of this database. */
+  singleton: boolean().primaryKey().default(true),
+  epoch: bigint({ mode: "bigint" }).notNull(),
+});
+
+/** A creator's execution rate limit for its listing, per credential (wallet and listing). */
+export const executionLimits = appSchema.table("execution_limits", {
+  onChainListingId: text().primaryKey(),
+  requestsPerMinute: integer().notNull(),
+  updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });

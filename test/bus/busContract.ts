@@ -32,6 +32,23 @@ export function describeBusContract(name: string, createBus: () => Promise<BusUn
       return bus;
     };
 
+    it("tells a notice to everyone listening on its topic, and to no one after they stop", async (context) => {
+      const bus = await start(context);
+      const heard: string[] = [];
+      const first = bus.listen("notices.a", (data) => heard.push(`first ${decode(data)}`));
+      bus.listen("notices.a", (data) => heard.push(`second ${decode(data)}`));
+      bus.listen("notices.b", (data) => heard.push(`other ${decode(data)}`));
+      await sleep(100); // a NATS subscription is in place once the server has it
+      bus.notify("notices.a", encode("one"));
+      await until(() => heard.length === 2);
+      await first.stop();
+      await sleep(100);
+      bus.notify("notices.a", encode("two"));
+      await until(() => heard.length === 3);
+      await sleep(100);
+      expect(heard.sort()).toEqual(["first one", "second one", "second two"]);
+    });
+
     it("delivers a message once, with its id and data, and forgets it when acknowledged", async (context) => {
       const bus = await start(context);
       const received: BusMessage[] = [];
