@@ -1,0 +1,53 @@
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import type { Bus } from "../bus/bus.ts";
+import { runs } from "../db/appSchema.ts";
+import type { Database } from "../db/projections.ts";
+
+/** At most this many runs of one listing hold a slot (`queued` or `running`), across all processes. */
+export const RUNS_IN_FLIGHT_PER_LISTING = 20;
+
+/**
+ * Gives free slots of a listing to its waiting runs, `priority` before `standard`, oldest first, and
+ * publishes each granted run to the workers (message id = run id, so a repeat is dropped). Safe to
+ * call from any process at any time: the listing's advisory lock makes the count exact.
+ */
+export async function grantSlots(
+  { db, bus }: { db: Database; bus: Bus },
+  onChainListingId: string,
+  limit = RUNS_IN_FLIGHT_PER_LISTING,
+): Promise<string[]> {
+  const granted = await db.transaction(async (tx) => {
+    await tx.execute(
+      sql`select pg_advisory_xact_lock(hashtextextended(${`slots:${onChainListingId}`}, 0))`,
+    );
+    const [counted] = await tx
+      .select({ inFlight: sql<number>`count(*)::int` })
+      .from(runs)
+      .where(
+        and(
+          eq(runs.onChainListingId, onChainListingId),
+          inArray(runs.status, ["queued", "running"]),
+        ),
+      );
+    const free = limit - (counted?.inFlight ?? 0);
+    if (free <= 0) return [];
+    const waiting = await tx
+      .select({ id: runs.id })
+      .from(runs)
+      .where(and(eq(runs.onChainListingId, onChainListingId), eq(runs.status, "waiting")))
+      .orderBy(sql`${runs.priority} = 'priority' desc`, asc(runs.createdAt), asc(runs.onChainRunId))
+      .limit(free);
+    const ids = waiting.map(({ id }) => id);
+    if (ids.length > 0) {
+      await tx.update(runs).set({ status: "queued" }).where(inArray(runs.id, ids));
+    }
+    return ids;
+  });
+  // A publish lost here is repaired by the sweeper, which republishes runs queued for too long.
+  await Promise.all(
+    granted.map((id) =>
+      bus.publish("runs.execute", id, new TextEncoder().encode(id)).catch(() => undefined),
+    ),
+  );
+  return granted;
+}

@@ -1,0 +1,17 @@
+// What travels on a run's notice topic (`Bus.notify`): output deltas for streams and wake-ups for
+// whoever waits on the run. Notices may be lost; the runs row is the truth (docs/execution.md).
+
+export type RunNotice =
+  | { kind: "delta"; delta: string }
+  /** The run's row changed state (finished, settled, refused): read it again. */
+  | { kind: "changed" };
+
+export const runTopic = (runId: string) => `notices.runs.${runId}`;
+/** Wakes the settlement leader: a run awaits its debit or its log. */
+export const SETTLEMENT_TOPIC = "notices.settlement";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export const encodeNotice = (notice: RunNotice) => encoder.encode(JSON.stringify(notice));
+export const decodeNotice = (data: Uint8Array) => JSON.parse(decoder.decode(data)) as RunNotice;

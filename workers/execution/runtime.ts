@@ -1,0 +1,27 @@
+// What every kind of agent runs behind: a worker hands a run to a runtime and gets its outcome.
+
+/** One run as a runtime sees it. */
+export type RunContext = {
+  runId: string;
+  /** 0x-prefixed on-chain listing id. */
+  listingId: string;
+  task: string;
+  input?: string | Record<string, unknown>;
+  inputUri?: string;
+  /** When the run must be over (ms since the epoch); `signal` aborts at the latest then. */
+  deadline: number;
+  signal: AbortSignal;
+  /** Output as the agent produces it, for `/v1/execute/stream`; may be called zero or more times. */
+  onDelta: (delta: string) => void;
+};
+
+/**
+ * A run's end. `output` is what the renter receives when it completed (validated against the
+ * agent's `output_schema` by the worker afterwards); when it failed, the partial output so far and a
+ * short reason for the renter that never holds a secret.
+ */
+export type RunOutcome =
+  | { status: "completed"; output: unknown }
+  | { status: "failed"; output: string; failure: string };
+
+export type Runtime = (run: RunContext) => Promise<RunOutcome>;
