@@ -15,6 +15,7 @@ const privateKey = z
   .refine((value) => isHex(value) && value.length === 66, "must be a 0x-prefixed 32-byte hex key")
   .transform((value) => value as `0x${string}`);
 const hexKey = z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters");
+const flag = z.enum(["true", "false"]).transform((value) => value === "true");
 
 export const ENV_FIELDS = {
   DATA_DIR: z.string().default(".data"),
@@ -51,6 +52,8 @@ export const ENV_FIELDS = {
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
   REGISTRATION_ACK_WAIT_MS: z.coerce.number().int().positive().default(30_000),
   SCHEMA_COMPILE_BUDGET_MS: z.coerce.number().int().positive().default(SCHEMA_COMPILE_BUDGET_MS),
+  /** Unset, true only on the local chain (31337): see workers/execution/outbound/outboundPolicy.ts. */
+  ALLOW_PRIVATE_ENDPOINTS: flag.optional(),
 };
 
 type Fields = typeof ENV_FIELDS;

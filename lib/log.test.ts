@@ -18,9 +18,10 @@ function fastestMs(run: () => unknown, times = 5): number {
 describe("log redaction", () => {
   it("hides tokens, keys and signatures wherever they stand in a text", () => {
     const signature = `0x${"ab".repeat(65)}`;
-    const text = `Bearer ${jwt} key=${apiKey} sig ${signature} /v1/jobs/${jwt}`;
+    const webhookSecret = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+    const text = `Bearer ${jwt} key=${apiKey} sig ${signature} /v1/jobs/${jwt} hook ${webhookSecret}`;
     expect(redact(text)).toBe(
-      "Bearer [redacted] key=[redacted] sig [redacted] /v1/jobs/[redacted]",
+      "Bearer [redacted] key=[redacted] sig [redacted] /v1/jobs/[redacted] hook [redacted]",
     );
   });
 
@@ -35,7 +36,7 @@ describe("log redaction", () => {
 
 describe("finding: linear-time log redaction", () => {
   it("takes linear time on a hostile 64 KB path built to make the token patterns backtrack", () => {
-    for (const unit of ["eyJ", "eyJa.", "eyJ-", "intl_test_", "0x"]) {
+    for (const unit of ["eyJ", "eyJa.", "eyJ-", "intl_test_", "0x", "whsec_"]) {
       const path = `/v1/listings/${unit.repeat(Math.ceil(65_536 / unit.length))}`;
       expect({ unit, ms: fastestMs(() => redact(path)) < 5 }).toEqual({ unit, ms: true });
     }

@@ -14,6 +14,7 @@ const SECRET_PATTERNS = [
   // once, not once per position: redaction stays linear in the text's length.
   /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g,
   /0x[0-9a-fA-F]{130,}/g,
+  /whsec_[A-Za-z0-9+/]+=*/g,
 ];
 const SECRET_FIELD = /authorization|token|signature|secret|password|api_?key|prompt|credential/i;
 

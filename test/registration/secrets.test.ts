@@ -2,13 +2,15 @@
 // nor a vendor credential, nor the private endpoints (webhook, self-hosted model) appear in any API
 // response, in the public manifest behind metadata_uri, in any line any process of the stack prints
 // (anvil, Postgres, NATS, Ponder, the API and the worker), or anywhere in the database in plaintext; what is stored is ciphertext sealed to the
-// listing (and, while queued, to the job).
+// listing (and, while queued, to the job). A connected agent's webhook signing secret is shown to its
+// creator in the registration job and is otherwise held sealed only.
 import { randomBytes } from "node:crypto";
 import { eq, inArray, sql } from "drizzle-orm";
 import { type Hex, parseEther } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ONE_TIME, PER_QUERY, SUBSCRIPTION } from "../../devStack/marketplace.ts";
 import { SEALING_KEY } from "../../devStack/startStack.ts";
+import { WEBHOOK_SECRET_FORMAT } from "../../lib/agents/webhookSecret.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { open, parseSecretKey } from "../../lib/crypto/secretBox.ts";
 import { agentSecrets, agents, jobs } from "../../lib/db/appSchema.ts";
@@ -127,6 +129,8 @@ for (const [name, marker] of Object.entries(SECRET)) {
 /** Every response body this file received from the API. */
 const responses: { path: string; body: string }[] = [];
 const jobIds: string[] = [];
+/** Given to creators in their jobs, and otherwise held sealed only. */
+const webhookSecrets: string[] = [];
 
 // Listings and search come from the indexer, which is scanned too.
 const stack = useStack({
@@ -174,6 +178,7 @@ type Registered = {
     agent_id: string;
     listing_id: string;
     create_listing: { seed: Hex; metadata_uri: string; on_chain_listing_id: Hex };
+    webhook_secret?: string;
   };
 };
 const registered: Registered[] = [];
@@ -219,6 +224,16 @@ describe("secrets stay private through registration", () => {
       expect(job?.body.status).toBe("completed");
       registered.push({ manifest, jobId: job?.body.job_id, result: job?.body.result });
     }
+    // Only the connected agent gets a webhook signing secret, shown to its creator in the job.
+    const [selfHostedJob, connectedJob] = accepted;
+    expect(selfHostedJob?.body.result).not.toHaveProperty("webhook_secret");
+    const webhookSecret = connectedJob?.body.result.webhook_secret;
+    expect(webhookSecret).toMatch(new RegExp(`^${WEBHOOK_SECRET_FORMAT}$`));
+    // It stays readable to its creator: the same secret at the next read.
+    const again = await api.get(`/v1/jobs/${connectedJob?.body.job_id}`);
+    expect(again.body.result.webhook_secret).toBe(webhookSecret);
+    webhookSecrets.push(webhookSecret);
+    scan.remember("webhook secret", webhookSecret);
     for (const job of refused) {
       expect(job.body.status).toBe("failed");
       expect(job.body.error.code).toBe("manifest_rejected");
@@ -256,7 +271,10 @@ describe("secrets stay private through registration", () => {
       const { manifest } = agent;
       expect(opened).toEqual({
         ...("system_prompt" in manifest && { system_prompt: manifest.system_prompt }),
-        ...("entrypoint_url" in manifest && { entrypoint_url: manifest.entrypoint_url }),
+        ...("entrypoint_url" in manifest && {
+          entrypoint_url: manifest.entrypoint_url,
+          webhook_secret: agent.result.webhook_secret,
+        }),
         ...("endpoint_url" in manifest.model && {
           model_endpoint_url: manifest.model.endpoint_url,
         }),
@@ -358,7 +376,10 @@ describe("secrets stay private through registration", () => {
     expect(tables.map((table) => `${table.schema}.${table.name}`)).toEqual(
       expect.arrayContaining(["app.jobs", "app.agents", "app.agent_secrets", "app.manifests"]),
     );
-    const hexMarkers = MARKERS.map((marker) => Buffer.from(marker).toString("hex"));
+    expect(webhookSecrets).toHaveLength(1);
+    const hexMarkers = [...MARKERS, ...webhookSecrets].map((marker) =>
+      Buffer.from(marker).toString("hex"),
+    );
     const publicSeenIn: string[] = [];
     for (const table of tables) {
       const [dump] = (await stack().db.execute(
@@ -367,7 +388,11 @@ describe("secrets stay private through registration", () => {
       const text = dump?.text ?? "";
       if (text.includes(PUBLIC_MARKER) || text.includes(Buffer.from(PUBLIC_MARKER).toString("hex")))
         publicSeenIn.push(`${table.schema}.${table.name}`);
-      const found = [...leaksIn(text), ...hexMarkers.filter((hex) => text.includes(hex))];
+      const found = [
+        ...leaksIn(text),
+        ...webhookSecrets.filter((secret) => text.includes(secret)),
+        ...hexMarkers.filter((hex) => text.includes(hex)),
+      ];
       expect({ table: `${table.schema}.${table.name}`, found }).toEqual({
         table: `${table.schema}.${table.name}`,
         found: [],

@@ -2,6 +2,7 @@
 // and workers): every kind the marketplace handles, found by shape or by value.
 import { API_KEY_FORMAT } from "../../api/auth/apiKeys.ts";
 import { JWT_SECRET, SEALING_KEY, type Stack } from "../../devStack/startStack.ts";
+import { WEBHOOK_SECRET_FORMAT } from "../../lib/agents/webhookSecret.ts";
 import { captureOutput } from "./processOutput.ts";
 
 /** Secrets whose shape alone gives them away, whoever made them. */
@@ -11,6 +12,7 @@ const SHAPES: Record<string, RegExp> = {
   "API key": new RegExp(API_KEY_FORMAT, "g"),
   // 65 bytes, as a wallet's personal_sign gives them; a longer run of hex is other data.
   "wallet signature": /(?<![0-9a-fA-F])0x[0-9a-fA-F]{130}(?![0-9a-fA-F])/g,
+  "webhook secret": new RegExp(WEBHOOK_SECRET_FORMAT, "g"),
 };
 
 /**

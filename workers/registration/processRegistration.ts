@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import { saveAgent } from "../../lib/agents/saveAgent.ts";
+import { newWebhookSecret } from "../../lib/agents/webhookSecret.ts";
 import { openRecord, sealRecord } from "../../lib/crypto/sealedRecord.ts";
 import { agentSecrets, jobs, manifests } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
@@ -17,7 +18,8 @@ export class PermanentJobFailure extends Error {}
 
 /**
  * Settles a queued registration: the agent stored (public manifest by content id, listing fields,
- * the private part sealed to the listing) or the job failed with the manifest's violations. The
+ * the private part sealed to the listing, with a new webhook signing secret for a connected agent)
+ * or the job failed with the manifest's violations. The
  * manifest is validated first, with `validateManifest` (compiling its schemas may take a while),
  * holding no lock and no connection; the outcome is then written in one transaction with the job row
  * locked and still queued, so a redelivered or concurrent delivery can never register an agent twice.
@@ -69,9 +71,12 @@ export async function processRegistration(
       publicManifest: registration.publicManifest,
       metadataUri,
     });
+    const secret = registration.secret.entrypoint_url
+      ? { ...registration.secret, webhook_secret: newWebhookSecret() }
+      : registration.secret;
     await tx.insert(agentSecrets).values({
       onChainListingId,
-      ...sealRecord(sealingKey, Buffer.from(JSON.stringify(registration.secret)), onChainListingId),
+      ...sealRecord(sealingKey, Buffer.from(JSON.stringify(secret)), onChainListingId),
     });
     await tx
       .update(jobs)
