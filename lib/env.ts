@@ -54,6 +54,7 @@ export const ENV_FIELDS = {
   SCHEMA_COMPILE_BUDGET_MS: z.coerce.number().int().positive().default(SCHEMA_COMPILE_BUDGET_MS),
   /** Unset, true only on the local chain (31337): see workers/execution/outbound/outboundPolicy.ts. */
   ALLOW_PRIVATE_ENDPOINTS: flag.optional(),
+  DEMO_AGENT_PORT: port.default(8443),
 };
 
 type Fields = typeof ENV_FIELDS;

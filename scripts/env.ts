@@ -14,6 +14,7 @@ const startEnvSchema = z.object({
     "PONDER_PORT",
     "API_PORT",
     "VIEWS_SCHEMA",
+    "DEMO_AGENT_PORT",
   ),
   // Unset, `npm start` runs its own chain and database.
   RPC_URL: ENV_FIELDS.RPC_URL.optional(),

@@ -2,6 +2,7 @@
 // an embedded Postgres kept between runs, and the indexer. RPC_URL and DATABASE_URL point elsewhere.
 import { join } from "node:path";
 import postgres from "postgres";
+import { ensureDevCertificates } from "../devStack/devCertificates.ts";
 import { indexerSchemaName } from "../devStack/indexerSchemaName.ts";
 import type { Service } from "../devStack/spawnService.ts";
 import { startAnvil } from "../devStack/startAnvil.ts";
@@ -10,6 +11,8 @@ import { startPonder } from "../devStack/startPonder.ts";
 import { startPostgres } from "../devStack/startPostgres.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
 import { ensureDeployment } from "../lib/chain/ensureDeployment.ts";
+import { readDemoAgentSecret } from "./demo/demoAgentSecret.ts";
+import { startDemoAgent } from "./demo/demoAgentServer.ts";
 import { seedDemoCatalogue } from "./demo/seedDemoCatalogue.ts";
 import { deploymentAccounts } from "./deploymentAccounts.ts";
 import { parseStartEnv } from "./env.ts";
@@ -67,6 +70,21 @@ async function main() {
     `Indexer:            ${ponder.url} (GraphQL ${ponder.url}/graphql, SQL ${ponder.url}/sql; projections in schema "${env.VIEWS_SCHEMA}")`,
   );
 
+  // The demo's connected agent, over HTTPS from the dev CA the workers trust on the local chain only.
+  let demoAgentUrl: string | undefined;
+  if (!env.RPC_URL) {
+    const demoAgent = await startDemoAgent({
+      port: env.DEMO_AGENT_PORT,
+      certificates: await ensureDevCertificates(env.DATA_DIR),
+      webhookSecret: () => readDemoAgentSecret(env.DATA_DIR),
+    });
+    services.push(demoAgent);
+    demoAgentUrl = demoAgent.url;
+    console.log(
+      `Demo agent:         ${demoAgent.url} (connected agent, dev CA in ${env.DATA_DIR}/dev-ca)`,
+    );
+  }
+
   const api = await startApi({
     port: env.API_PORT,
     env: {
@@ -82,7 +100,7 @@ async function main() {
   console.log(`API:                ${api.url}/v1`);
 
   // The demo creator is one of anvil's public dev accounts: only on the embedded chain.
-  if (!env.RPC_URL) {
+  if (demoAgentUrl) {
     const listed = await seedDemoCatalogue({
       apiUrl: api.url,
       rpcUrl,
@@ -90,6 +108,7 @@ async function main() {
       creator: devAccount(9),
       dataDir: env.DATA_DIR,
       deploymentId: deployment.transactionHash,
+      connectedAgentUrl: demoAgentUrl,
     });
     for (const listing of listed) console.log(`Demo listing:       ${listing}`);
   }

@@ -2,42 +2,44 @@
 
 const text = { type: "string" };
 
-export const DEMO_AGENTS = [
-  {
-    rentalModel: 2, // per task
-    priceEth: "0.0005",
-    manifest: {
-      name: "contract-auditor",
-      title: "Solidity Contract Auditor",
-      category: "coding",
-      description:
-        "Reviews Solidity contracts for reentrancy, access control and arithmetic bugs and explains each finding with the line it concerns.",
-      model: { provider: "openai", model: "gpt-4.1-mini" },
-      system_prompt:
-        "You are a meticulous smart-contract auditor. Report findings as a list with severity, location and fix.",
-      tools: [{ name: "read_repository", scope: "repo_scoped" }],
-      input_schema: { type: "object", properties: { source: text }, required: ["source"] },
-      output_schema: { type: "object", properties: { findings: { type: "array", items: text } } },
-      timeout_seconds: 120,
-      sample_output: ["High: withdraw() sends ETH before zeroing the balance (line 42)."],
-      creator_display_name: "Demo Labs",
+/** The demo agents; the connected one is called at `connectedAgentUrl` (see demoAgentServer.ts). */
+export const demoAgents = (connectedAgentUrl: string) =>
+  [
+    {
+      rentalModel: 2, // per task
+      priceEth: "0.0005",
+      manifest: {
+        name: "contract-auditor",
+        title: "Solidity Contract Auditor",
+        category: "coding",
+        description:
+          "Reviews Solidity contracts for reentrancy, access control and arithmetic bugs and explains each finding with the line it concerns.",
+        model: { provider: "openai", model: "gpt-4.1-mini" },
+        system_prompt:
+          "You are a meticulous smart-contract auditor. Report findings as a list with severity, location and fix.",
+        tools: [{ name: "read_repository", scope: "repo_scoped" }],
+        input_schema: { type: "object", properties: { source: text }, required: ["source"] },
+        output_schema: { type: "object", properties: { findings: { type: "array", items: text } } },
+        timeout_seconds: 120,
+        sample_output: ["High: withdraw() sends ETH before zeroing the balance (line 42)."],
+        creator_display_name: "Demo Labs",
+      },
     },
-  },
-  {
-    rentalModel: 1, // subscription
-    priceEth: "0.01",
-    manifest: {
-      name: "market-brief",
-      title: "Daily Market Brief",
-      category: "research",
-      description:
-        "A connected research agent that summarises the day's moves in a sector, with sources, from the creator's own pipeline.",
-      model: { provider: "self_hosted", endpoint_url: "https://agents.demo-labs.example/v1" },
-      entrypoint_url: "https://agents.demo-labs.example/market-brief",
-      input_schema: { type: "object", properties: { sector: text }, required: ["sector"] },
-      output_schema: text,
-      sample_output: ["Semiconductors rose 2.1% on strong guidance from two foundries."],
-      creator_display_name: "Demo Labs",
+    {
+      rentalModel: 1, // subscription
+      priceEth: "0.01",
+      manifest: {
+        name: "market-brief",
+        title: "Daily Market Brief",
+        category: "research",
+        description:
+          "A connected research agent that summarises the day's moves in a sector, with sources, from the creator's own pipeline.",
+        model: { provider: "self_hosted", endpoint_url: "https://agents.demo-labs.example/v1" },
+        entrypoint_url: connectedAgentUrl,
+        input_schema: { type: "object", properties: { sector: text }, required: ["sector"] },
+        output_schema: text,
+        sample_output: ["Semiconductors rose 2.1% on strong guidance from two foundries."],
+        creator_display_name: "Demo Labs",
+      },
     },
-  },
-] as const;
+  ] as const;

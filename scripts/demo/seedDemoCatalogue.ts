@@ -4,17 +4,20 @@ import { type Address, createPublicClient, createWalletClient, http, parseEther 
 import type { HDAccount } from "viem/accounts";
 import { signIn } from "../../devStack/client/signIn.ts";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
-import { DEMO_AGENTS } from "./demoAgents.ts";
+import { saveDemoAgentSecret } from "./demoAgentSecret.ts";
+import { demoAgents } from "./demoAgents.ts";
 
 type JobResult = {
   agent_id: string;
   listing_id: string;
   create_listing: { seed: `0x${string}`; metadata_uri: string };
+  webhook_secret?: string;
 };
 
 /**
  * Registers and lists the demo agents the way a creator would (through the API, then on-chain), once
- * per deployment: a marker in DATA_DIR remembers it was done.
+ * per deployment: a marker in DATA_DIR remembers it was done. The connected agent is called at
+ * `connectedAgentUrl`; the webhook secret its registration returns is kept in DATA_DIR for it.
  */
 export async function seedDemoCatalogue(options: {
   apiUrl: string;
@@ -23,6 +26,7 @@ export async function seedDemoCatalogue(options: {
   creator: HDAccount;
   dataDir: string;
   deploymentId: string;
+  connectedAgentUrl: string;
 }): Promise<string[]> {
   const marker = join(options.dataDir, `demo-seeded-${options.deploymentId}`);
   if (
@@ -38,8 +42,9 @@ export async function seedDemoCatalogue(options: {
   const publicClient = createPublicClient({ transport });
   const wallet = createWalletClient({ account: options.creator, transport });
   const listed: string[] = [];
-  for (const agent of DEMO_AGENTS) {
+  for (const agent of demoAgents(options.connectedAgentUrl)) {
     const result = await register(options.apiUrl, token, agent.manifest);
+    if (result.webhook_secret) await saveDemoAgentSecret(options.dataDir, result.webhook_secret);
     const hash = await wallet.writeContract({
       address: options.marketplace,
       abi: serviceMarketplaceAbi,
