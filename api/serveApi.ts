@@ -7,10 +7,16 @@ import { loadOrCreateKey } from "../lib/crypto/keyFile.ts";
 import type { Database } from "../lib/db/projections.ts";
 import { startOutboxRelay } from "../lib/jobs/outboxRelay.ts";
 import type { Logger } from "../lib/log.ts";
+import { startManifestValidationThreads } from "../lib/manifest/manifestValidationThreads.ts";
 import { createApp } from "./app.ts";
 import { jwtSettings } from "./auth/jwt.ts";
 import type { ApiEnv } from "./env.ts";
-import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./limits.ts";
+import {
+  HEADERS_TIMEOUT_MS,
+  INPUT_VALIDATION_THREADS,
+  REQUEST_TIMEOUT_MS,
+  STREAM_HEARTBEAT_MS,
+} from "./limits.ts";
 
 /**
  * Serves the REST API over `bus` and runs the outbox relay that publishes its jobs. Resolves once
@@ -31,6 +37,7 @@ export async function serveApi({
 }): Promise<{ close: () => Promise<void> }> {
   const deployment = await readDeployment(env.DEPLOYMENT_FILE);
   if (!deployment) throw new Error(`No deployment recorded in ${env.DEPLOYMENT_FILE}`);
+  const inputValidation = startManifestValidationThreads({ threads: INPUT_VALIDATION_THREADS });
   const app = createApp({
     db,
     bus,
@@ -52,7 +59,10 @@ export async function serveApi({
       rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
       authRateLimitPerMinute: env.AUTH_RATE_LIMIT_PER_MINUTE,
       trustProxy: env.TRUST_PROXY,
+      executionRateLimitPerMinute: env.EXECUTION_RATE_LIMIT_PER_MINUTE,
+      streamHeartbeatMs: STREAM_HEARTBEAT_MS,
     },
+    inputValidation,
     log,
     now: Date.now,
   });
@@ -80,6 +90,7 @@ export async function serveApi({
     close: async () => {
       await new Promise((resolve) => server.close(resolve));
       await relay.stop();
+      await inputValidation.close();
     },
   };
 }
