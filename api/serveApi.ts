@@ -11,12 +11,8 @@ import { startManifestValidationThreads } from "../lib/manifest/manifestValidati
 import { createApp } from "./app.ts";
 import { jwtSettings } from "./auth/jwt.ts";
 import type { ApiEnv } from "./env.ts";
-import {
-  HEADERS_TIMEOUT_MS,
-  INPUT_VALIDATION_THREADS,
-  REQUEST_TIMEOUT_MS,
-  STREAM_HEARTBEAT_MS,
-} from "./limits.ts";
+import { httpServerOptions } from "./httpServerOptions.ts";
+import { INPUT_VALIDATION_THREADS, STREAM_HEARTBEAT_MS } from "./limits.ts";
 
 /**
  * Serves the REST API over `bus` and runs the outbox relay that publishes its jobs. Resolves once
@@ -73,12 +69,7 @@ export async function serveApi({
         fetch: app.fetch,
         port: env.API_PORT,
         hostname: env.API_HOST,
-        serverOptions: {
-          headersTimeout: HEADERS_TIMEOUT_MS,
-          requestTimeout: REQUEST_TIMEOUT_MS,
-          // How often Node looks for connections past those timeouts (30 s by default).
-          connectionsCheckingInterval: 1_000,
-        },
+        serverOptions: httpServerOptions(),
       },
       () => {
         log.info("listening", { url: `http://${env.API_HOST}:${env.API_PORT}/v1` });

@@ -8,6 +8,7 @@ import type { Stack } from "../../devStack/startStack.ts";
 import { devAccount, LOCAL_ROLES } from "../../lib/chain/devAccounts.ts";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
 import { runs } from "../../lib/db/appSchema.ts";
+import { grantSlots } from "../../lib/runs/grantSlots.ts";
 import { encodeNotice, runTopic } from "../../lib/runs/notices.ts";
 import { RUN_NOT_STARTED } from "../../lib/runs/runNotStarted.ts";
 
@@ -72,7 +73,7 @@ export function sendDelta({ bus }: Deps, runId: string, delta: string) {
 
 /**
  * The worker writes the outcome: a per-task run completed is to be debited, one failed releases its
- * reservation; a run with nothing reserved keeps `none`.
+ * reservation; a run with nothing reserved keeps `none`. Its slot goes to the next waiting run.
  */
 export async function finishRun(
   deps: Deps,
@@ -101,6 +102,7 @@ export async function finishRun(
       request: null,
     })
     .where(eq(runs.id, runId));
+  await grantSlots(deps, row.onChainListingId);
   changed(deps, runId);
 }
 
