@@ -28,6 +28,7 @@ import { createTestApp, type TestApp } from "../test/support/testApp.ts";
 import { useStack } from "../test/support/useStack.ts";
 import { MAX_INPUT_BYTES, MAX_TASK_BYTES } from "./limits.ts";
 
+const authority = devAccount(LOCAL_ROLES.authority);
 const operator = devAccount(LOCAL_ROLES.operator);
 const creator = devAccount(2);
 const renter = devAccount(3); // holds one credential in every state
@@ -63,6 +64,7 @@ const drafts = {
   }),
   subscription: draft("digest", SUBSCRIPTION),
   spent: draft("counter", PER_QUERY),
+  funded: draft("tally", PER_QUERY),
   paused: draft("holiday", ONE_TIME),
   revoked: draft("revoked", ONE_TIME),
   closed: draft("sunset", ONE_TIME),
@@ -98,6 +100,9 @@ beforeAll(async () => {
       market.write.purchaseSubscription([listings.subscription.onChainId, THIRTY_DAYS], {
         value: PRICE,
       }),
+    ),
+    transaction(renter, (market) =>
+      market.write.purchasePerQuery([listings.funded.onChainId, PRICE], { value: 2n * PRICE }),
     ),
     // One task's deposit, spent below: the balance is zero.
     transaction(renter, (market) =>
@@ -331,6 +336,24 @@ describe("the credential, read on-chain: 403 with the contract error", () => {
   it("left no run behind", async () => {
     expect(await runCountOf(renter)).toBe(0);
     expect(await runCountOf(stranger)).toBe(0);
+  });
+});
+
+describe("a paused protocol", () => {
+  it("refuses per-task runs, which it could not charge, with 503 and ProtocolPaused", async () => {
+    const market = stack().marketplace;
+    await market.mined(market.as(authority).write.setPaused([true]));
+    try {
+      expectOnChainError(
+        await execute({ agent_id: listings.funded.id, task }),
+        503,
+        "service_unavailable",
+        "ProtocolPaused",
+      );
+    } finally {
+      await market.mined(market.as(authority).write.setPaused([false]));
+    }
+    expect(await runCountOf(renter)).toBe(0);
   });
 });
 

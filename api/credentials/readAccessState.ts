@@ -17,33 +17,40 @@ export type AccessRead = {
   listing: ListingStatus | "none";
   /** Undefined when the wallet holds no credential for the listing (or there is no listing). */
   credential: CredentialFacts | undefined;
+  /** Whether the protocol is paused (no run can be charged) at that block, when asked for. */
+  protocolPaused?: boolean;
 };
 
 /**
- * One `getAccessState` read at the chain's latest block: reads, no gas. A chain that cannot be read
- * is 503 `service_unavailable`.
+ * One `getAccessState` read at the chain's latest block: reads, no gas; with `protocolPause`,
+ * `paused()` is read beside it at the same block. A chain that cannot be read is 503
+ * `service_unavailable`.
  */
 export async function readAccessState(
   client: PublicClient,
   marketplace: Address,
   { onChainListingId, wallet }: { onChainListingId: Hex; wallet: Address },
+  { protocolPause = false }: { protocolPause?: boolean } = {},
 ): Promise<AccessRead> {
   const block = await readChainTime(client);
-  const state = await client
-    .readContract({
-      address: marketplace,
-      abi: serviceMarketplaceAbi,
+  const read = { address: marketplace, abi: serviceMarketplaceAbi, blockNumber: block.number };
+  const [state, protocolPaused] = await Promise.all([
+    client.readContract({
+      ...read,
       functionName: "getAccessState",
       args: [onChainListingId, wallet],
-      blockNumber: block.number,
-    })
-    .catch(unavailableChain);
-  if (state.listingStatus === 0) return { block, listing: "none", credential: undefined };
+    }),
+    protocolPause ? client.readContract({ ...read, functionName: "paused" }) : undefined,
+  ]).catch(unavailableChain);
+  if (state.listingStatus === 0) {
+    return { block, listing: "none", credential: undefined, protocolPaused };
+  }
   const listing = listingStatusName(state.listingStatus);
-  if (!state.hasCredential) return { block, listing, credential: undefined };
+  if (!state.hasCredential) return { block, listing, credential: undefined, protocolPaused };
   return {
     block,
     listing,
+    protocolPaused,
     credential: {
       rentalModel: rentalModelName(state.model),
       listingStatus: listing,

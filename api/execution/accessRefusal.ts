@@ -6,9 +6,15 @@ import { ApiError } from "../errors.ts";
 /**
  * Why the chain's answer forbids the wallet a run, as the API error (with the contract error a debit
  * or purchase would revert with), or undefined when it may run. The listing's state comes first: it
- * is the same for every caller. Statuses follow `credentialStatus`, the contract's own rule.
+ * is the same for every caller. Statuses follow `credentialStatus`, the contract's own rule. A
+ * paused protocol refuses per-task runs alone (503: it will take them again); others go on.
  */
-export function accessRefusal({ block, listing, credential }: AccessRead): ApiError | undefined {
+export function accessRefusal({
+  block,
+  listing,
+  credential,
+  protocolPaused,
+}: AccessRead): ApiError | undefined {
   if (listing === "none") {
     return contractApiError("ListingNotFound", "No listing has this id on-chain");
   }
@@ -37,6 +43,13 @@ export function accessRefusal({ block, listing, credential }: AccessRead): ApiEr
         "The per-task balance cannot pay for a run; top it up",
       );
     case "active":
+      // A per-task run could not be charged: it would run for free.
+      if (credential.rentalModel === "per_query" && protocolPaused) {
+        return contractApiError(
+          "ProtocolPaused",
+          "The protocol is paused: per-task runs cannot be charged; retry later",
+        );
+      }
       return undefined;
   }
 }

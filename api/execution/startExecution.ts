@@ -144,10 +144,12 @@ async function readPermittedAccess(
   listing: AgentListing,
 ): Promise<PermittedAccess> {
   const { chain } = c.get("deps");
-  const access = await readAccessState(chain.client, chain.marketplace, {
-    onChainListingId: listing.onChainListingId,
-    wallet: callerWallet(c),
-  });
+  const access = await readAccessState(
+    chain.client,
+    chain.marketplace,
+    { onChainListingId: listing.onChainListingId, wallet: callerWallet(c) },
+    { protocolPause: true },
+  );
   const refusal = accessRefusal(access);
   if (refusal) throw refusal;
   if (!access.credential) throw new Error("an access state without a credential was permitted");
