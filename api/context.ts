@@ -32,6 +32,8 @@ export type ApiDeps = {
     executionRateLimitPerMinute: number;
     /** How often an idle execution stream gets a comment line (`STREAM_HEARTBEAT_MS`). */
     streamHeartbeatMs: number;
+    /** Past a run's timeout, how long its answer may take (`RUN_ANSWER_GRACE_MS`). */
+    runAnswerGraceMs: number;
   };
   /** Checks tasks' input against their agents' input schemas, off the event loop. */
   inputValidation: Pick<ManifestValidationThreads, "validateInput">;

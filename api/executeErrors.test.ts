@@ -6,6 +6,7 @@
 // Time: the renters subscribe while the chain's clock is set 31 days back (`evm_setTime`), so their
 // 30-day subscription ended a day ago; then the chain's clock is set back to the present.
 import { eq } from "drizzle-orm";
+import fc from "fast-check";
 import { parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -266,6 +267,44 @@ describe("a malformed body: 400 invalid_request naming the field", () => {
 
   it("left no run behind", async () => {
     expect(await runCountOf(renter)).toBe(0);
+  });
+});
+
+describe("any body at all", () => {
+  it("is answered with an error object, promptly: never a 500 or a hang", async () => {
+    // A wallet without a credential: a body that gets past every check is refused on-chain, so no
+    // run is ever admitted; its execution budget is high enough never to matter.
+    const robust = createTestApp(stack(), { executionRateLimitPerMinute: 1_000_000 });
+    const token = await robust.tokenFor(stranger);
+    const field = fc.oneof(fc.jsonValue(), fc.string(), fc.integer());
+    const body = fc.oneof(
+      fc.jsonValue(),
+      fc.record(
+        {
+          agent_id: fc.oneof(fc.constant(listings.active.id), fc.string()),
+          task: fc.oneof(fc.string(), field),
+          input: field,
+          input_uri: fc.oneof(fc.webUrl(), fc.string()),
+          priority: fc.oneof(fc.constantFrom("standard", "priority"), field),
+          timeout_seconds: field,
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, async (value) => {
+        const reply = await robust.http(token).post("/v1/execute", JSON.stringify(value));
+        expect([400, 403, 404]).toContain(reply.status);
+        expect(reply.body).toStrictEqual({
+          error: expect.objectContaining({ code: expect.any(String), status: reply.status }),
+        });
+      }),
+      { numRuns: 150 },
+    );
+    // Nested far past any stack, inside `input`.
+    const deep = `{"agent_id":"${listings.active.id}","task":"t","input":{"a":${"[".repeat(30_000)}${"]".repeat(30_000)}}}`;
+    expectError(await robust.http(token).post("/v1/execute", deep), 400, "invalid_request");
+    expect(await runCountOf(stranger)).toBe(0);
   });
 });
 

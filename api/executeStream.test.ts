@@ -335,3 +335,53 @@ describe("a stream whose run waits for a slot", () => {
     );
   });
 });
+
+describe("an answer that does not come in time (a worker or the settlement down)", () => {
+  it("is 503 naming the run, or an error event ending the stream; the run is kept", async () => {
+    const late = createTestApp(stack(), { runAnswerGraceMs: 200 });
+    const bearer = await late.tokenFor(renter);
+    const body = { agent_id: listings.writer.id, task, timeout_seconds: 1 };
+    const request = (path: string) =>
+      late.app.request(path, {
+        method: "POST",
+        headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+
+    const known = await runIdsOf(late.deps, renter.address);
+    const sync = await request("/v1/execute");
+    const [syncRun] = (await runIdsOf(late.deps, renter.address)).filter(
+      (id) => !known.includes(id),
+    );
+    expect(sync.headers.get("retry-after")).toBe("5");
+    const refused = {
+      status: sync.status,
+      body: (await sync.json()) as { error: { message: string } },
+    };
+    expectError(refused, 503, "service_unavailable");
+    expect(refused.body.error.message).toContain(`GET /v1/runs/${syncRun}`);
+
+    const stream = await request("/v1/execute/stream");
+    expect(stream.status).toBe(200);
+    const items = await sseReader(stream).rest();
+    expect(eventsOf(items)).toEqual([
+      {
+        event: "error",
+        data: {
+          error: {
+            code: "service_unavailable",
+            message: expect.stringMatching(/^Run run_[0-9a-f]{24} is still going/),
+            status: 503,
+          },
+        },
+      },
+    ]);
+
+    for (const id of (await runIdsOf(late.deps, renter.address)).filter(
+      (id) => !known.includes(id),
+    )) {
+      await completeRun(late.deps, stack(), id, "late");
+      expect((await late.http(bearer).get(`/v1/runs/${id}`)).body.status).toBe("completed");
+    }
+  });
+});

@@ -12,7 +12,7 @@ import { createApp } from "./app.ts";
 import { jwtSettings } from "./auth/jwt.ts";
 import type { ApiEnv } from "./env.ts";
 import { httpServerOptions } from "./httpServerOptions.ts";
-import { INPUT_VALIDATION_THREADS, STREAM_HEARTBEAT_MS } from "./limits.ts";
+import { INPUT_VALIDATION_THREADS, RUN_ANSWER_GRACE_MS, STREAM_HEARTBEAT_MS } from "./limits.ts";
 
 /**
  * Serves the REST API over `bus` and runs the outbox relay that publishes its jobs. Resolves once
@@ -57,6 +57,7 @@ export async function serveApi({
       trustProxy: env.TRUST_PROXY,
       executionRateLimitPerMinute: env.EXECUTION_RATE_LIMIT_PER_MINUTE,
       streamHeartbeatMs: STREAM_HEARTBEAT_MS,
+      runAnswerGraceMs: RUN_ANSWER_GRACE_MS,
     },
     inputValidation,
     log,

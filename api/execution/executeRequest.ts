@@ -1,5 +1,6 @@
 import { z } from "zod/v4";
 import { depthLimitViolation } from "../../lib/manifest/schemaLimits.ts";
+import { MAX_TIMEOUT_SECONDS } from "../../lib/manifest/validateManifest.ts";
 import {
   describeBytes,
   MAX_INPUT_BYTES,
@@ -7,9 +8,6 @@ import {
   MAX_INPUT_URI_LENGTH,
   MAX_TASK_BYTES,
 } from "../limits.ts";
-
-/** The longest run a manifest may declare; a request's `timeout_seconds` is bounded by its agent's. */
-const MAX_TIMEOUT_SECONDS = 300;
 
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

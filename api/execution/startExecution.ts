@@ -12,7 +12,12 @@ import { contractApiError } from "../contractErrors.ts";
 import { type AccessRead, readAccessState } from "../credentials/readAccessState.ts";
 import { ApiError } from "../errors.ts";
 import { idempotencyKeyOf } from "../idempotencyKey.ts";
-import { DEBIT_WAIT_MS, MAX_BODY_BYTES, RUN_ANSWER_GRACE_MS, RUN_REREAD_MS } from "../limits.ts";
+import {
+  DEBIT_WAIT_MS,
+  EXECUTION_RETRY_AFTER_SECONDS,
+  MAX_BODY_BYTES,
+  RUN_REREAD_MS,
+} from "../limits.ts";
 import { readJsonObject } from "../readJsonObject.ts";
 import { parseInput } from "../validation.ts";
 import { accessRefusal } from "./accessRefusal.ts";
@@ -60,7 +65,10 @@ export async function startExecution(
     if (existing.requestHash !== requestHash) throw idempotencyConflict();
     return {
       runId: existing.id,
-      answerDeadline: answerDeadline(existing.request?.timeoutSeconds ?? listing.timeoutSeconds),
+      answerDeadline: answerDeadline(
+        existing.request?.timeoutSeconds ?? listing.timeoutSeconds,
+        deps.settings.runAnswerGraceMs,
+      ),
       watch: watchRun(deps, existing.id, onDelta),
     };
   };
@@ -105,7 +113,11 @@ export async function startExecution(
               error: error instanceof Error ? error.message : String(error),
             }),
           );
-          return { runId: run.id, answerDeadline: answerDeadline(timeoutSeconds), watch };
+          return {
+            runId: run.id,
+            answerDeadline: answerDeadline(timeoutSeconds, deps.settings.runAnswerGraceMs),
+            watch,
+          };
         case "existing":
           await watch.stop();
           return attach(admission.run);
@@ -119,7 +131,7 @@ export async function startExecution(
         case "debits_in_flight": {
           // A refusal is never spurious: the debits in flight may charge less than they hold.
           if (Date.now() >= debitWaitEnds) {
-            c.header("Retry-After", "5");
+            c.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
             throw new ApiError(
               "service_unavailable",
               "Earlier runs of this credential are still being charged; retry shortly",
@@ -179,8 +191,8 @@ function requestOf(body: ReturnType<typeof executeBody.parse>, timeoutSeconds: n
   };
 }
 
-function answerDeadline(timeoutSeconds: number): number {
-  return Date.now() + timeoutSeconds * 1000 + RUN_ANSWER_GRACE_MS;
+function answerDeadline(timeoutSeconds: number, graceMs: number): number {
+  return Date.now() + timeoutSeconds * 1000 + graceMs;
 }
 
 function idempotencyConflict() {

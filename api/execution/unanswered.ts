@@ -18,9 +18,12 @@ export function noSlotError(c: Context): ApiError {
   );
 }
 
-/** 503 for a run still going past the time its answer was due; it goes on and is kept. */
-export function stillGoingError(c: Context, runId: string): ApiError {
-  c.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
+/**
+ * 503 for a run still going past the time its answer was due; it goes on and is kept. With `c`, the
+ * response's `Retry-After` is set (not once a stream has sent its headers).
+ */
+export function stillGoingError(runId: string, c?: Context): ApiError {
+  c?.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
   return new ApiError(
     "service_unavailable",
     `Run ${runId} is still going; its result will be at GET /v1/runs/${runId}`,

@@ -16,6 +16,7 @@ export type RunWatch = {
     until: (row: RunRow) => boolean,
     options: { deadline: number; signal?: AbortSignal },
   ) => Promise<RunRow | undefined>;
+  /** Stops listening; again, does nothing more. */
   stop: () => Promise<void>;
 };
 
@@ -72,5 +73,6 @@ export function watchRun(
     return undefined;
   }
 
-  return { until, stop: () => subscription.stop() };
+  let stopped: Promise<void> | undefined;
+  return { until, stop: () => (stopped ??= subscription.stop()) };
 }

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { AppEnv } from "../context.ts";
-import { errorBody } from "../errors.ts";
+import { ApiError, errorBody } from "../errors.ts";
 import { exactJson } from "../exactJson.ts";
 import { costOf, isAnswered, runResult } from "../execution/runResult.ts";
 import { startExecution } from "../execution/startExecution.ts";
@@ -19,7 +19,7 @@ executeRoutes.post("/", async (c) => {
       deadline: answerDeadline,
       signal: c.req.raw.signal,
     });
-    if (!row) throw stillGoingError(c, runId);
+    if (!row) throw stillGoingError(runId, c);
     if (neverStarted(row)) throw noSlotError(c);
     return c.body(exactJson(runResult(row)), 200, { "Content-Type": "application/json" });
   } finally {
@@ -43,7 +43,7 @@ executeRoutes.post("/stream", async (c) => {
       deadline: answerDeadline,
       signal: c.req.raw.signal,
     });
-    if (!started) throw stillGoingError(c, runId);
+    if (!started) throw stillGoingError(runId, c);
     if (neverStarted(started)) throw noSlotError(c);
   } catch (error) {
     await watch.stop();
@@ -72,7 +72,7 @@ executeRoutes.post("/stream", async (c) => {
       forward = undefined;
       if (left.signal.aborted) return;
       if (!row) {
-        write(sseEvent("error", JSON.stringify(errorBody(stillGoingError(c, runId)))));
+        write(sseEvent("error", JSON.stringify(errorBody(stillGoingError(runId)))));
         return;
       }
       const output = outputText(row.output);
@@ -90,6 +90,15 @@ executeRoutes.post("/stream", async (c) => {
         }),
       };
       write(sseEvent("done", exactJson(done)));
+    } catch (error) {
+      // Headers are sent: the failure can only be told in the stream, without its details.
+      c.get("deps").log.error("execution stream failed", {
+        request_id: c.get("requestId"),
+        run_id: runId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      const failure = new ApiError("internal_error", `Unexpected error; run ${runId} goes on`);
+      write(sseEvent("error", JSON.stringify(errorBody(failure))));
     } finally {
       clearInterval(heartbeat);
       await writing;

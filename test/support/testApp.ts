@@ -5,7 +5,11 @@ import type { Account } from "viem/accounts";
 import { createApp } from "../../api/app.ts";
 import { issueToken, jwtSettings } from "../../api/auth/jwt.ts";
 import type { ApiDeps } from "../../api/context.ts";
-import { INPUT_VALIDATION_THREADS, STREAM_HEARTBEAT_MS } from "../../api/limits.ts";
+import {
+  INPUT_VALIDATION_THREADS,
+  RUN_ANSWER_GRACE_MS,
+  STREAM_HEARTBEAT_MS,
+} from "../../api/limits.ts";
 import { JWT_SECRET, SEALING_KEY, type Stack } from "../../devStack/startStack.ts";
 import { createInProcessBus } from "../../lib/bus/inProcessBus.ts";
 import { ENV_FIELDS } from "../../lib/env.ts";
@@ -33,6 +37,8 @@ export type TestAppOptions = {
   executionRateLimitPerMinute?: number;
   /** Default: `STREAM_HEARTBEAT_MS`. */
   streamHeartbeatMs?: number;
+  /** Default: `RUN_ANSWER_GRACE_MS`. */
+  runAnswerGraceMs?: number;
 };
 
 export type TestApp = ReturnType<typeof createTestApp>;
@@ -61,6 +67,7 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
         options.executionRateLimitPerMinute ??
         ENV_FIELDS.EXECUTION_RATE_LIMIT_PER_MINUTE.parse(undefined),
       streamHeartbeatMs: options.streamHeartbeatMs ?? STREAM_HEARTBEAT_MS,
+      runAnswerGraceMs: options.runAnswerGraceMs ?? RUN_ANSWER_GRACE_MS,
     },
     // Idle threads do not keep the test process alive.
     inputValidation: startManifestValidationThreads({ threads: INPUT_VALIDATION_THREADS }),
