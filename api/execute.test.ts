@@ -12,11 +12,8 @@ import {
   completeRun,
   debitRun,
   finishRun,
-  nextRunOf,
   refuseUnstartedRun,
-  runIdsOf,
   startRun,
-  waitForRun,
 } from "../test/support/finishRun.ts";
 import { expectError, expectOnChainError } from "../test/support/http.ts";
 import {
@@ -25,6 +22,7 @@ import {
   publishListings,
 } from "../test/support/listingFixtures.ts";
 import { mineIndexedBlock, transaction } from "../test/support/mineBlock.ts";
+import { nextRunOf, runIdsOf, waitForRun } from "../test/support/runRows.ts";
 import { createTestApp, type TestApp } from "../test/support/testApp.ts";
 import { useStack } from "../test/support/useStack.ts";
 

@@ -12,12 +12,9 @@ import { RUNS_IN_FLIGHT_PER_LISTING } from "../lib/runs/grantSlots.ts";
 import {
   completeRun,
   finishRun,
-  nextRunOf,
   refuseUnstartedRun,
-  runIdsOf,
   sendDelta,
   startRun,
-  waitForRun,
 } from "../test/support/finishRun.ts";
 import { expectError } from "../test/support/http.ts";
 import {
@@ -26,6 +23,7 @@ import {
   publishListings,
 } from "../test/support/listingFixtures.ts";
 import { mineIndexedBlock, transaction } from "../test/support/mineBlock.ts";
+import { nextRunOf, runIdsOf, waitForRun } from "../test/support/runRows.ts";
 import { eventsOf, type SseItem, sseReader } from "../test/support/sseEvents.ts";
 import { createTestApp, type TestApp } from "../test/support/testApp.ts";
 import { useStack } from "../test/support/useStack.ts";

@@ -11,50 +11,12 @@ import { runs } from "../../lib/db/appSchema.ts";
 import { grantSlots } from "../../lib/runs/grantSlots.ts";
 import { encodeNotice, runTopic } from "../../lib/runs/notices.ts";
 import { RUN_NOT_STARTED } from "../../lib/runs/runNotStarted.ts";
+import { readRun } from "./runRows.ts";
 
 type Deps = Pick<ApiDeps, "db" | "bus">;
 
-async function readRun({ db }: Deps, runId: string) {
-  const [row] = await db.select().from(runs).where(eq(runs.id, runId));
-  if (!row) throw new Error(`no run ${runId}`);
-  return row;
-}
-
 function changed({ bus }: Deps, runId: string) {
   bus.notify(runTopic(runId), encodeNotice({ kind: "changed" }));
-}
-
-/** The run's row once `holds` is true of it (e.g. once admission has granted it a slot). */
-export async function waitForRun(
-  deps: Deps,
-  runId: string,
-  holds: (row: Awaited<ReturnType<typeof readRun>>) => boolean,
-) {
-  for (let attempt = 0; attempt < 400; attempt++) {
-    const row = await readRun(deps, runId);
-    if (holds(row)) return row;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${runId} never reached the state waited for`);
-}
-
-/** The wallet's runs' ids, to tell the next one from them (`nextRunOf`). */
-export async function runIdsOf({ db }: Deps, wallet: string): Promise<string[]> {
-  const rows = await db
-    .select({ id: runs.id })
-    .from(runs)
-    .where(eq(runs.wallet, wallet.toLowerCase()));
-  return rows.map(({ id }) => id);
-}
-
-/** The wallet's run that is not one of `known`, once an admission in flight has inserted it. */
-export async function nextRunOf(deps: Deps, wallet: string, known: string[]) {
-  for (let attempt = 0; attempt < 400; attempt++) {
-    const id = (await runIdsOf(deps, wallet)).find((runId) => !known.includes(runId));
-    if (id) return readRun(deps, id);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`no new run of ${wallet} appeared`);
 }
 
 /** The worker takes the run: `running`. */
