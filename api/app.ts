@@ -12,9 +12,12 @@ import { agentRoutes } from "./routes/agents.ts";
 import { apiKeyRoutes } from "./routes/apiKeys.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { credentialRoutes } from "./routes/credentials.ts";
+import { executeRoutes } from "./routes/execute.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { listingRoutes } from "./routes/listings.ts";
 import { manifestRoutes } from "./routes/manifests.ts";
+import { runRoutes } from "./routes/runs.ts";
+import { toolRoutes } from "./routes/tools.ts";
 
 /** Challenges and tokens: the one place a caller without a token may go. */
 const SIGN_IN_PATH = "/v1/auth";
@@ -62,6 +65,9 @@ export function createApp(deps: ApiDeps) {
   app.route("/v1/agents", agentRoutes);
   app.route("/v1/jobs", jobRoutes);
   app.route("/v1/manifests", manifestRoutes);
+  app.route("/v1/execute", executeRoutes);
+  app.route("/v1/runs", runRoutes);
+  app.route("/v1/tools", toolRoutes);
 
   app.notFound((c) => errorResponse(c, new ApiError("not_found", "No such endpoint")));
   app.onError((error, c) => {

@@ -3,10 +3,12 @@ import type { Address, PublicClient } from "viem";
 import type { Bus } from "../lib/bus/bus.ts";
 import type { Database } from "../lib/db/projections.ts";
 import type { Logger } from "../lib/log.ts";
+import type { ManifestValidationThreads } from "../lib/manifest/manifestValidationThreads.ts";
 import type { TrustProxy } from "../lib/net/trustProxy.ts";
 import type { Network } from "./auth/apiKeys.ts";
 import type { JwtSettings } from "./auth/jwt.ts";
 import { ApiError } from "./errors.ts";
+import type { RateLimitBudget } from "./middleware/rateLimit.ts";
 
 /** What the API is built from; tests build it against the real stack too. */
 export type ApiDeps = {
@@ -26,7 +28,15 @@ export type ApiDeps = {
     authRateLimitPerMinute: number;
     /** Which proxies' `X-Forwarded-For` names the client; unset, the header is ignored. */
     trustProxy: TrustProxy | undefined;
+    /** Executions per minute per credential, unless the listing's creator set its own. */
+    executionRateLimitPerMinute: number;
+    /** How often an idle execution stream gets a comment line (`STREAM_HEARTBEAT_MS`). */
+    streamHeartbeatMs: number;
+    /** Past a run's timeout, how long its answer may take (`RUN_ANSWER_GRACE_MS`). */
+    runAnswerGraceMs: number;
   };
+  /** Checks tasks' input against their agents' input schemas, off the event loop. */
+  inputValidation: Pick<ManifestValidationThreads, "validateInput">;
   log: Logger;
   /** Milliseconds since the epoch; replaceable so tests can move time. */
   now: () => number;
@@ -43,6 +53,8 @@ export type AppEnv = {
     identity?: Identity;
     /** Why the request could not be authenticated, raised once the rate limit is counted. */
     authError?: ApiError;
+    /** The caller's general budget, as counted for this request. */
+    rateLimit?: RateLimitBudget;
   };
 };
 

@@ -15,7 +15,7 @@ export const CONTRACT_ERROR_CODES = {
   InsufficientBalance: "insufficient_balance",
   Unauthorized: "forbidden",
   InvalidAccessType: "invalid_request",
-  CredentialRevoked: "forbidden",
+  CredentialRevoked: "credential_revoked",
   WithdrawalExceedsBalance: "invalid_request",
   FeeTooHigh: "invalid_request",
   PriceTooLow: "invalid_request",
@@ -36,9 +36,16 @@ export const CONTRACT_ERROR_CODES = {
 
 const MARKETPLACE_CONTRACT = "ServiceMarketplace";
 
-/** The API error for a contract error by name, carrying it as `on_chain_error`. */
-export function contractApiError(name: MarketplaceError, message: string): ApiError {
-  return new ApiError(CONTRACT_ERROR_CODES[name], message, {
+/**
+ * The API error for a contract error by name, carrying it as `on_chain_error`; `code` when one
+ * contract error means several things (`ListingNotActive`: a paused listing, or a closed one).
+ */
+export function contractApiError(
+  name: MarketplaceError,
+  message: string,
+  code: ErrorCode = CONTRACT_ERROR_CODES[name],
+): ApiError {
+  return new ApiError(code, message, {
     onChainError: { contract: MARKETPLACE_CONTRACT, error: name },
   });
 }

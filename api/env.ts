@@ -16,6 +16,7 @@ export const apiEnvSchema = z.object(
     "SERVICE_NAME",
     "RATE_LIMIT_PER_MINUTE",
     "AUTH_RATE_LIMIT_PER_MINUTE",
+    "EXECUTION_RATE_LIMIT_PER_MINUTE",
     "TRUST_PROXY",
     "SEALING_KEY",
   ),

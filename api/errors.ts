@@ -12,10 +12,14 @@ export const ERROR_STATUS = {
   credential_expired: 403,
   insufficient_balance: 403,
   listing_paused: 403,
+  /** Beyond the spec's four: the creator revoked the credential, or closed the listing. */
+  credential_revoked: 403,
+  listing_closed: 403,
   invalid_request: 400,
   invalid_listing_id: 400,
   listing_not_found: 404,
   job_not_found: 404,
+  run_not_found: 404,
   not_found: 404,
   payload_too_large: 413,
   rate_limit_exceeded: 429,
@@ -44,16 +48,18 @@ export class ApiError extends Error {
   }
 }
 
-export function errorResponse(c: Context, error: ApiError) {
-  return c.json(
-    {
-      error: {
-        code: error.code,
-        message: error.message,
-        status: error.status,
-        ...(error.onChainError ? { on_chain_error: error.onChainError } : {}),
-      },
+/** The spec's error object. */
+export function errorBody(error: ApiError) {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      status: error.status,
+      ...(error.onChainError ? { on_chain_error: error.onChainError } : {}),
     },
-    error.status,
-  );
+  };
+}
+
+export function errorResponse(c: Context, error: ApiError) {
+  return c.json(errorBody(error), error.status);
 }

@@ -7,6 +7,15 @@ export const MAX_BODY_BYTES = 64 * KB;
 /** Sign-in and key-creation bodies: a wallet, a challenge or label, a signature. */
 export const MAX_SMALL_BODY_BYTES = 16 * KB;
 
+/** An execution's `task`, in UTF-8 bytes. */
+export const MAX_TASK_BYTES = 16 * KB;
+/** An execution's `input`, as JSON text in UTF-8 bytes (a string input counts with its quotes). */
+export const MAX_INPUT_BYTES = 48 * KB;
+/** Levels of objects and arrays in an execution's `input`, as for every manifest field. */
+export const MAX_INPUT_DEPTH = 32;
+/** An execution's `input_uri`, in characters. */
+export const MAX_INPUT_URI_LENGTH = 2048;
+
 /** How messages name a limit: in bytes, and in KB. */
 export function describeBytes(bytes: number): string {
   return `${bytes} bytes (${bytes / KB} KB)`;
@@ -16,3 +25,19 @@ export function describeBytes(bytes: number): string {
 export const HEADERS_TIMEOUT_MS = 10_000;
 /** …and this long to send the whole request. */
 export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** Threads an API process checks tasks' input on; a check waits for a free one. */
+export const INPUT_VALIDATION_THREADS = 2;
+/** An idle stream of `/v1/execute/stream` gets a comment line this often, so proxies keep it open. */
+export const STREAM_HEARTBEAT_MS = 15_000;
+/** How often a waiting request reads its run again, in case a notice was lost. */
+export const RUN_REREAD_MS = 1_000;
+/**
+ * Past a run's own time limit, how long an execution waits for its slot, outcome and debit before
+ * it answers 503 with the run id; the run goes on and `GET /v1/runs/:run_id` will have it.
+ */
+export const RUN_ANSWER_GRACE_MS = 120_000;
+/** How long admission waits for debits in flight before deciding a balance does not cover a run. */
+export const DEBIT_WAIT_MS = 30_000;
+/** The `Retry-After` of a 503 an execution answers: no slot freed, or the answer is still coming. */
+export const EXECUTION_RETRY_AFTER_SECONDS = 5;

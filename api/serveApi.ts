@@ -7,10 +7,12 @@ import { loadOrCreateKey } from "../lib/crypto/keyFile.ts";
 import type { Database } from "../lib/db/projections.ts";
 import { startOutboxRelay } from "../lib/jobs/outboxRelay.ts";
 import type { Logger } from "../lib/log.ts";
+import { startManifestValidationThreads } from "../lib/manifest/manifestValidationThreads.ts";
 import { createApp } from "./app.ts";
 import { jwtSettings } from "./auth/jwt.ts";
 import type { ApiEnv } from "./env.ts";
-import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./limits.ts";
+import { httpServerOptions } from "./httpServerOptions.ts";
+import { INPUT_VALIDATION_THREADS, RUN_ANSWER_GRACE_MS, STREAM_HEARTBEAT_MS } from "./limits.ts";
 
 /**
  * Serves the REST API over `bus` and runs the outbox relay that publishes its jobs. Resolves once
@@ -31,6 +33,7 @@ export async function serveApi({
 }): Promise<{ close: () => Promise<void> }> {
   const deployment = await readDeployment(env.DEPLOYMENT_FILE);
   if (!deployment) throw new Error(`No deployment recorded in ${env.DEPLOYMENT_FILE}`);
+  const inputValidation = startManifestValidationThreads({ threads: INPUT_VALIDATION_THREADS });
   const app = createApp({
     db,
     bus,
@@ -52,7 +55,11 @@ export async function serveApi({
       rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
       authRateLimitPerMinute: env.AUTH_RATE_LIMIT_PER_MINUTE,
       trustProxy: env.TRUST_PROXY,
+      executionRateLimitPerMinute: env.EXECUTION_RATE_LIMIT_PER_MINUTE,
+      streamHeartbeatMs: STREAM_HEARTBEAT_MS,
+      runAnswerGraceMs: RUN_ANSWER_GRACE_MS,
     },
+    inputValidation,
     log,
     now: Date.now,
   });
@@ -63,12 +70,7 @@ export async function serveApi({
         fetch: app.fetch,
         port: env.API_PORT,
         hostname: env.API_HOST,
-        serverOptions: {
-          headersTimeout: HEADERS_TIMEOUT_MS,
-          requestTimeout: REQUEST_TIMEOUT_MS,
-          // How often Node looks for connections past those timeouts (30 s by default).
-          connectionsCheckingInterval: 1_000,
-        },
+        serverOptions: httpServerOptions(),
       },
       () => {
         log.info("listening", { url: `http://${env.API_HOST}:${env.API_PORT}/v1` });
@@ -80,6 +82,7 @@ export async function serveApi({
     close: async () => {
       await new Promise((resolve) => server.close(resolve));
       await relay.stop();
+      await inputValidation.close();
     },
   };
 }

@@ -10,6 +10,7 @@ import { writeDeployment } from "../lib/chain/deploymentFile.ts";
 import { localDeploymentAccounts } from "../lib/chain/devAccounts.ts";
 import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
 import { connectProjections, type Database } from "../lib/db/projections.ts";
+import { agentIdOf } from "../lib/ids/agentId.ts";
 import { findFreePort } from "./findFreePort.ts";
 import {
   connectMarketplace,
@@ -279,7 +280,7 @@ export async function startStack(options: StackOptions = {}) {
       const market = need(marketplace, "a chain").as(listing.creator);
       const onChainListingId = await market.read.deriveListingId([listing.creator.address, seed]);
       await saveAgent(need(database, "Postgres").db, {
-        agentId: `${listing.manifest.name}-${onChainListingId.slice(2, 10)}`,
+        agentId: agentIdOf(listing.manifest.name, onChainListingId),
         onChainListingId,
         creator: listing.creator.address,
         publicManifest: listing.manifest,

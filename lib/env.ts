@@ -46,6 +46,8 @@ export const ENV_FIELDS = {
     .default("intl"),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(100),
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  /** Executions per minute per credential (wallet and listing), unless the listing's creator set one. */
+  EXECUTION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
   /** Unset, `X-Forwarded-For` is ignored: the socket's peer is the client. */
   TRUST_PROXY: trustProxySchema.optional(),
   SEALING_KEY: hexKey.optional(),

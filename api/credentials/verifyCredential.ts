@@ -1,14 +1,7 @@
 import type { Address, Hex, PublicClient } from "viem";
-import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
-import { type CredentialFacts, credentialStatus } from "../../lib/marketplace/credentialStatus.ts";
-import {
-  type CredentialStatus,
-  listingStatusName,
-  type RentalModel,
-  rentalModelName,
-} from "../../lib/marketplace/vocabulary.ts";
-import { unavailableChain } from "../unavailableChain.ts";
-import { readChainTime } from "./readChainTime.ts";
+import { credentialStatus } from "../../lib/marketplace/credentialStatus.ts";
+import type { CredentialStatus, RentalModel } from "../../lib/marketplace/vocabulary.ts";
+import { readAccessState } from "./readAccessState.ts";
 
 export type CredentialCheck =
   | { found: false }
@@ -20,30 +13,15 @@ export async function verifyCredential(
   marketplace: Address,
   { onChainListingId, wallet }: { onChainListingId: Hex; wallet: Address },
 ): Promise<CredentialCheck> {
-  const block = await readChainTime(client);
-  const state = await client
-    .readContract({
-      address: marketplace,
-      abi: serviceMarketplaceAbi,
-      functionName: "getAccessState",
-      args: [onChainListingId, wallet],
-      blockNumber: block.number,
-    })
-    .catch(unavailableChain);
-  if (!state.hasCredential) return { found: false };
-  const facts: CredentialFacts = {
-    rentalModel: rentalModelName(state.model),
-    listingStatus: listingStatusName(state.listingStatus),
-    isRevoked: state.isRevoked,
-    expiresAt: BigInt(state.expiresAt),
-    balance: state.balance,
-    price: state.price,
-    agreedPrice: state.agreedPrice,
-  };
+  const { block, credential } = await readAccessState(client, marketplace, {
+    onChainListingId,
+    wallet,
+  });
+  if (!credential) return { found: false };
   return {
     found: true,
-    rentalModel: facts.rentalModel,
-    status: credentialStatus(facts, block.timestamp),
-    expiresAt: facts.expiresAt,
+    rentalModel: credential.rentalModel,
+    status: credentialStatus(credential, block.timestamp),
+    expiresAt: credential.expiresAt,
   };
 }

@@ -2,12 +2,39 @@ import { sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { rateLimitWindows } from "../../lib/db/appSchema.ts";
+import type { Database } from "../../lib/db/projections.ts";
 import type { TrustProxy } from "../../lib/net/trustProxy.ts";
 import { clientAddressResolver } from "../clientAddress.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiError } from "../errors.ts";
 
 const WINDOW_SECONDS = 60;
+
+/** Where a subject's budget stands in the current window: what the X-RateLimit-* headers say. */
+export type RateLimitBudget = {
+  limit: number;
+  /** Requests counted in this window, this one included. */
+  count: number;
+  /** When the window ends, in Unix seconds. */
+  reset: number;
+};
+
+/** The window holding `nowMs`: its start and its end (`reset`), in Unix seconds. */
+export function rateLimitWindow(nowMs: number) {
+  const nowSeconds = Math.floor(nowMs / 1000);
+  const windowStart = nowSeconds - (nowSeconds % WINDOW_SECONDS);
+  return { nowSeconds, windowStart, reset: windowStart + WINDOW_SECONDS };
+}
+
+/** Describes `budget` in the response's headers; over its limit, with `Retry-After` too. */
+export function setRateLimitHeaders(c: Context, budget: RateLimitBudget, nowSeconds: number) {
+  c.header("X-RateLimit-Limit", String(budget.limit));
+  c.header("X-RateLimit-Remaining", String(Math.max(0, budget.limit - budget.count)));
+  c.header("X-RateLimit-Reset", String(budget.reset));
+  if (budget.count > budget.limit) {
+    c.header("Retry-After", String(Math.max(1, budget.reset - nowSeconds)));
+  }
+}
 /** Subjects remembered as over their limit; past this many, the memory starts afresh. */
 const MAX_REMEMBERED = 10_000;
 
@@ -45,20 +72,18 @@ export function rateLimit({
   }
 
   return createMiddleware<AppEnv>(async (c, next) => {
-    const nowSeconds = Math.floor(c.get("deps").now() / 1000);
-    const windowStart = nowSeconds - (nowSeconds % WINDOW_SECONDS);
-    const reset = windowStart + WINDOW_SECONDS;
+    const { db, now } = c.get("deps");
+    const { nowSeconds, windowStart, reset } = rateLimitWindow(now());
     const { subject, limit } = budgetOf(c);
 
     const count =
-      exhausted.get(subject) === reset ? limit + 1 : await countRequest(c, subject, windowStart);
-    c.header("X-RateLimit-Limit", String(limit));
-    c.header("X-RateLimit-Remaining", String(Math.max(0, limit - count)));
-    c.header("X-RateLimit-Reset", String(reset));
+      exhausted.get(subject) === reset ? limit + 1 : await countRequest(db, subject, windowStart);
+    const budget = { limit, count, reset };
+    setRateLimitHeaders(c, budget, nowSeconds);
+    c.set("rateLimit", budget);
 
     if (count > limit) {
       remember(exhausted, subject, reset, nowSeconds);
-      c.header("Retry-After", String(Math.max(1, reset - nowSeconds)));
       throw new ApiError(
         "rate_limit_exceeded",
         `More than ${limit} requests in a minute; retry later`,
@@ -69,10 +94,10 @@ export function rateLimit({
   });
 }
 
-async function countRequest(c: Context<AppEnv>, subject: string, windowStart: number) {
-  const [row] = await c
-    .get("deps")
-    .db.insert(rateLimitWindows)
+/** Counts one request of `subject` in the window starting at `windowStart`; returns the count. */
+export async function countRequest(db: Database, subject: string, windowStart: number) {
+  const [row] = await db
+    .insert(rateLimitWindows)
     .values({ subject, windowStart, count: 1 })
     .onConflictDoUpdate({
       target: [rateLimitWindows.subject, rateLimitWindows.windowStart],

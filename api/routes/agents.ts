@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { submitRegistration } from "../../lib/jobs/submitRegistration.ts";
 import { type AppEnv, callerWallet } from "../context.ts";
 import { ApiError } from "../errors.ts";
+import { idempotencyKeyOf } from "../idempotencyKey.ts";
 import { MAX_BODY_BYTES } from "../limits.ts";
 import { readJsonObject } from "../readJsonObject.ts";
 
@@ -10,13 +11,7 @@ export const agentRoutes = new Hono<AppEnv>();
 /** Registers an agent: answers at once with a queued job; validation happens in the background. */
 agentRoutes.post("/", async (c) => {
   const { text: body } = await readJsonObject(c, { maxBytes: MAX_BODY_BYTES, what: "manifest" });
-  const idempotencyKey = c.req.header("idempotency-key");
-  if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(idempotencyKey)) {
-    throw new ApiError(
-      "invalid_request",
-      "Idempotency-Key must be 1 to 255 visible ASCII characters",
-    );
-  }
+  const idempotencyKey = idempotencyKeyOf(c);
 
   const deps = c.get("deps");
   const submission = await submitRegistration(

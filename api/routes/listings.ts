@@ -1,13 +1,14 @@
 import { Hono } from "hono";
 import { parseEther } from "viem";
 import { z } from "zod/v4";
+import { executionLimits } from "../../lib/db/appSchema.ts";
 import { parseApiListingId } from "../../lib/ids/listingId.ts";
 import { CATEGORIES, RENTAL_MODELS } from "../../lib/marketplace/vocabulary.ts";
-import type { AppEnv } from "../context.ts";
+import { type AppEnv, callerWallet } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { listingDetail, listingSummary } from "../listings/listingResponse.ts";
 import { findListing, SORTS, searchListings } from "../listings/searchListings.ts";
-import { pageSchema, parseQuery, queryDecimal } from "../validation.ts";
+import { pageSchema, parseJsonBody, parseQuery, queryDecimal } from "../validation.ts";
 
 /** An amount of ETH as a decimal string, at most 18 decimals, converted to wei exactly. */
 const ethAmount = z
@@ -62,6 +63,35 @@ listingRoutes.get("/", async (c) => {
     limit: query.limit,
     offset: query.offset,
   });
+});
+
+/** The most executions per minute per credential a creator may set (and the least, 1). */
+export const MAX_EXECUTION_LIMIT_PER_MINUTE = 10_000;
+
+const executionLimitBody = z.strictObject({
+  requests_per_minute: z.number().int().min(1).max(MAX_EXECUTION_LIMIT_PER_MINUTE),
+});
+
+/** The listing's execution rate limit per credential, set by its creator alone. */
+listingRoutes.put("/:id/execution-limit", async (c) => {
+  const listingId = c.req.param("id");
+  const onChainId = parseApiListingId(listingId);
+  if (!onChainId) throw new ApiError("invalid_listing_id", "Listing ids look like lst_<64 hex>");
+  const { db } = c.get("deps");
+  const row = await findListing(db, onChainId);
+  if (!row) throw new ApiError("listing_not_found", "No published listing has this id");
+  if (row.creator.toLowerCase() !== callerWallet(c).toLowerCase()) {
+    throw new ApiError("forbidden", "Only the listing's creator may set its execution limit");
+  }
+  const { requests_per_minute } = await parseJsonBody(c, executionLimitBody);
+  await db
+    .insert(executionLimits)
+    .values({ onChainListingId: onChainId, requestsPerMinute: requests_per_minute })
+    .onConflictDoUpdate({
+      target: executionLimits.onChainListingId,
+      set: { requestsPerMinute: requests_per_minute, updatedAt: new Date() },
+    });
+  return c.json({ listing_id: listingId, requests_per_minute });
 });
 
 listingRoutes.get("/:id", async (c) => {

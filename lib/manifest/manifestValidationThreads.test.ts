@@ -91,3 +91,46 @@ describe("finding: manifest schemas cannot stall a process (time budget)", () =>
     expect(ticks).toBeGreaterThan(10);
   });
 });
+
+describe("validateInput", () => {
+  const reviewInput = {
+    type: "object",
+    properties: { diff: { type: "string" } },
+    required: ["diff"],
+  };
+
+  it("answers what compileInputValidator answers, naming the mismatch's path", async () => {
+    threads = startManifestValidationThreads({ threads: 1 });
+    expect(await threads.validateInput("review", reviewInput, { diff: "+x" })).toEqual({
+      ok: true,
+    });
+    expect(await threads.validateInput("review", reviewInput, { diff: 5 })).toEqual({
+      ok: false,
+      mismatch: { path: "input.diff", message: "must be string" },
+    });
+  });
+
+  it("keeps the check compiled under its key on the thread", async () => {
+    threads = startManifestValidationThreads({ threads: 1 });
+    await threads.validateInput("listing-a", reviewInput, { diff: "+x" });
+    // The key already names a compiled check: the schema sent with it again is not compiled anew.
+    expect(await threads.validateInput("listing-a", { type: "string" }, { diff: "+x" })).toEqual({
+      ok: true,
+    });
+    expect(await threads.validateInput("listing-b", { type: "string" }, { diff: "+x" })).toEqual({
+      ok: false,
+      mismatch: { path: "input", message: "must be string" },
+    });
+  });
+
+  it("answers a check over its budget as a mismatch, and replaces the thread", async () => {
+    threads = startManifestValidationThreads({ threads: 1, compileBudgetMs: 100 });
+    expect(await threads.validateInput("slow", slowSchema, {})).toEqual({
+      ok: false,
+      mismatch: { path: "input", message: "could not be checked within 100 ms" },
+    });
+    expect(await threads.validateInput("review", reviewInput, { diff: "+x" })).toEqual({
+      ok: true,
+    });
+  });
+});

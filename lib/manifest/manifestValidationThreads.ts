@@ -1,5 +1,9 @@
 import { Worker } from "node:worker_threads";
-import type { ValidationThreadMessage } from "./manifestValidationThread.ts";
+import type { InputValidation } from "./compileInputValidator.ts";
+import type {
+  ValidationThreadMessage,
+  ValidationThreadRequest,
+} from "./manifestValidationThread.ts";
 import type { ManifestValidation } from "./validateManifest.ts";
 
 /** The default for `compileBudgetMs`: far above what a schema within `SCHEMA_LIMITS` needs. */
@@ -18,17 +22,25 @@ export type ManifestValidationThreadsOptions = {
 export type ManifestValidationThreads = {
   /** `validateManifest(input)`, run on a thread; a schema over its budget is a violation. */
   validate: (input: unknown) => Promise<ManifestValidation>;
+  /**
+   * A task's `input` checked against an agent's `input_schema` (as registered), run on a thread
+   * that keeps the compiled check under `schemaKey`: the same key must always name the same schema.
+   * A check over the budget is a mismatch.
+   */
+  validateInput: (schemaKey: string, schema: object, input: unknown) => Promise<InputValidation>;
   close: () => Promise<void>;
 };
 
-type SchemaField = Extract<ValidationThreadMessage, { checking: unknown }>["checking"];
+type CheckedField = Extract<ValidationThreadMessage, { checking: unknown }>["checking"];
+type OverBudgetRule = "compile_timeout" | "compile_memory";
 
 const THREAD_ENTRY = new URL("./manifestValidationThread.ts", import.meta.url);
 
 /**
- * Validates manifests on worker threads, so that compiling a hostile schema never stalls the event
- * loop of the caller (in the embedded composition, the API's). Threads start on first use and are
- * kept; one whose schema runs out of time or memory is terminated and its schema rejected.
+ * Validates manifests, and tasks' inputs against their agents' input schemas, on worker threads, so
+ * that compiling a hostile schema never stalls the event loop of the caller (the API's, in the
+ * embedded composition and for every execution). Threads start on first use and are kept; one whose
+ * schema runs out of time or memory is terminated and its schema rejected.
  */
 export function startManifestValidationThreads({
   threads,
@@ -71,11 +83,20 @@ export function startManifestValidationThreads({
     waiting.shift()?.(spawn());
   }
 
-  async function validate(input: unknown): Promise<ManifestValidation> {
+  /**
+   * Posts `request` to a thread and settles with what it answers. The budget runs from each
+   * `checking` message (a schema's check beginning on the thread), not from the post: a new thread
+   * warms up first. `overBudget` is the answer when a check runs out of time or memory.
+   */
+  async function ask<T>(
+    request: ValidationThreadRequest,
+    answerOf: (message: ValidationThreadMessage) => T | undefined,
+    overBudget: (field: CheckedField, rule: OverBudgetRule, message: string) => T,
+  ): Promise<T> {
     const thread = await acquire();
     thread.ref();
     return new Promise((resolve, reject) => {
-      let field: SchemaField | undefined;
+      let field: CheckedField | undefined;
       let timer: NodeJS.Timeout | undefined;
       const settle = (keepThread: boolean, outcome: () => void) => {
         clearTimeout(timer);
@@ -85,25 +106,37 @@ export function startManifestValidationThreads({
         outcome();
       };
       const onMessage = (message: ValidationThreadMessage) => {
-        if ("validation" in message) return settle(true, () => resolve(message.validation));
+        if (!("checking" in message)) {
+          const answer = answerOf(message);
+          if (answer !== undefined) return settle(true, () => resolve(answer));
+          return settle(false, () => reject(new Error("a validation thread answered off-topic")));
+        }
         // The budget is per schema, from the moment its check begins on the thread.
-        field = message.checking;
+        const checking = message.checking;
+        field = checking;
         clearTimeout(timer);
-        const overBudget = overBudgetViolation(
-          field,
-          "compile_timeout",
-          `did not compile within ${compileBudgetMs} ms`,
+        timer = setTimeout(
+          () =>
+            settle(false, () =>
+              resolve(
+                overBudget(
+                  checking,
+                  "compile_timeout",
+                  `did not compile within ${compileBudgetMs} ms`,
+                ),
+              ),
+            ),
+          compileBudgetMs,
         );
-        timer = setTimeout(() => settle(false, () => resolve(overBudget)), compileBudgetMs);
       };
       const onError = (error: Error & { code?: string }) => {
-        if (field && error.code === "ERR_WORKER_OUT_OF_MEMORY") {
-          const overMemory = overBudgetViolation(
-            field,
-            "compile_memory",
-            `needs more than ${heapMb} MB to compile`,
+        const checking = field;
+        if (checking && error.code === "ERR_WORKER_OUT_OF_MEMORY") {
+          return settle(false, () =>
+            resolve(
+              overBudget(checking, "compile_memory", `needs more than ${heapMb} MB to compile`),
+            ),
           );
-          return settle(false, () => resolve(overMemory));
         }
         settle(false, () => reject(error));
       };
@@ -113,22 +146,47 @@ export function startManifestValidationThreads({
         );
       };
       thread.on("message", onMessage).on("error", onError).on("exit", onExit);
-      thread.postMessage(input);
+      thread.postMessage(request);
     });
+  }
+
+  function validate(manifest: unknown): Promise<ManifestValidation> {
+    return ask(
+      { manifest },
+      (message) => ("validation" in message ? message.validation : undefined),
+      (field, rule, message) => ({
+        ok: false,
+        violations: [{ field: field === "input" ? "input_schema" : field, rule, message }],
+      }),
+    );
+  }
+
+  function validateInput(
+    schemaKey: string,
+    schema: object,
+    input: unknown,
+  ): Promise<InputValidation> {
+    return ask(
+      { input, schema, schemaKey },
+      (message) => ("inputValidation" in message ? message.inputValidation : undefined),
+      (_field, rule) => ({
+        ok: false,
+        mismatch: {
+          path: "input",
+          message:
+            rule === "compile_timeout"
+              ? `could not be checked within ${compileBudgetMs} ms`
+              : `needs more than ${heapMb} MB to check`,
+        },
+      }),
+    );
   }
 
   return {
     validate,
+    validateInput,
     close: async () => {
       await Promise.all([...alive].map((thread) => thread.terminate()));
     },
   };
-}
-
-function overBudgetViolation(
-  field: SchemaField,
-  rule: string,
-  message: string,
-): ManifestValidation {
-  return { ok: false, violations: [{ field, rule, message }] };
 }

@@ -35,7 +35,8 @@ export type ManifestValidation =
   | { ok: false; violations: ManifestViolation[] };
 
 export const DEFAULT_TIMEOUT_SECONDS = 60;
-const MAX_TIMEOUT_SECONDS = 300;
+/** The longest run a manifest may declare, in seconds. */
+export const MAX_TIMEOUT_SECONDS = 300;
 const MAX_TOOLS = 10;
 const MAX_SAMPLE_OUTPUTS = 3;
 const MAX_URL_LENGTH = 2048;

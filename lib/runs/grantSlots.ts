@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Bus } from "../bus/bus.ts";
 import { runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
+import { encodeNotice, runTopic } from "./notices.ts";
 
 /** At most this many runs of one listing hold a slot (`queued` or `running`), across all processes. */
 export const RUNS_IN_FLIGHT_PER_LISTING = 20;
@@ -49,5 +50,7 @@ export async function grantSlots(
       bus.publish("runs.execute", id, new TextEncoder().encode(id)).catch(() => undefined),
     ),
   );
+  // Whoever waits on a granted run (a stream starts once its run holds a slot) reads it at once.
+  for (const id of granted) bus.notify(runTopic(id), encodeNotice({ kind: "changed" }));
   return granted;
 }

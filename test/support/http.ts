@@ -21,7 +21,10 @@ export type RequestOptions = {
 /** What sends the requests: `fetch` by default, or an in-process app's `request`. */
 export type Send = (url: string, init: RequestInit) => Response | Promise<Response>;
 
-/** `fetch` as JSON against `baseUrl`: `get`, `post` (a value is sent as JSON, a string as is), `del`. */
+/**
+ * `fetch` as JSON against `baseUrl`: `get`, `post` and `put` (a value is sent as JSON, a string as
+ * is), `del`.
+ */
 export function http(
   baseUrl: string | (() => string),
   defaults: RequestOptions & { send?: Send } = {},
@@ -55,6 +58,8 @@ export function http(
     get: (path: string, options?: RequestOptions) => send("GET", path, undefined, options),
     post: (path: string, body: unknown, options?: RequestOptions) =>
       send("POST", path, body, options),
+    put: (path: string, body: unknown, options?: RequestOptions) =>
+      send("PUT", path, body, options),
     del: (path: string, options?: RequestOptions) => send("DELETE", path, undefined, options),
   };
 }
@@ -68,5 +73,25 @@ export function expectError(
   expect({ status: response.status, body: response.body }).toStrictEqual({
     status,
     body: { error: { code, message: expect.any(String), status } },
+  });
+}
+
+/** The specification's error object with the `ServiceMarketplace` contract error behind it. */
+export function expectOnChainError(
+  response: Pick<JsonResponse, "status" | "body">,
+  status: number,
+  code: string,
+  contractError: string,
+) {
+  expect({ status: response.status, body: response.body }).toStrictEqual({
+    status,
+    body: {
+      error: {
+        code,
+        message: expect.any(String),
+        status,
+        on_chain_error: { contract: "ServiceMarketplace", error: contractError },
+      },
+    },
   });
 }

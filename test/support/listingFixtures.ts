@@ -6,6 +6,7 @@ import { METADATA_URI, seedOf } from "../../devStack/marketplace.ts";
 import type { Stack } from "../../devStack/startStack.ts";
 import { type PublicManifest, saveAgent } from "../../lib/agents/saveAgent.ts";
 import type { Database } from "../../lib/db/projections.ts";
+import { agentIdOf } from "../../lib/ids/agentId.ts";
 import { deriveListingId, toApiListingId } from "../../lib/ids/listingId.ts";
 import { type MinedBlock, mineIndexedBlock, type Transaction, transaction } from "./mineBlock.ts";
 
@@ -35,7 +36,7 @@ export function listingIdsOf({
 export async function registerAgent(db: Database, draft: ListingDraft): Promise<void> {
   const { onChainId } = listingIdsOf(draft);
   await saveAgent(db, {
-    agentId: `${draft.manifest.name}-${onChainId.slice(2, 10)}`,
+    agentId: agentIdOf(draft.manifest.name, onChainId),
     onChainListingId: onChainId,
     creator: draft.creator.address,
     publicManifest: draft.manifest,

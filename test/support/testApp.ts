@@ -5,10 +5,16 @@ import type { Account } from "viem/accounts";
 import { createApp } from "../../api/app.ts";
 import { issueToken, jwtSettings } from "../../api/auth/jwt.ts";
 import type { ApiDeps } from "../../api/context.ts";
+import {
+  INPUT_VALIDATION_THREADS,
+  RUN_ANSWER_GRACE_MS,
+  STREAM_HEARTBEAT_MS,
+} from "../../api/limits.ts";
 import { JWT_SECRET, SEALING_KEY, type Stack } from "../../devStack/startStack.ts";
 import { createInProcessBus } from "../../lib/bus/inProcessBus.ts";
 import { ENV_FIELDS } from "../../lib/env.ts";
 import { createLogger } from "../../lib/log.ts";
+import { startManifestValidationThreads } from "../../lib/manifest/manifestValidationThreads.ts";
 import type { TrustProxy } from "../../lib/net/trustProxy.ts";
 import { http } from "./http.ts";
 
@@ -27,6 +33,12 @@ export type TestAppOptions = {
   network?: "test" | "live";
   /** The chain id the app believes its deployment is on; default the stack's. */
   chainId?: number;
+  /** Default: EXECUTION_RATE_LIMIT_PER_MINUTE's default. */
+  executionRateLimitPerMinute?: number;
+  /** Default: `STREAM_HEARTBEAT_MS`. */
+  streamHeartbeatMs?: number;
+  /** Default: `RUN_ANSWER_GRACE_MS`. */
+  runAnswerGraceMs?: number;
 };
 
 export type TestApp = ReturnType<typeof createTestApp>;
@@ -51,7 +63,14 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
       rateLimitPerMinute: options.rateLimitPerMinute ?? 1_000_000,
       authRateLimitPerMinute: options.authRateLimitPerMinute ?? 1_000_000,
       trustProxy: options.trustProxy,
+      executionRateLimitPerMinute:
+        options.executionRateLimitPerMinute ??
+        ENV_FIELDS.EXECUTION_RATE_LIMIT_PER_MINUTE.parse(undefined),
+      streamHeartbeatMs: options.streamHeartbeatMs ?? STREAM_HEARTBEAT_MS,
+      runAnswerGraceMs: options.runAnswerGraceMs ?? RUN_ANSWER_GRACE_MS,
     },
+    // Idle threads do not keep the test process alive.
+    inputValidation: startManifestValidationThreads({ threads: INPUT_VALIDATION_THREADS }),
     log: createLogger("api", (line) => logLines.push(line)),
     now: options.now ?? Date.now,
   };

@@ -1,4 +1,5 @@
 import type { Address, Hex } from "viem";
+import { agentIdOf } from "../../lib/ids/agentId.ts";
 import { contentId } from "../../lib/ids/contentId.ts";
 import { deriveListingId } from "../../lib/ids/listingId.ts";
 import {
@@ -74,7 +75,7 @@ export async function buildRegistration(
   return {
     ok: true,
     registration: {
-      agentId: `${manifest.name}-${onChainListingId.slice(2, 10)}`,
+      agentId: agentIdOf(manifest.name, onChainListingId),
       onChainListingId,
       seed,
       publicManifest: publicManifest(manifest),

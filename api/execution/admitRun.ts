@@ -1,0 +1,126 @@
+import { and, eq, gt, inArray, or, sql } from "drizzle-orm";
+import type { Address, Hex } from "viem";
+import { type RunPriority, type RunRequest, runs } from "../../lib/db/appSchema.ts";
+import type { Database } from "../../lib/db/projections.ts";
+import type { RentalModel } from "../../lib/marketplace/vocabulary.ts";
+import { nextOnChainRunId } from "../../lib/runs/onChainRunId.ts";
+import { RUN_NOT_STARTED } from "../../lib/runs/runNotStarted.ts";
+import type { RunRow } from "./runResult.ts";
+
+export type RunToAdmit = {
+  id: string;
+  wallet: Address;
+  onChainListingId: Hex;
+  rentalModel: RentalModel;
+  priority: RunPriority;
+  request: RunRequest;
+  requestHash: string;
+  idempotencyKey: string | undefined;
+};
+
+/** What the chain said at admission: the block read, and per task the balance and next debit. */
+export type BalanceRead = { blockNumber: bigint; balance: bigint; price: bigint };
+
+export type Admission =
+  | { outcome: "admitted" }
+  /** The Idempotency-Key already names a run: this one, when the request is the same. */
+  | { outcome: "existing"; run: RunRow }
+  | { outcome: "idempotency_conflict" }
+  | { outcome: "insufficient_balance" }
+  /** Short, but debits are in flight (`inFlight` runs): read the chain again once they settle. */
+  | { outcome: "debits_in_flight"; inFlight: string[] };
+
+/**
+ * The run under `wallet` and `key`, or undefined. A run refused before it started (no slot freed)
+ * gives its key up: it was never served, so a retry under the same key is a new run.
+ */
+export async function findIdempotentRun(
+  db: Database,
+  wallet: Address,
+  key: string,
+): Promise<RunRow | undefined> {
+  const where = and(eq(runs.wallet, wallet.toLowerCase()), eq(runs.idempotencyKey, key));
+  const [run] = await db.select().from(runs).where(where);
+  if (run?.status !== "failed" || run.failure !== RUN_NOT_STARTED) return run;
+  await db.update(runs).set({ idempotencyKey: null }).where(eq(runs.id, run.id));
+  return undefined;
+}
+
+/**
+ * Admits a run in one transaction under an advisory lock on (listing, wallet), so concurrent
+ * admissions of one credential are counted one after the other. Per task, the balance read at
+ * `blockNumber`, less the price held by this credential's runs still reserved or being debited (or
+ * debited after that block, which the balance read does not show yet), must cover `price`. The run
+ * is inserted `waiting`, holding `price` per task.
+ */
+export async function admitRun(
+  db: Database,
+  run: RunToAdmit,
+  perTask: BalanceRead | undefined,
+): Promise<Admission> {
+  const wallet = run.wallet.toLowerCase();
+  return db.transaction(async (tx) => {
+    await tx.execute(
+      sql`select pg_advisory_xact_lock(hashtextextended(${`admit:${run.onChainListingId}:${wallet}`}, 0))`,
+    );
+    if (run.idempotencyKey !== undefined) {
+      const existing = await findIdempotentRun(tx, run.wallet, run.idempotencyKey);
+      if (existing) return sameRequest(existing, run.requestHash);
+    }
+    if (perTask) {
+      const [held] = await tx
+        .select({
+          wei: sql<string>`coalesce(sum(${runs.reservedWei}), 0)::text`,
+          inFlight: sql<
+            string[]
+          >`coalesce(array_agg(${runs.id}) filter (where ${runs.charge} <> 'reserved'), '{}')`,
+        })
+        .from(runs)
+        .where(
+          and(
+            eq(runs.onChainListingId, run.onChainListingId),
+            eq(runs.wallet, wallet),
+            or(
+              inArray(runs.charge, ["reserved", "debit_pending"]),
+              and(eq(runs.charge, "debited"), gt(runs.debitBlock, perTask.blockNumber)),
+            ),
+          ),
+        );
+      const free = perTask.balance - BigInt(held?.wei ?? 0);
+      if (free < perTask.price) {
+        const inFlight = held?.inFlight ?? [];
+        return inFlight.length > 0
+          ? { outcome: "debits_in_flight", inFlight }
+          : { outcome: "insufficient_balance" };
+      }
+    }
+    const inserted = await tx
+      .insert(runs)
+      .values({
+        id: run.id,
+        onChainRunId: nextOnChainRunId,
+        wallet,
+        onChainListingId: run.onChainListingId,
+        rentalModel: run.rentalModel,
+        priority: run.priority,
+        status: "waiting",
+        charge: perTask ? "reserved" : "none",
+        reservedWei: (perTask?.price ?? 0n).toString(),
+        idempotencyKey: run.idempotencyKey,
+        requestHash: run.requestHash,
+        request: run.request,
+      })
+      .onConflictDoNothing({ target: [runs.wallet, runs.idempotencyKey] })
+      .returning({ id: runs.id });
+    if (inserted.length > 0 || run.idempotencyKey === undefined) return { outcome: "admitted" };
+    // Another listing's admission took the key meanwhile (this lock does not cover it).
+    const existing = await findIdempotentRun(tx, run.wallet, run.idempotencyKey);
+    return existing ? sameRequest(existing, run.requestHash) : { outcome: "idempotency_conflict" };
+  });
+}
+
+function sameRequest(existing: RunRow, requestHash: string): Admission {
+  return existing.requestHash === requestHash
+    ? { outcome: "existing", run: existing }
+    : { outcome: "idempotency_conflict" };
+}

@@ -1,0 +1,57 @@
+import { eq } from "drizzle-orm";
+import type { Context } from "hono";
+import type { Address, Hex } from "viem";
+import { executionLimits } from "../../lib/db/appSchema.ts";
+import type { AppEnv } from "../context.ts";
+import { ApiError } from "../errors.ts";
+import {
+  countRequest,
+  type RateLimitBudget,
+  rateLimitWindow,
+  setRateLimitHeaders,
+} from "../middleware/rateLimit.ts";
+
+/** The executions a credential may start per minute: its listing's own limit, or the default. */
+export async function executionLimitOf(c: Context<AppEnv>, onChainListingId: Hex) {
+  const { db, settings } = c.get("deps");
+  const [row] = await db
+    .select({ requestsPerMinute: executionLimits.requestsPerMinute })
+    .from(executionLimits)
+    .where(eq(executionLimits.onChainListingId, onChainListingId));
+  return row?.requestsPerMinute ?? settings.executionRateLimitPerMinute;
+}
+
+/**
+ * Counts an execution against its credential's budget (wallet and listing, per minute), in the
+ * windows the general limit counts in. The X-RateLimit-* headers then describe whichever budget is
+ * tighter; over the execution limit, 429 with `Retry-After`.
+ */
+export async function countExecution(
+  c: Context<AppEnv>,
+  { wallet, onChainListingId }: { wallet: Address; onChainListingId: Hex },
+) {
+  const { db, now } = c.get("deps");
+  const { nowSeconds, windowStart, reset } = rateLimitWindow(now());
+  const limit = await executionLimitOf(c, onChainListingId);
+  const subject = `execution:${wallet.toLowerCase()}:${onChainListingId}`;
+  const execution: RateLimitBudget = {
+    limit,
+    count: await countRequest(db, subject, windowStart),
+    reset,
+  };
+  const general = c.get("rateLimit");
+  setRateLimitHeaders(c, general ? tighter(general, execution) : execution, nowSeconds);
+  if (execution.count > limit) {
+    throw new ApiError(
+      "rate_limit_exceeded",
+      `More than ${limit} executions of this listing in a minute; retry later`,
+    );
+  }
+}
+
+/** The budget with fewer requests left; on a tie, the smaller one. */
+function tighter(a: RateLimitBudget, b: RateLimitBudget): RateLimitBudget {
+  const left = (budget: RateLimitBudget) => budget.limit - budget.count;
+  if (left(a) !== left(b)) return left(a) < left(b) ? a : b;
+  return a.limit <= b.limit ? a : b;
+}

@@ -1,0 +1,55 @@
+import { sql } from "drizzle-orm";
+import type { Hex } from "viem";
+import { agents } from "../../lib/db/appSchema.ts";
+import { type Database, projections } from "../../lib/db/projections.ts";
+import { looksLikeAgentId } from "../../lib/ids/agentId.ts";
+import { parseApiListingId } from "../../lib/ids/listingId.ts";
+import { DEFAULT_TIMEOUT_SECONDS } from "../../lib/manifest/validateManifest.ts";
+import { ApiError } from "../errors.ts";
+
+/** A published listing as execution needs it: the agent's public manifest rules. */
+export type AgentListing = {
+  onChainListingId: Hex;
+  creator: Hex;
+  /** Undefined when the manifest declares none: any input goes. */
+  inputSchema: object | undefined;
+  /** The manifest's `timeout_seconds`: a run's limit and its default. */
+  timeoutSeconds: number;
+};
+
+const { listing } = projections;
+
+/**
+ * The published listing an `agent_id` names, by its listing id (`lst_…`) or its registration's
+ * agent id: 400 `invalid_listing_id` when it is neither form, 404 `listing_not_found` when no
+ * registered agent is listed on-chain under it.
+ */
+export async function findAgentListing(db: Database, agentId: string): Promise<AgentListing> {
+  const onChainId = parseApiListingId(agentId);
+  if (!onChainId && !looksLikeAgentId(agentId)) {
+    throw new ApiError(
+      "invalid_listing_id",
+      "agent_id is a listing id (lst_<64 hex>) or a registered agent's id",
+    );
+  }
+  const match = onChainId
+    ? sql`${agents.onChainListingId} = ${onChainId}`
+    : sql`${agents.agentId} = ${agentId}`;
+  const [row] = await db.execute<{
+    on_chain_listing_id: Hex;
+    creator: Hex;
+    public_manifest: { input_schema?: unknown; timeout_seconds?: unknown };
+  }>(sql`
+    select ${agents.onChainListingId} as on_chain_listing_id, ${listing.creator} as creator,
+      ${agents.publicManifest} as public_manifest
+    from ${agents} join ${listing} on ${listing.id} = ${agents.onChainListingId}
+    where ${match}`);
+  if (!row) throw new ApiError("listing_not_found", "No published listing has this id");
+  const { input_schema, timeout_seconds } = row.public_manifest;
+  return {
+    onChainListingId: row.on_chain_listing_id,
+    creator: row.creator,
+    inputSchema: input_schema && typeof input_schema === "object" ? input_schema : undefined,
+    timeoutSeconds: typeof timeout_seconds === "number" ? timeout_seconds : DEFAULT_TIMEOUT_SECONDS,
+  };
+}

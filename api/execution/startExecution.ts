@@ -1,0 +1,213 @@
+import { createHash } from "node:crypto";
+import type { Context } from "hono";
+import type { Bus } from "../../lib/bus/bus.ts";
+import type { RunRequest } from "../../lib/db/appSchema.ts";
+import { newRunId } from "../../lib/ids/randomIds.ts";
+import { canonicalJson } from "../../lib/manifest/publicManifest.ts";
+import { nextDebit } from "../../lib/marketplace/credentialStatus.ts";
+import { grantSlots } from "../../lib/runs/grantSlots.ts";
+import { runTopic } from "../../lib/runs/notices.ts";
+import { type AppEnv, callerWallet } from "../context.ts";
+import { contractApiError } from "../contractErrors.ts";
+import { type AccessRead, readAccessState } from "../credentials/readAccessState.ts";
+import { ApiError } from "../errors.ts";
+import { idempotencyKeyOf } from "../idempotencyKey.ts";
+import {
+  DEBIT_WAIT_MS,
+  EXECUTION_RETRY_AFTER_SECONDS,
+  MAX_BODY_BYTES,
+  RUN_REREAD_MS,
+} from "../limits.ts";
+import { readJsonObject } from "../readJsonObject.ts";
+import { parseInput } from "../validation.ts";
+import { accessRefusal } from "./accessRefusal.ts";
+import { admitRun, findIdempotentRun, type RunToAdmit } from "./admitRun.ts";
+import { executeBody } from "./executeRequest.ts";
+import { countExecution } from "./executionRateLimit.ts";
+import { type AgentListing, findAgentListing } from "./findAgentListing.ts";
+import type { RunRow } from "./runResult.ts";
+import { type RunWatch, watchRun } from "./watchRun.ts";
+
+export type StartedExecution = {
+  runId: string;
+  /** Until when (ms since the epoch) to wait for the answer before giving up on it. */
+  answerDeadline: number;
+  watch: RunWatch;
+};
+
+/**
+ * Admits the request's run (docs/execution.md, "Admission") and watches it, its output deltas going
+ * to `onDelta`; or, under an Idempotency-Key already used with the same body, watches that run.
+ * Every refusal is thrown as the API error the caller gets.
+ */
+export async function startExecution(
+  c: Context<AppEnv>,
+  onDelta?: (delta: string) => void,
+): Promise<StartedExecution> {
+  const deps = c.get("deps");
+  const { body: json } = await readJsonObject(c, { maxBytes: MAX_BODY_BYTES });
+  const body = parseInput(executeBody, json);
+  const idempotencyKey = idempotencyKeyOf(c);
+  const wallet = callerWallet(c);
+  const listing = await findAgentListing(deps.db, body.agent_id);
+  await countExecution(c, { wallet, onChainListingId: listing.onChainListingId });
+  const timeoutSeconds = body.timeout_seconds ?? listing.timeoutSeconds;
+  if (timeoutSeconds > listing.timeoutSeconds) {
+    throw new ApiError(
+      "invalid_request",
+      `timeout_seconds: must be at most ${listing.timeoutSeconds}, this agent's limit`,
+    );
+  }
+  // Key order and spacing aside, the same body is the same request.
+  const requestHash = createHash("sha256").update(canonicalJson(json)).digest("hex");
+
+  const attach = (existing: RunRow): StartedExecution => {
+    if (existing.requestHash !== requestHash) throw idempotencyConflict();
+    return {
+      runId: existing.id,
+      answerDeadline: answerDeadline(
+        existing.request?.timeoutSeconds ?? listing.timeoutSeconds,
+        deps.settings.runAnswerGraceMs,
+      ),
+      watch: watchRun(deps, existing.id, onDelta),
+    };
+  };
+  if (idempotencyKey !== undefined) {
+    const existing = await findIdempotentRun(deps.db, wallet, idempotencyKey);
+    if (existing) return attach(existing);
+  }
+
+  let access = await readPermittedAccess(c, listing);
+  await checkInput(c, listing, body.input);
+
+  const run: RunToAdmit = {
+    id: newRunId(),
+    wallet,
+    onChainListingId: listing.onChainListingId,
+    rentalModel: access.credential.rentalModel,
+    priority: body.priority,
+    request: requestOf(body, timeoutSeconds),
+    requestHash,
+    idempotencyKey,
+  };
+  // Listening before the run exists, so that no notice of it is missed.
+  const watch = watchRun(deps, run.id, onDelta);
+  try {
+    const debitWaitEnds = Date.now() + DEBIT_WAIT_MS;
+    for (;;) {
+      const perTask =
+        access.credential.rentalModel === "per_query"
+          ? {
+              blockNumber: access.block.number,
+              balance: access.credential.balance,
+              price: nextDebit(access.credential),
+            }
+          : undefined;
+      const admission = await admitRun(deps.db, run, perTask);
+      switch (admission.outcome) {
+        case "admitted":
+          // A grant lost here is made by the next run that ends, or by the sweeper.
+          await grantSlots(deps, listing.onChainListingId).catch((error: unknown) =>
+            deps.log.warn("slots not granted after admission", {
+              run_id: run.id,
+              error: error instanceof Error ? error.message : String(error),
+            }),
+          );
+          return {
+            runId: run.id,
+            answerDeadline: answerDeadline(timeoutSeconds, deps.settings.runAnswerGraceMs),
+            watch,
+          };
+        case "existing":
+          await watch.stop();
+          return attach(admission.run);
+        case "idempotency_conflict":
+          throw idempotencyConflict();
+        case "insufficient_balance":
+          throw contractApiError(
+            "InsufficientBalance",
+            "The per-task balance, less the runs it already pays for, cannot pay for this run",
+          );
+        case "debits_in_flight": {
+          // A refusal is never spurious: the debits in flight may charge less than they hold.
+          if (Date.now() >= debitWaitEnds) {
+            c.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
+            throw new ApiError(
+              "service_unavailable",
+              "Earlier runs of this credential are still being charged; retry shortly",
+            );
+          }
+          await nextNotice(deps.bus, admission.inFlight.map(runTopic), RUN_REREAD_MS / 2);
+          access = await readPermittedAccess(c, listing);
+        }
+      }
+    }
+  } catch (error) {
+    await watch.stop();
+    throw error;
+  }
+}
+
+type PermittedAccess = AccessRead & { credential: NonNullable<AccessRead["credential"]> };
+
+/** One `getAccessState` read at the latest block; a wallet it does not permit a run is refused. */
+async function readPermittedAccess(
+  c: Context<AppEnv>,
+  listing: AgentListing,
+): Promise<PermittedAccess> {
+  const { chain } = c.get("deps");
+  const access = await readAccessState(
+    chain.client,
+    chain.marketplace,
+    { onChainListingId: listing.onChainListingId, wallet: callerWallet(c) },
+    { protocolPause: true },
+  );
+  const refusal = accessRefusal(access);
+  if (refusal) throw refusal;
+  if (!access.credential) throw new Error("an access state without a credential was permitted");
+  return access as PermittedAccess;
+}
+
+/** `input` against the agent's `input_schema`, on the validation threads. */
+async function checkInput(c: Context<AppEnv>, listing: AgentListing, input: unknown) {
+  if (input === undefined || listing.inputSchema === undefined) return;
+  const validation = await c
+    .get("deps")
+    .inputValidation.validateInput(listing.onChainListingId, listing.inputSchema, input);
+  if (!validation.ok) {
+    throw new ApiError(
+      "invalid_request",
+      `${validation.mismatch.path}: ${validation.mismatch.message}`,
+    );
+  }
+}
+
+function requestOf(body: ReturnType<typeof executeBody.parse>, timeoutSeconds: number): RunRequest {
+  return {
+    task: body.task,
+    ...(body.input !== undefined && { input: body.input }),
+    ...(body.input_uri !== undefined && { inputUri: body.input_uri }),
+    timeoutSeconds,
+  };
+}
+
+function answerDeadline(timeoutSeconds: number, graceMs: number): number {
+  return Date.now() + timeoutSeconds * 1000 + graceMs;
+}
+
+function idempotencyConflict() {
+  return new ApiError("invalid_request", "This Idempotency-Key was already used with another body");
+}
+
+/** Resolves on the first notice on any of `topics`, or after `timeoutMs`. */
+function nextNotice(bus: Bus, topics: string[], timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const subscriptions = topics.map((topic) => bus.listen(topic, () => done()));
+    const timer = setTimeout(() => done(), timeoutMs);
+    function done() {
+      clearTimeout(timer);
+      for (const subscription of subscriptions) void subscription.stop();
+      resolve();
+    }
+  });
+}

@@ -1,0 +1,31 @@
+import type { Context } from "hono";
+import { RUN_NOT_STARTED } from "../../lib/runs/runNotStarted.ts";
+import { ApiError } from "../errors.ts";
+import { EXECUTION_RETRY_AFTER_SECONDS } from "../limits.ts";
+import type { RunRow } from "./runResult.ts";
+
+/** True when the run was refused before it started: it was never served, so it is no answer. */
+export function neverStarted(row: Pick<RunRow, "status" | "failure">): boolean {
+  return row.status === "failed" && row.failure === RUN_NOT_STARTED;
+}
+
+/** 503 for a run that no slot freed for: nothing ran, nothing was charged; a retry may find one. */
+export function noSlotError(c: Context): ApiError {
+  c.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
+  return new ApiError(
+    "service_unavailable",
+    "The agent is busy: no run slot freed in time. Nothing was charged; retry shortly",
+  );
+}
+
+/**
+ * 503 for a run still going past the time its answer was due; it goes on and is kept. With `c`, the
+ * response's `Retry-After` is set (not once a stream has sent its headers).
+ */
+export function stillGoingError(runId: string, c?: Context): ApiError {
+  c?.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
+  return new ApiError(
+    "service_unavailable",
+    `Run ${runId} is still going; its result will be at GET /v1/runs/${runId}`,
+  );
+}

@@ -1,0 +1,78 @@
+import { eq } from "drizzle-orm";
+import type { Bus } from "../../lib/bus/bus.ts";
+import { runs } from "../../lib/db/appSchema.ts";
+import type { Database } from "../../lib/db/projections.ts";
+import { decodeNotice, runTopic } from "../../lib/runs/notices.ts";
+import { RUN_REREAD_MS } from "../limits.ts";
+import type { RunRow } from "./runResult.ts";
+
+export type RunWatch = {
+  /**
+   * The run's row once `until` holds for it, read on every notice and at least every
+   * `RUN_REREAD_MS` (a notice may be lost); undefined when `deadline` (ms since the epoch) passes or
+   * `signal` aborts first.
+   */
+  until: (
+    until: (row: RunRow) => boolean,
+    options: { deadline: number; signal?: AbortSignal },
+  ) => Promise<RunRow | undefined>;
+  /** Stops listening; again, does nothing more. */
+  stop: () => Promise<void>;
+};
+
+/**
+ * Listens to a run's notices from now on: its output deltas go to `onDelta` as they come. Start it
+ * before the run exists, so that no notice is missed.
+ */
+export function watchRun(
+  { db, bus }: { db: Database; bus: Bus },
+  runId: string,
+  onDelta: (delta: string) => void = () => {},
+): RunWatch {
+  let wake: (() => void) | undefined;
+  /** A change was announced since the row was last read: read it again at once. */
+  let changed = false;
+  const subscription = bus.listen(runTopic(runId), (data) => {
+    let notice: ReturnType<typeof decodeNotice>;
+    try {
+      notice = decodeNotice(data);
+    } catch {
+      return;
+    }
+    if (notice.kind === "delta" && typeof notice.delta === "string") onDelta(notice.delta);
+    else {
+      changed = true;
+      wake?.();
+    }
+  });
+
+  async function until(
+    holds: (row: RunRow) => boolean,
+    { deadline, signal }: { deadline: number; signal?: AbortSignal },
+  ) {
+    while (!signal?.aborted) {
+      changed = false;
+      const [row] = await db.select().from(runs).where(eq(runs.id, runId));
+      if (row && holds(row)) return row;
+      // Real time, not the app's clock: this waits on real timers.
+      const left = deadline - Date.now();
+      if (left <= 0) return undefined;
+      if (changed) continue;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", done);
+          wake = undefined;
+          resolve();
+        };
+        const timer = setTimeout(done, Math.min(RUN_REREAD_MS, left));
+        signal?.addEventListener("abort", done);
+        wake = done;
+      });
+    }
+    return undefined;
+  }
+
+  let stopped: Promise<void> | undefined;
+  return { until, stop: () => (stopped ??= subscription.stop()) };
+}

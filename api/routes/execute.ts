@@ -1,0 +1,118 @@
+import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { AppEnv } from "../context.ts";
+import { ApiError, errorBody } from "../errors.ts";
+import { exactJson } from "../exactJson.ts";
+import { costOf, isAnswered, runResult } from "../execution/runResult.ts";
+import { startExecution } from "../execution/startExecution.ts";
+import { neverStarted, noSlotError, stillGoingError } from "../execution/unanswered.ts";
+
+export const executeRoutes = new Hono<AppEnv>();
+
+/** Runs a task and answers once it is finished and, per task, charged. */
+executeRoutes.post("/", async (c) => {
+  const { runId, answerDeadline, watch } = await startExecution(c);
+  try {
+    // A client that leaves stops the waiting, not the run: it finishes, is charged iff completed,
+    // and is kept for GET /v1/runs/:run_id.
+    const row = await watch.until(isAnswered, {
+      deadline: answerDeadline,
+      signal: c.req.raw.signal,
+    });
+    if (!row) throw stillGoingError(runId, c);
+    if (neverStarted(row)) throw noSlotError(c);
+    return c.body(exactJson(runResult(row)), 200, { "Content-Type": "application/json" });
+  } finally {
+    await watch.stop();
+  }
+});
+
+/**
+ * Runs a task as Server-Sent Events: `output` deltas as the agent produces them, then one `done`.
+ * The response starts once the run holds a slot, so a run no slot freed for is a 503 like the
+ * synchronous one's; from then on it is 200 whatever the run's outcome.
+ */
+executeRoutes.post("/stream", async (c) => {
+  let forward: ((delta: string) => void) | undefined;
+  const early: string[] = [];
+  const { runId, answerDeadline, watch } = await startExecution(c, (delta) =>
+    forward ? forward(delta) : early.push(delta),
+  );
+  try {
+    const started = await watch.until((row) => row.status !== "waiting", {
+      deadline: answerDeadline,
+      signal: c.req.raw.signal,
+    });
+    if (!started) throw stillGoingError(runId, c);
+    if (neverStarted(started)) throw noSlotError(c);
+  } catch (error) {
+    await watch.stop();
+    throw error;
+  }
+
+  const { streamHeartbeatMs } = c.get("deps").settings;
+  return streamSSE(c, async (stream) => {
+    const left = new AbortController();
+    stream.onAbort(() => left.abort());
+    // One write at a time, in order: deltas, heartbeats and the end never interleave.
+    let writing: Promise<unknown> = Promise.resolve();
+    const write = (text: string) => {
+      writing = writing.then(() => stream.write(text));
+    };
+    let streamed = "";
+    const sendDelta = (delta: string) => {
+      streamed += delta;
+      write(sseEvent("output", JSON.stringify({ delta })));
+    };
+    for (const delta of early.splice(0)) sendDelta(delta);
+    forward = sendDelta;
+    const heartbeat = setInterval(() => write(": heartbeat\n\n"), streamHeartbeatMs);
+    try {
+      const row = await watch.until(isAnswered, { deadline: answerDeadline, signal: left.signal });
+      forward = undefined;
+      if (left.signal.aborted) return;
+      if (!row) {
+        write(sseEvent("error", JSON.stringify(errorBody(stillGoingError(runId)))));
+        return;
+      }
+      const output = outputText(row.output);
+      // Deltas are notices and may be lost at the end: the stored output completes what was sent.
+      if (row.status === "completed" && output.startsWith(streamed) && output !== streamed) {
+        sendDelta(output.slice(streamed.length));
+      }
+      const done = {
+        run_id: row.id,
+        status: row.status,
+        cost_wei: costOf(row),
+        duration_ms: row.durationMs ?? 0,
+        ...(row.status === "failed" && {
+          output: typeof row.output === "string" ? row.output : streamed,
+        }),
+      };
+      write(sseEvent("done", exactJson(done)));
+    } catch (error) {
+      // Headers are sent: the failure can only be told in the stream, without its details.
+      c.get("deps").log.error("execution stream failed", {
+        request_id: c.get("requestId"),
+        run_id: runId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      const failure = new ApiError("internal_error", `Unexpected error; run ${runId} goes on`);
+      write(sseEvent("error", JSON.stringify(errorBody(failure))));
+    } finally {
+      clearInterval(heartbeat);
+      await writing;
+      await watch.stop();
+    }
+  });
+});
+
+function sseEvent(event: string, data: string): string {
+  return `event: ${event}\ndata: ${data}\n\n`;
+}
+
+/** A run's output as the text its deltas spell: a string as it is, anything else as JSON. */
+function outputText(output: unknown): string {
+  if (output === null || output === undefined) return "";
+  return typeof output === "string" ? output : JSON.stringify(output);
+}
