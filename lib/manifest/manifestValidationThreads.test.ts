@@ -91,3 +91,66 @@ describe("finding: manifest schemas cannot stall a process (time budget)", () =>
     expect(ticks).toBeGreaterThan(10);
   });
 });
+
+describe("checking values against creator schemas on the threads", () => {
+  const findings = {
+    type: "object",
+    properties: { findings: { type: "array", items: { type: "object", required: ["line"] } } },
+  };
+
+  it("answers what compileInputValidator answers, with paths from the value's root", async () => {
+    threads = startManifestValidationThreads({ threads: 1 });
+    const check = (value: unknown) =>
+      threads?.check({ cacheKey: "0xlisting", schema: findings, value, root: "output" });
+    expect(await check({ findings: [{ line: 1 }] })).toEqual({ ok: true });
+    expect(await check({ findings: [{ line: 1 }, {}] })).toEqual({
+      ok: false,
+      mismatch: { path: "output.findings[1].line", message: "is required" },
+    });
+  });
+
+  it("compiles a schema again when the one under its key changed", async () => {
+    threads = startManifestValidationThreads({ threads: 1 });
+    const check = (schema: object) =>
+      threads?.check({ cacheKey: "0xlisting", schema, value: "text", root: "output" });
+    expect(await check({ type: "string" })).toEqual({ ok: true });
+    expect(await check({ type: "integer" })).toEqual({
+      ok: false,
+      mismatch: { path: "output", message: "must be integer" },
+    });
+  });
+
+  it("keeps the compiled schema: a second check of a slow schema takes a fraction of the first", async () => {
+    threads = startManifestValidationThreads({ threads: 1 });
+    const check = () =>
+      threads?.check({ cacheKey: "0xslow", schema: slowSchema, value: {}, root: "output" });
+    const first = performance.now();
+    expect(await check()).toEqual({ ok: true });
+    const compiling = performance.now() - first;
+    const second = performance.now();
+    expect(await check()).toEqual({ ok: true });
+    expect(performance.now() - second).toBeLessThan(compiling / 4);
+  });
+
+  it("terminates a check over its budget and answers that the value could not be checked", async () => {
+    threads = startManifestValidationThreads({ threads: 1, checkBudgetMs: 50 });
+    expect(
+      await threads.check({ cacheKey: "0xslow", schema: slowSchema, value: {}, root: "output" }),
+    ).toEqual({
+      ok: false,
+      mismatch: {
+        path: "output",
+        message: "could not be checked against output_schema within 50 ms",
+      },
+    });
+    // The terminated thread is replaced: the next check is answered as usual.
+    expect(
+      await threads.check({
+        cacheKey: "0xtext",
+        schema: { type: "string" },
+        value: "x",
+        root: "output",
+      }),
+    ).toEqual({ ok: true });
+  });
+});

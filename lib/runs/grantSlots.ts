@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Bus } from "../bus/bus.ts";
 import { runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
+import { publishRun } from "./publishRun.ts";
 
 /** At most this many runs of one listing hold a slot (`queued` or `running`), across all processes. */
 export const RUNS_IN_FLIGHT_PER_LISTING = 20;
@@ -37,17 +38,24 @@ export async function grantSlots(
       .where(and(eq(runs.onChainListingId, onChainListingId), eq(runs.status, "waiting")))
       .orderBy(sql`${runs.priority} = 'priority' desc`, asc(runs.createdAt), asc(runs.onChainRunId))
       .limit(free);
-    const ids = waiting.map(({ id }) => id);
-    if (ids.length > 0) {
-      await tx.update(runs).set({ status: "queued" }).where(inArray(runs.id, ids));
-    }
-    return ids;
+    if (waiting.length === 0) return [];
+    // Only runs still waiting: one refused meanwhile (its wait ran out) stays refused.
+    const queued = await tx
+      .update(runs)
+      .set({ status: "queued" })
+      .where(
+        and(
+          inArray(
+            runs.id,
+            waiting.map(({ id }) => id),
+          ),
+          eq(runs.status, "waiting"),
+        ),
+      )
+      .returning({ id: runs.id });
+    const granted = new Set(queued.map(({ id }) => id));
+    return waiting.map(({ id }) => id).filter((id) => granted.has(id));
   });
-  // A publish lost here is repaired by the sweeper, which republishes runs queued for too long.
-  await Promise.all(
-    granted.map((id) =>
-      bus.publish("runs.execute", id, new TextEncoder().encode(id)).catch(() => undefined),
-    ),
-  );
+  await Promise.all(granted.map((id) => publishRun(bus, id).catch(() => undefined)));
   return granted;
 }
