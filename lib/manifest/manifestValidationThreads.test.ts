@@ -132,6 +132,24 @@ describe("checking values against creator schemas on the threads", () => {
     expect(performance.now() - second).toBeLessThan(compiling / 4);
   });
 
+  it("keeps the caller's event loop free while a schema compiles for a check", async () => {
+    threads = startManifestValidationThreads({ threads: 1 });
+    await threads.check({ cacheKey: "0xwarm", schema: {}, value: 1, root: "output" });
+    let ticks = 0;
+    const ticker = setInterval(() => {
+      ticks += 1;
+    }, 1);
+    const checked = await threads.check({
+      cacheKey: "0xslow",
+      schema: slowSchema,
+      value: {},
+      root: "output",
+    });
+    clearInterval(ticker);
+    expect(checked).toEqual({ ok: true });
+    expect(ticks).toBeGreaterThan(10);
+  });
+
   it("terminates a check over its budget and answers that the value could not be checked", async () => {
     threads = startManifestValidationThreads({ threads: 1, checkBudgetMs: 50 });
     expect(

@@ -25,7 +25,9 @@ const env = parseEnvironment(
 const log = createLogger("worker");
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
 const bus = await createJetStreamBus(env.NATS_URL);
-const runtime = scriptedRuntime((run) => log.info("agent called", { run_id: run.runId }));
+const runtime = scriptedRuntime((run) =>
+  log.info("agent called", { run_id: run.runId, pid: process.pid }),
+);
 const execution = await startExecution({
   db,
   bus,

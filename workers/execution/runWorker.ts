@@ -13,7 +13,8 @@ import type { RunOutcome } from "./runtime.ts";
 import { type TakenRun, takeRun } from "./takeRun.ts";
 import { tell } from "./tell.ts";
 
-const RUN_GROUP = "run-workers";
+/** The consumer group every run worker shares: each command goes to one of them. */
+export const RUN_GROUP = "run-workers";
 /** Deliveries of one command; a run left `queued` after them is republished by the sweeper. */
 const MAX_DELIVER = 20;
 const FINISH_ATTEMPTS = 6;
