@@ -6,7 +6,7 @@ import { runTopic, SETTLEMENT_TOPIC } from "../../lib/runs/notices.ts";
 import { RUN_SUBJECT } from "../../lib/runs/publishRun.ts";
 import { RUN_INTERNAL_ERROR } from "../../lib/runs/runFailures.ts";
 import type { OutputCheck } from "./checkOutput.ts";
-import { type FinishedRun, finishRun } from "./finishRun.ts";
+import { finishRun } from "./finishRun.ts";
 import { type RuntimeFor, runAgent } from "./runAgent.ts";
 import { keepRunLeases } from "./runLeases.ts";
 import type { RunOutcome } from "./runtime.ts";
@@ -17,7 +17,6 @@ import { tell } from "./tell.ts";
 export const RUN_GROUP = "run-workers";
 /** Deliveries of one command; a run left `queued` after them is republished by the sweeper. */
 const MAX_DELIVER = 20;
-const FINISH_ATTEMPTS = 6;
 const CHECK_ATTEMPTS = 3;
 
 export type RunWorkerOptions = {
@@ -74,7 +73,7 @@ export async function startRunWorker({
         const refused = await checkWithRetries(runId, taken.onChainListingId, outcome.output);
         if (refused) outcome = { status: "failed", output: "", failure: refused };
       }
-      const finished = await finishWithRetries(runId, outcome, performance.now() - started);
+      const finished = await finishRun({ db, log }, runId, outcome, performance.now() - started);
       log.info("run ended", {
         run_id: runId,
         status: finished ? outcome.status : "ended elsewhere",
@@ -108,34 +107,6 @@ export async function startRunWorker({
     }
   }
 
-  /**
-   * `finishRun`, again while the database is unreachable (the lease is renewed meanwhile). An output
-   * the database refuses to store (a data exception) fails the run instead.
-   */
-  async function finishWithRetries(
-    runId: string,
-    outcome: RunOutcome,
-    durationMs: number,
-  ): Promise<FinishedRun | undefined> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await finishRun(db, runId, outcome, durationMs);
-      } catch (error) {
-        if (isDataException(error) && outcome.status === "completed") {
-          log.warn("the database refused a run's output", { run_id: runId, error: String(error) });
-          outcome = { status: "failed", output: "", failure: RUN_INTERNAL_ERROR };
-          continue;
-        }
-        if (attempt >= FINISH_ATTEMPTS) {
-          // Its lease lapses now that no one renews it, and the sweeper ends it as interrupted.
-          log.error("could not write a run's outcome", { run_id: runId, error: String(error) });
-          return undefined;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
-      }
-    }
-  }
-
   const subscription = await bus.consume(
     RUN_SUBJECT,
     { group: RUN_GROUP, ackWaitMs: leaseMs, maxDeliver: MAX_DELIVER, concurrency },
@@ -146,7 +117,7 @@ export async function startRunWorker({
         taken = await takeRun(db, runId, leaseMs);
       } catch (error) {
         log.warn("could not take a run", { run_id: runId, error: String(error) });
-        await message.retry(Math.min(500 * 2 ** message.deliveryCount, 10_000));
+        await message.retry(Math.min(500 * 2 ** message.deliveryCount, 10_000)).catch(() => {});
         return;
       }
       if (taken) {
@@ -169,11 +140,4 @@ export async function startRunWorker({
       await leases.stop();
     },
   };
-}
-
-/** Postgres class 22: the value itself is wrong (say, a lone surrogate), not the connection. */
-function isDataException(error: unknown): boolean {
-  const code = (error as { code?: unknown; cause?: { code?: unknown } })?.code;
-  const causeCode = (error as { cause?: { code?: unknown } })?.cause?.code;
-  return [code, causeCode].some((value) => typeof value === "string" && value.startsWith("22"));
 }
