@@ -31,12 +31,8 @@ export type InputValidation = { ok: true } | { ok: false; mismatch: InputMismatc
 /**
  * A check of a task's `input` against the agent's `input_schema` (as registered, so it compiles),
  * naming the first mismatch's path. Patterns match in linear time, however hostile the input.
- * `root` names the value in paths: `output` checks a run's output against `output_schema`.
  */
-export function compileInputValidator(
-  inputSchema: object,
-  root: "input" | "output" = "input",
-): (input: unknown) => InputValidation {
+export function compileInputValidator(inputSchema: object): (input: unknown) => InputValidation {
   const validate = compileSchema(inputSchema);
   return (input) => {
     try {
@@ -44,36 +40,33 @@ export function compileInputValidator(
     } catch (error) {
       // A recursive schema follows the input down; input nested past the stack cannot be checked.
       if (error instanceof RangeError) {
-        return { ok: false, mismatch: { path: root, message: "is nested too deeply to check" } };
+        return { ok: false, mismatch: { path: "input", message: "is nested too deeply to check" } };
       }
       throw error;
     }
     const [error] = validate.errors ?? [];
-    return {
-      ok: false,
-      mismatch: error
-        ? mismatchOf(error, input, root)
-        : { path: root, message: `does not match ${root}_schema` },
-    };
+    return { ok: false, mismatch: error ? mismatchOf(error, input) : unknownMismatch };
   };
 }
 
+const unknownMismatch: InputMismatch = { path: "input", message: "does not match input_schema" };
+
 /** Ajv names the object for a missing or extra property; the path names the property itself. */
-function mismatchOf(error: ErrorObject, input: unknown, root: string): InputMismatch {
+function mismatchOf(error: ErrorObject, input: unknown): InputMismatch {
   const keys = error.instancePath.split("/").slice(1).map(unescapePointer);
   const { missingProperty, additionalProperty } = error.params as Record<string, unknown>;
   if (error.keyword === "required" && typeof missingProperty === "string") {
-    return { path: pathOf(input, [...keys, missingProperty], root), message: "is required" };
+    return { path: pathOf(input, [...keys, missingProperty]), message: "is required" };
   }
   if (error.keyword === "additionalProperties" && typeof additionalProperty === "string") {
-    return { path: pathOf(input, [...keys, additionalProperty], root), message: "is not allowed" };
+    return { path: pathOf(input, [...keys, additionalProperty]), message: "is not allowed" };
   }
-  return { path: pathOf(input, keys, root), message: error.message ?? "is invalid" };
+  return { path: pathOf(input, keys), message: error.message ?? "is invalid" };
 }
 
 /** `input.items[2].name`; a key that is not a plain name is quoted: `input["a b"]`. */
-function pathOf(input: unknown, keys: string[], root: string): string {
-  let path = root;
+function pathOf(input: unknown, keys: string[]): string {
+  let path = "input";
   let value = input;
   for (const key of keys) {
     if (Array.isArray(value)) path += `[${key}]`;

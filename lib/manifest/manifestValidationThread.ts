@@ -1,28 +1,41 @@
-// A thread that validates manifests, and checks values against creator schemas, one at a time for
-// `startManifestValidationThreads`: compiling a creator's schemas never blocks the event loop of the
-// process that asked.
+// A thread that validates manifests, and tasks' inputs against their agents' input schemas, one at a
+// time for `startManifestValidationThreads`: compiling a creator's schema never blocks the event
+// loop of the process that asked.
 import { parentPort } from "node:worker_threads";
 import { compileInputValidator, type InputValidation } from "./compileInputValidator.ts";
 import { validateManifest } from "./validateManifest.ts";
 
-/** A value to check against a schema; `cacheKey` names the schema (a listing's) for reuse. */
-export type ValueCheck = {
-  cacheKey: string;
-  schema: object;
-  value: unknown;
-  root: "input" | "output";
-};
-
-export type ValidationThreadRequest = { manifest: unknown } | { check: ValueCheck };
+export type ValidationThreadRequest =
+  | { manifest: unknown }
+  /** `schemaKey` names `schema` for this thread's cache of compiled validators. */
+  | { input: unknown; schema: object; schemaKey: string };
 
 export type ValidationThreadMessage =
-  | { checking: "input_schema" | "output_schema" }
+  | { checking: "input_schema" | "output_schema" | "input" }
   | { validation: ReturnType<typeof validateManifest> }
-  | { checked: InputValidation };
+  | { inputValidation: InputValidation };
+
+/** Compiled input validators this thread keeps, least recently used dropped first. */
+export const CACHED_INPUT_VALIDATORS = 256;
 
 const port = parentPort;
 if (!port) throw new Error("manifestValidationThread.ts runs as a worker thread");
 const send = (message: ValidationThreadMessage) => port.postMessage(message);
+
+const inputValidators = new Map<string, ReturnType<typeof compileInputValidator>>();
+
+function inputValidatorFor(schemaKey: string, schema: object) {
+  const cached = inputValidators.get(schemaKey);
+  // Re-inserted on every use, so the Map's order is least recently used first.
+  inputValidators.delete(schemaKey);
+  const validator = cached ?? compileInputValidator(schema);
+  inputValidators.set(schemaKey, validator);
+  if (inputValidators.size > CACHED_INPUT_VALIDATORS) {
+    const [oldest] = inputValidators.keys();
+    if (oldest !== undefined) inputValidators.delete(oldest);
+  }
+  return validator;
+}
 
 // Compiles the meta-schema and warms the compilers before the first manifest, whose budget should
 // measure its own schemas and not this thread's start.
@@ -36,38 +49,15 @@ validateManifest({
   output_schema: { type: "string" },
 });
 
-/** Compiled schemas by cache key, least recently used first; a key whose schema changed compiles anew. */
-const compiled = new Map<
-  string,
-  { schemaText: string; check: (value: unknown) => InputValidation }
->();
-const MAX_COMPILED = 256;
-
-function checkValue({ cacheKey, schema, value, root }: ValueCheck): InputValidation {
-  const key = `${root}:${cacheKey}`;
-  const schemaText = JSON.stringify(schema);
-  let entry = compiled.get(key);
-  compiled.delete(key);
-  if (entry?.schemaText !== schemaText) {
-    entry = { schemaText, check: compileInputValidator(schema, root) };
-  }
-  compiled.set(key, entry);
-  for (const oldest of compiled.keys()) {
-    if (compiled.size <= MAX_COMPILED) break;
-    compiled.delete(oldest);
-  }
-  return entry.check(value);
-}
-
 port.on("message", (request: ValidationThreadRequest) => {
-  if ("check" in request) {
-    send({ checking: `${request.check.root}_schema` });
-    send({ checked: checkValue(request.check) });
+  if ("manifest" in request) {
+    send({
+      validation: validateManifest(request.manifest, {
+        onSchemaCheck: (field) => send({ checking: field }),
+      }),
+    });
     return;
   }
-  send({
-    validation: validateManifest(request.manifest, {
-      onSchemaCheck: (field) => send({ checking: field }),
-    }),
-  });
+  send({ checking: "input" });
+  send({ inputValidation: inputValidatorFor(request.schemaKey, request.schema)(request.input) });
 });

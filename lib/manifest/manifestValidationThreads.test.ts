@@ -92,83 +92,45 @@ describe("finding: manifest schemas cannot stall a process (time budget)", () =>
   });
 });
 
-describe("checking values against creator schemas on the threads", () => {
-  const findings = {
+describe("validateInput", () => {
+  const reviewInput = {
     type: "object",
-    properties: { findings: { type: "array", items: { type: "object", required: ["line"] } } },
+    properties: { diff: { type: "string" } },
+    required: ["diff"],
   };
 
-  it("answers what compileInputValidator answers, with paths from the value's root", async () => {
+  it("answers what compileInputValidator answers, naming the mismatch's path", async () => {
     threads = startManifestValidationThreads({ threads: 1 });
-    const check = (value: unknown) =>
-      threads?.check({ cacheKey: "0xlisting", schema: findings, value, root: "output" });
-    expect(await check({ findings: [{ line: 1 }] })).toEqual({ ok: true });
-    expect(await check({ findings: [{ line: 1 }, {}] })).toEqual({
+    expect(await threads.validateInput("review", reviewInput, { diff: "+x" })).toEqual({
+      ok: true,
+    });
+    expect(await threads.validateInput("review", reviewInput, { diff: 5 })).toEqual({
       ok: false,
-      mismatch: { path: "output.findings[1].line", message: "is required" },
+      mismatch: { path: "input.diff", message: "must be string" },
     });
   });
 
-  it("compiles a schema again when the one under its key changed", async () => {
+  it("keeps the check compiled under its key on the thread", async () => {
     threads = startManifestValidationThreads({ threads: 1 });
-    const check = (schema: object) =>
-      threads?.check({ cacheKey: "0xlisting", schema, value: "text", root: "output" });
-    expect(await check({ type: "string" })).toEqual({ ok: true });
-    expect(await check({ type: "integer" })).toEqual({
+    await threads.validateInput("listing-a", reviewInput, { diff: "+x" });
+    // The key already names a compiled check: the schema sent with it again is not compiled anew.
+    expect(await threads.validateInput("listing-a", { type: "string" }, { diff: "+x" })).toEqual({
+      ok: true,
+    });
+    expect(await threads.validateInput("listing-b", { type: "string" }, { diff: "+x" })).toEqual({
       ok: false,
-      mismatch: { path: "output", message: "must be integer" },
+      mismatch: { path: "input", message: "must be string" },
     });
   });
 
-  it("keeps the compiled schema: a second check of a slow schema takes a fraction of the first", async () => {
-    threads = startManifestValidationThreads({ threads: 1 });
-    const check = () =>
-      threads?.check({ cacheKey: "0xslow", schema: slowSchema, value: {}, root: "output" });
-    const first = performance.now();
-    expect(await check()).toEqual({ ok: true });
-    const compiling = performance.now() - first;
-    const second = performance.now();
-    expect(await check()).toEqual({ ok: true });
-    expect(performance.now() - second).toBeLessThan(compiling / 4);
-  });
-
-  it("keeps the caller's event loop free while a schema compiles for a check", async () => {
-    threads = startManifestValidationThreads({ threads: 1 });
-    await threads.check({ cacheKey: "0xwarm", schema: {}, value: 1, root: "output" });
-    let ticks = 0;
-    const ticker = setInterval(() => {
-      ticks += 1;
-    }, 1);
-    const checked = await threads.check({
-      cacheKey: "0xslow",
-      schema: slowSchema,
-      value: {},
-      root: "output",
-    });
-    clearInterval(ticker);
-    expect(checked).toEqual({ ok: true });
-    expect(ticks).toBeGreaterThan(10);
-  });
-
-  it("terminates a check over its budget and answers that the value could not be checked", async () => {
-    threads = startManifestValidationThreads({ threads: 1, checkBudgetMs: 50 });
-    expect(
-      await threads.check({ cacheKey: "0xslow", schema: slowSchema, value: {}, root: "output" }),
-    ).toEqual({
+  it("answers a check over its budget as a mismatch, and replaces the thread", async () => {
+    threads = startManifestValidationThreads({ threads: 1, compileBudgetMs: 100 });
+    expect(await threads.validateInput("slow", slowSchema, {})).toEqual({
       ok: false,
-      mismatch: {
-        path: "output",
-        message: "could not be checked against output_schema within 50 ms",
-      },
+      mismatch: { path: "input", message: "could not be checked within 100 ms" },
     });
-    // The terminated thread is replaced: the next check is answered as usual.
-    expect(
-      await threads.check({
-        cacheKey: "0xtext",
-        schema: { type: "string" },
-        value: "x",
-        root: "output",
-      }),
-    ).toEqual({ ok: true });
+    expect(await threads.validateInput("review", reviewInput, { diff: "+x" })).toEqual({
+      ok: true,
+    });
   });
 });

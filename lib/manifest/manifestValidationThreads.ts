@@ -3,7 +3,6 @@ import type { InputValidation } from "./compileInputValidator.ts";
 import type {
   ValidationThreadMessage,
   ValidationThreadRequest,
-  ValueCheck,
 } from "./manifestValidationThread.ts";
 import type { ManifestValidation } from "./validateManifest.ts";
 
@@ -11,8 +10,6 @@ import type { ManifestValidation } from "./validateManifest.ts";
 export const SCHEMA_COMPILE_BUDGET_MS = 2_000;
 /** The heap of a validation thread: a schema within `SCHEMA_LIMITS` compiles in a fraction of it. */
 export const VALIDATION_THREAD_HEAP_MB = 64;
-/** How long checking one value (compiling its schema when not cached, then validating) may take. */
-export const VALUE_CHECK_BUDGET_MS = 5_000;
 
 export type ManifestValidationThreadsOptions = {
   /** Validations at once; more wait for a thread. */
@@ -20,45 +17,35 @@ export type ManifestValidationThreadsOptions = {
   /** How long one schema may take to check and compile before its thread is terminated. */
   compileBudgetMs?: number;
   heapMb?: number;
-  /** How long checking one value against a schema may take before its thread is terminated. */
-  checkBudgetMs?: number;
 };
 
 export type ManifestValidationThreads = {
   /** `validateManifest(input)`, run on a thread; a schema over its budget is a violation. */
   validate: (input: unknown) => Promise<ManifestValidation>;
   /**
-   * A value (a task's input, a run's output) against a creator's schema, on a thread that keeps the
-   * schema compiled under `cacheKey`. Naming the path of the first mismatch, like
-   * `compileInputValidator`; a value that cannot be checked in time or memory is a mismatch.
+   * A task's `input` checked against an agent's `input_schema` (as registered), run on a thread
+   * that keeps the compiled check under `schemaKey`: the same key must always name the same schema.
+   * A check over the budget is a mismatch.
    */
-  check: (request: ValueCheck) => Promise<InputValidation>;
+  validateInput: (schemaKey: string, schema: object, input: unknown) => Promise<InputValidation>;
   close: () => Promise<void>;
 };
 
-type SchemaField = Extract<ValidationThreadMessage, { checking: unknown }>["checking"];
-
-/** How a request to a thread ends: answered (thread kept), abandoned or failed (thread replaced). */
-type Turn<T> = {
-  answer: (value: T) => void;
-  abandon: (value: T) => void;
-  fail: (error: Error) => void;
-  /** (Re)starts the request's time budget: past it, the thread is terminated and `answer()` given. */
-  budget: (ms: number, answer: () => T) => void;
-};
+type CheckedField = Extract<ValidationThreadMessage, { checking: unknown }>["checking"];
+type OverBudgetRule = "compile_timeout" | "compile_memory";
 
 const THREAD_ENTRY = new URL("./manifestValidationThread.ts", import.meta.url);
 
 /**
- * Validates manifests on worker threads, so that compiling a hostile schema never stalls the event
- * loop of the caller (in the embedded composition, the API's). Threads start on first use and are
- * kept; one whose schema runs out of time or memory is terminated and its schema rejected.
+ * Validates manifests, and tasks' inputs against their agents' input schemas, on worker threads, so
+ * that compiling a hostile schema never stalls the event loop of the caller (the API's, in the
+ * embedded composition and for every execution). Threads start on first use and are kept; one whose
+ * schema runs out of time or memory is terminated and its schema rejected.
  */
 export function startManifestValidationThreads({
   threads,
   compileBudgetMs = SCHEMA_COMPILE_BUDGET_MS,
   heapMb = VALIDATION_THREAD_HEAP_MB,
-  checkBudgetMs = VALUE_CHECK_BUDGET_MS,
 }: ManifestValidationThreadsOptions): ManifestValidationThreads {
   const alive = new Set<Worker>();
   const idle: Worker[] = [];
@@ -97,108 +84,109 @@ export function startManifestValidationThreads({
   }
 
   /**
-   * Posts `request` to a thread and answers from what it says back. `handle` reads each message
-   * and may settle; a thread that errs or exits settles with `onError`, a failed thread is replaced.
+   * Posts `request` to a thread and settles with what it answers. The budget runs from each
+   * `checking` message (a schema's check beginning on the thread), not from the post: a new thread
+   * warms up first. `overBudget` is the answer when a check runs out of time or memory.
    */
   async function ask<T>(
     request: ValidationThreadRequest,
-    handle: (message: ValidationThreadMessage, turn: Turn<T>) => void,
-    onError: (error: Error & { code?: string }, turn: Turn<T>) => void,
+    answerOf: (message: ValidationThreadMessage) => T | undefined,
+    overBudget: (field: CheckedField, rule: OverBudgetRule, message: string) => T,
   ): Promise<T> {
     const thread = await acquire();
     thread.ref();
-    return new Promise<T>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
+      let field: CheckedField | undefined;
       let timer: NodeJS.Timeout | undefined;
       const settle = (keepThread: boolean, outcome: () => void) => {
         clearTimeout(timer);
-        thread.off("message", onMessage).off("error", onThreadError).off("exit", onExit);
+        thread.off("message", onMessage).off("error", onError).off("exit", onExit);
         if (keepThread) release(thread);
         else discard(thread);
         outcome();
       };
-      const turn: Turn<T> = {
-        answer: (value) => settle(true, () => resolve(value)),
-        abandon: (value) => settle(false, () => resolve(value)),
-        fail: (error) => settle(false, () => reject(error)),
-        budget: (ms, answer) => {
-          clearTimeout(timer);
-          timer = setTimeout(() => settle(false, () => resolve(answer())), ms);
-        },
+      const onMessage = (message: ValidationThreadMessage) => {
+        if (!("checking" in message)) {
+          const answer = answerOf(message);
+          if (answer !== undefined) return settle(true, () => resolve(answer));
+          return settle(false, () => reject(new Error("a validation thread answered off-topic")));
+        }
+        // The budget is per schema, from the moment its check begins on the thread.
+        const checking = message.checking;
+        field = checking;
+        clearTimeout(timer);
+        timer = setTimeout(
+          () =>
+            settle(false, () =>
+              resolve(
+                overBudget(
+                  checking,
+                  "compile_timeout",
+                  `did not compile within ${compileBudgetMs} ms`,
+                ),
+              ),
+            ),
+          compileBudgetMs,
+        );
       };
-      const onMessage = (message: ValidationThreadMessage) => handle(message, turn);
-      const onThreadError = (error: Error & { code?: string }) => onError(error, turn);
+      const onError = (error: Error & { code?: string }) => {
+        const checking = field;
+        if (checking && error.code === "ERR_WORKER_OUT_OF_MEMORY") {
+          return settle(false, () =>
+            resolve(
+              overBudget(checking, "compile_memory", `needs more than ${heapMb} MB to compile`),
+            ),
+          );
+        }
+        settle(false, () => reject(error));
+      };
       const onExit = (code: number) => {
-        turn.fail(new Error(`a manifest validation thread exited with code ${code}`));
+        settle(false, () =>
+          reject(new Error(`a manifest validation thread exited with code ${code}`)),
+        );
       };
-      thread.on("message", onMessage).on("error", onThreadError).on("exit", onExit);
+      thread.on("message", onMessage).on("error", onError).on("exit", onExit);
       thread.postMessage(request);
     });
   }
 
   function validate(manifest: unknown): Promise<ManifestValidation> {
-    let field: SchemaField | undefined;
-    return ask<ManifestValidation>(
+    return ask(
       { manifest },
-      (message, turn) => {
-        if ("validation" in message) return turn.answer(message.validation);
-        if (!("checking" in message)) return;
-        // The budget is per schema, from the moment its check begins on the thread.
-        field = message.checking;
-        const overBudget = overBudgetViolation(
-          field,
-          "compile_timeout",
-          `did not compile within ${compileBudgetMs} ms`,
-        );
-        turn.budget(compileBudgetMs, () => overBudget);
-      },
-      (error, turn) => {
-        if (field && error.code === "ERR_WORKER_OUT_OF_MEMORY") {
-          return turn.abandon(
-            overBudgetViolation(field, "compile_memory", `needs more than ${heapMb} MB to compile`),
-          );
-        }
-        turn.fail(error);
-      },
+      (message) => ("validation" in message ? message.validation : undefined),
+      (field, rule, message) => ({
+        ok: false,
+        violations: [{ field: field === "input" ? "input_schema" : field, rule, message }],
+      }),
     );
   }
 
-  function check(request: ValueCheck): Promise<InputValidation> {
-    const unchecked = (message: string): InputValidation => ({
-      ok: false,
-      mismatch: { path: request.root, message },
-    });
-    return ask<InputValidation>(
-      { check: request },
-      (message, turn) => {
-        if ("checked" in message) return turn.answer(message.checked);
-        // From the moment the check begins on the thread, as for a manifest's schemas.
-        if ("checking" in message) {
-          turn.budget(checkBudgetMs, () =>
-            unchecked(
-              `could not be checked against ${request.root}_schema within ${checkBudgetMs} ms`,
-            ),
-          );
-        }
-      },
-      // A schema that no longer compiles, a value too large for the thread's heap.
-      (_error, turn) =>
-        turn.abandon(unchecked(`could not be checked against ${request.root}_schema`)),
+  function validateInput(
+    schemaKey: string,
+    schema: object,
+    input: unknown,
+  ): Promise<InputValidation> {
+    return ask(
+      { input, schema, schemaKey },
+      (message) => ("inputValidation" in message ? message.inputValidation : undefined),
+      (_field, rule) => ({
+        ok: false,
+        mismatch: {
+          path: "input",
+          message:
+            rule === "compile_timeout"
+              ? `could not be checked within ${compileBudgetMs} ms`
+              : `needs more than ${heapMb} MB to check`,
+        },
+      }),
     );
   }
 
   return {
     validate,
-    check,
+    validateInput,
     close: async () => {
       await Promise.all([...alive].map((thread) => thread.terminate()));
     },
   };
-}
-
-function overBudgetViolation(
-  field: SchemaField,
-  rule: string,
-  message: string,
-): ManifestValidation {
-  return { ok: false, violations: [{ field, rule, message }] };
 }

@@ -2,15 +2,17 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Bus } from "../bus/bus.ts";
 import { runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
+import { encodeNotice, runTopic } from "./notices.ts";
 import { publishRun } from "./publishRun.ts";
 
 /** At most this many runs of one listing hold a slot (`queued` or `running`), across all processes. */
 export const RUNS_IN_FLIGHT_PER_LISTING = 20;
 
 /**
- * Gives free slots of a listing to its waiting runs, `priority` before `standard`, oldest first, and
- * publishes each granted run to the workers (message id = run id, so a repeat is dropped). Safe to
- * call from any process at any time: the listing's advisory lock makes the count exact.
+ * Gives free slots of a listing to its waiting runs, `priority` before `standard`, oldest first,
+ * publishes each granted run to the workers (message id = run id, so a repeat is dropped) and tells
+ * whoever waits on it that it changed. Safe to call from any process at any time: the listing's
+ * advisory lock makes the count exact.
  */
 export async function grantSlots(
   { db, bus }: { db: Database; bus: Bus },
@@ -57,5 +59,13 @@ export async function grantSlots(
     return waiting.map(({ id }) => id).filter((id) => granted.has(id));
   });
   await Promise.all(granted.map((id) => publishRun(bus, id).catch(() => undefined)));
+  // Whoever waits for a granted run (to stream it, or to refuse it) learns at once.
+  for (const id of granted) {
+    try {
+      bus.notify(runTopic(id), encodeNotice({ kind: "changed" }));
+    } catch {
+      // A notice lost: the waiter reads the row again soon.
+    }
+  }
   return granted;
 }

@@ -1,8 +1,6 @@
 // Why a run failed, as its renter reads it in `failure`: short, fixed texts that never hold a secret.
-// The API and the workers both recognise them, so each has one home here.
+// The refusal before a run starts has its own home, `runNotStarted.ts`, which the API answers 503.
 
-/** A run refused before it ran: no slot of its listing freed within `RUN_QUEUE_WAIT_MS` (a 503). */
-export const RUN_NOT_STARTED = "no slot freed in time";
 /** Its worker stopped vouching for it (died, or shut down) before it ended; it is never run again. */
 export const RUN_INTERRUPTED = "the run was interrupted";
 /** The runtime itself failed: the details are in the worker's log, not in the run. */

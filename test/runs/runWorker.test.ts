@@ -20,9 +20,9 @@ import {
   outputMismatch,
   RUN_INTERNAL_ERROR,
   RUN_INTERRUPTED,
-  RUN_NOT_STARTED,
   runTimedOut,
 } from "../../lib/runs/runFailures.ts";
+import { RUN_NOT_STARTED } from "../../lib/runs/runNotStarted.ts";
 import { startExecution } from "../../workers/execution/startExecution.ts";
 import { until } from "../support/registration.ts";
 import {
@@ -121,8 +121,9 @@ describe.each([
       });
       expect(run?.durationMs).toBeGreaterThanOrEqual(0);
       expect(run?.startedAt?.getTime()).toBeLessThanOrEqual(run?.finishedAt?.getTime() ?? 0);
-      await until("the notices", () => notices.heard.length > 0 && settlement.heard.length > 0);
-      expect(notices.heard).toEqual([{ kind: "changed" }]);
+      await until("the notices", () => notices.heard.length >= 3 && settlement.heard.length > 0);
+      // Granted a slot, taken by a worker, ended.
+      expect(notices.heard).toEqual(Array(3).fill({ kind: "changed" }));
       expect(calls.get(id as string)).toBe(1);
       await Promise.all([notices.stop(), settlement.stop()]);
     });
@@ -162,8 +163,10 @@ describe.each([
 
       const [run] = await ended(db(), [id as string]);
       expect(run?.output).toBe(deltas.join(""));
-      await until("the last notice", () => notices.heard.at(-1)?.kind === "changed");
+      await until("every notice", () => notices.heard.length >= deltas.length + 3);
       expect(notices.heard).toEqual([
+        { kind: "changed" },
+        { kind: "changed" },
         ...deltas.map((delta) => ({ kind: "delta", delta })),
         { kind: "changed" },
       ]);

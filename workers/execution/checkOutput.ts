@@ -23,7 +23,7 @@ export function createOutputCheck({
   threads,
 }: {
   db: Database;
-  threads: Pick<ManifestValidationThreads, "check">;
+  threads: Pick<ManifestValidationThreads, "validateInput">;
 }): OutputCheck {
   return async (onChainListingId, output) => {
     if (JSON.stringify(output ?? null).includes("\\u0000")) return NUL_IN_OUTPUT;
@@ -37,15 +37,16 @@ export function createOutputCheck({
     if (isText(schema)) {
       return typeof output === "string" ? undefined : outputMismatch("output", "must be string");
     }
-    const checked = await threads.check({
-      cacheKey: onChainListingId,
-      schema,
-      value: output,
-      root: "output",
-    });
-    return checked.ok ? undefined : outputMismatch(checked.mismatch.path, checked.mismatch.message);
+    // Keyed apart from the listing's input schema, should both ever share a thread.
+    const checked = await threads.validateInput(`output:${onChainListingId}`, schema, output);
+    if (checked.ok) return undefined;
+    const { path, message } = checked.mismatch;
+    return outputMismatch(outputPath(path), message.replace("input_schema", "output_schema"));
   };
 }
+
+/** The threads name paths from `input` (`input.findings[1].line`); here the value is the output. */
+const outputPath = (inputPath: string) => `output${inputPath.slice("input".length)}`;
 
 function isText(schema: object): boolean {
   const keys = Object.keys(schema);

@@ -7,7 +7,8 @@ import { endedRunColumns } from "../../lib/runs/endRun.ts";
 import { grantSlots } from "../../lib/runs/grantSlots.ts";
 import { runTopic } from "../../lib/runs/notices.ts";
 import { publishRun } from "../../lib/runs/publishRun.ts";
-import { RUN_INTERRUPTED, RUN_NOT_STARTED } from "../../lib/runs/runFailures.ts";
+import { RUN_INTERRUPTED } from "../../lib/runs/runFailures.ts";
+import { RUN_NOT_STARTED } from "../../lib/runs/runNotStarted.ts";
 import { tell } from "./tell.ts";
 
 /** A run `queued` this long after admission may have lost its command: it is published again. */

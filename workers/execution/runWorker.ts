@@ -56,6 +56,7 @@ export async function startRunWorker({
     const runId = taken.id;
     const lost = new AbortController();
     leases.hold(runId, { message, onLost: () => lost.abort() });
+    tell(bus, runTopic(runId), { kind: "changed" });
     const started = performance.now();
     try {
       let outcome: RunOutcome = taken.request
