@@ -244,12 +244,16 @@ export async function startStack(options: StackOptions = {}) {
       return api;
     }
 
-    /** One more worker process consuming from NATS; stopped with the stack. */
-    async function addWorker(env: Record<string, string> = {}): Promise<Worker> {
+    /**
+     * One more worker process consuming from NATS; stopped with the stack. `script` runs another
+     * composition of the workers than workers/main.ts (say, with agents scripted by a test).
+     */
+    async function addWorker(env: Record<string, string> = {}, script?: string): Promise<Worker> {
       need(nats, "NATS");
       const worker = await startWorker({
         env: { ...processEnv(), ...options.env, ...env },
         onOutput,
+        script,
       });
       stops.push(worker.stop);
       return worker;

@@ -9,17 +9,22 @@ export type Worker = Service & {
 
 const workerScript = fileURLToPath(new URL("../workers/main.ts", import.meta.url));
 
-/** Runs workers/main.ts as a process of its own; resolves once it consumes from the bus. */
+/**
+ * Runs workers/main.ts (or `script`, another composition of the workers that prints "workers
+ * started" too) as a process of its own; resolves once it consumes from the bus.
+ */
 export function startWorker({
   env,
   onOutput,
+  script = workerScript,
 }: {
   env: Record<string, string>;
   onOutput?: (line: string) => void;
+  script?: string;
 }): Promise<Worker> {
   return new Promise((resolve, reject) => {
     let started = false;
-    const { child, service } = spawnService(process.execPath, [workerScript], {
+    const { child, service } = spawnService(process.execPath, [script], {
       env: { ...process.env, ...env },
       onOutput: (line) => {
         onOutput?.(line);

@@ -11,10 +11,20 @@ import { envFields } from "../lib/env.ts";
 import { requeueUnpublishedJobs } from "../lib/jobs/outboxRelay.ts";
 import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
+import { runtimeForListing } from "../workers/execution/runtimeForListing.ts";
+import { startExecution } from "../workers/execution/startExecution.ts";
 import { startRegistrationWorker } from "../workers/registration/registrationWorker.ts";
 
 const env = parseApiEnv(
-  apiEnvSchema.extend(envFields("WORKER_CONCURRENCY", "SCHEMA_COMPILE_BUDGET_MS")),
+  apiEnvSchema.extend(
+    envFields(
+      "WORKER_CONCURRENCY",
+      "SCHEMA_COMPILE_BUDGET_MS",
+      "RUN_WORKER_CONCURRENCY",
+      "RUN_LEASE_MS",
+      "RUN_QUEUE_WAIT_MS",
+    ),
+  ),
 );
 await migrateAppSchema(env.DATABASE_URL);
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
@@ -30,10 +40,22 @@ const worker = await startRegistrationWorker({
   concurrency: env.WORKER_CONCURRENCY,
   schemaCompileBudgetMs: env.SCHEMA_COMPILE_BUDGET_MS,
 });
+// Runs still `running` from the last process fail once their leases lapse; those `queued` are
+// published again by the sweeper.
+const execution = await startExecution({
+  db,
+  bus,
+  log: createLogger("worker"),
+  runtimeFor: runtimeForListing({ db, sealingKey: key }),
+  concurrency: env.RUN_WORKER_CONCURRENCY,
+  leaseMs: env.RUN_LEASE_MS,
+  queueWaitMs: env.RUN_QUEUE_WAIT_MS,
+});
 const api = await serveApi({ env, db, bus, sealingKey: key, log: createLogger("api") });
 
 stopOnSignal(async () => {
   await api.close();
+  await execution.stop();
   await worker.stop();
   await bus.close();
   await close();

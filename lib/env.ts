@@ -54,6 +54,12 @@ export const ENV_FIELDS = {
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
   REGISTRATION_ACK_WAIT_MS: z.coerce.number().int().positive().default(30_000),
   SCHEMA_COMPILE_BUDGET_MS: z.coerce.number().int().positive().default(SCHEMA_COMPILE_BUDGET_MS),
+  /** A run admitted this long ago that no slot of its listing took is refused (503). */
+  RUN_QUEUE_WAIT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Runs a worker process runs at once: they wait on agents, not on its CPU. */
+  RUN_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(32),
+  /** How long a worker's word that it runs a run holds; renewed every third of it. */
+  RUN_LEASE_MS: z.coerce.number().int().min(1_000).default(15_000),
   /** Unset, true only on the local chain (31337): see workers/execution/outbound/outboundPolicy.ts. */
   ALLOW_PRIVATE_ENDPOINTS: flag.optional(),
   DEMO_AGENT_PORT: port.default(8443),

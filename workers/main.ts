@@ -6,6 +6,8 @@ import { connectProjections } from "../lib/db/projections.ts";
 import { envFields, parseEnvironment } from "../lib/env.ts";
 import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
+import { runtimeForListing } from "./execution/runtimeForListing.ts";
+import { startExecution } from "./execution/startExecution.ts";
 import { startRegistrationWorker } from "./registration/registrationWorker.ts";
 
 const env = parseEnvironment(
@@ -19,6 +21,9 @@ const env = parseEnvironment(
       "WORKER_CONCURRENCY",
       "REGISTRATION_ACK_WAIT_MS",
       "SCHEMA_COMPILE_BUDGET_MS",
+      "RUN_WORKER_CONCURRENCY",
+      "RUN_LEASE_MS",
+      "RUN_QUEUE_WAIT_MS",
     ),
   ),
 );
@@ -26,18 +31,29 @@ const env = parseEnvironment(
 const log = createLogger("worker");
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
 const bus = await createJetStreamBus(env.NATS_URL);
+const key = await sealingKey(env);
 const registration = await startRegistrationWorker({
   db,
   bus,
-  sealingKey: await sealingKey(env),
+  sealingKey: key,
   log,
   concurrency: env.WORKER_CONCURRENCY,
   ackWaitMs: env.REGISTRATION_ACK_WAIT_MS,
   schemaCompileBudgetMs: env.SCHEMA_COMPILE_BUDGET_MS,
 });
+const execution = await startExecution({
+  db,
+  bus,
+  log,
+  runtimeFor: runtimeForListing({ db, sealingKey: key }),
+  concurrency: env.RUN_WORKER_CONCURRENCY,
+  leaseMs: env.RUN_LEASE_MS,
+  queueWaitMs: env.RUN_QUEUE_WAIT_MS,
+});
 log.info("workers started", { bus: "jetstream" });
 
 stopOnSignal(async () => {
+  await execution.stop();
   await registration.stop();
   await bus.close();
   await close();

@@ -1,0 +1,144 @@
+import type { Bus, BusMessage, Subscription } from "../../lib/bus/bus.ts";
+import type { Database } from "../../lib/db/projections.ts";
+import type { Logger } from "../../lib/log.ts";
+import { grantSlots } from "../../lib/runs/grantSlots.ts";
+import { runTopic, SETTLEMENT_TOPIC } from "../../lib/runs/notices.ts";
+import { RUN_SUBJECT } from "../../lib/runs/publishRun.ts";
+import { RUN_INTERNAL_ERROR } from "../../lib/runs/runFailures.ts";
+import type { OutputCheck } from "./checkOutput.ts";
+import { finishRun } from "./finishRun.ts";
+import { type RuntimeFor, runAgent } from "./runAgent.ts";
+import { keepRunLeases } from "./runLeases.ts";
+import type { RunOutcome } from "./runtime.ts";
+import { type TakenRun, takeRun } from "./takeRun.ts";
+import { tell } from "./tell.ts";
+
+/** The consumer group every run worker shares: each command goes to one of them. */
+export const RUN_GROUP = "run-workers";
+/** Deliveries of one command; a run left `queued` after them is republished by the sweeper. */
+const MAX_DELIVER = 20;
+const CHECK_ATTEMPTS = 3;
+
+export type RunWorkerOptions = {
+  db: Database;
+  bus: Bus;
+  log: Logger;
+  runtimeFor: RuntimeFor;
+  checkOutput: OutputCheck;
+  /** Runs at once in this process. */
+  concurrency: number;
+  /** How long this worker's word that it runs a run holds (`lease_until`); renewed every third. */
+  leaseMs: number;
+  /** On stop, how long runs in hand may go on before they are interrupted. */
+  drainMs?: number;
+};
+
+/**
+ * Consumes `runs.execute` (data: the run id): takes the run `queued → running` (a run not `queued`
+ * is someone else's or over: nothing happens), runs its agent under a lease, checks the output and
+ * writes the outcome with its charge moved on, then frees the slot and tells whoever waits.
+ */
+export async function startRunWorker({
+  db,
+  bus,
+  log,
+  runtimeFor,
+  checkOutput,
+  concurrency,
+  leaseMs,
+  drainMs = 10_000,
+}: RunWorkerOptions): Promise<Subscription> {
+  const leases = keepRunLeases({ db, leaseMs, log });
+  const inHand = new Set<Promise<void>>();
+  const stopping = new AbortController();
+
+  async function execute(taken: TakenRun, message: BusMessage) {
+    const runId = taken.id;
+    const lost = new AbortController();
+    leases.hold(runId, { message, onLost: () => lost.abort() });
+    tell(bus, runTopic(runId), { kind: "changed" });
+    const started = performance.now();
+    try {
+      let outcome: RunOutcome = taken.request
+        ? await runAgent({
+            runId,
+            onChainListingId: taken.onChainListingId,
+            request: taken.request,
+            runtimeFor,
+            onDelta: (delta) => tell(bus, runTopic(runId), { kind: "delta", delta }),
+            interrupt: AbortSignal.any([stopping.signal, lost.signal]),
+            log,
+          })
+        : { status: "failed", output: "", failure: RUN_INTERNAL_ERROR };
+      if (outcome.status === "completed") {
+        const refused = await checkWithRetries(runId, taken.onChainListingId, outcome.output);
+        if (refused) outcome = { status: "failed", output: "", failure: refused };
+      }
+      const finished = await finishRun({ db, log }, runId, outcome, performance.now() - started);
+      log.info("run ended", {
+        run_id: runId,
+        status: finished ? outcome.status : "ended elsewhere",
+        ...(outcome.status === "failed" ? { failure: outcome.failure } : {}),
+      });
+      if (finished) {
+        tell(bus, runTopic(runId), { kind: "changed" });
+        if (finished.charge === "debit_pending") tell(bus, SETTLEMENT_TOPIC, { kind: "changed" });
+      }
+    } finally {
+      leases.release(runId);
+    }
+    await grantSlots({ db, bus }, taken.onChainListingId).catch((error: unknown) => {
+      // The sweeper grants what this misses.
+      log.warn("could not grant slots", { run_id: runId, error: String(error) });
+    });
+  }
+
+  /** `checkOutput`, again on a failure to read the schema; one that persists fails the run. */
+  async function checkWithRetries(runId: string, onChainListingId: string, output: unknown) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await checkOutput(onChainListingId, output);
+      } catch (error) {
+        if (attempt >= CHECK_ATTEMPTS) {
+          log.error("could not check a run's output", { run_id: runId, error: String(error) });
+          return RUN_INTERNAL_ERROR;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+      }
+    }
+  }
+
+  const subscription = await bus.consume(
+    RUN_SUBJECT,
+    { group: RUN_GROUP, ackWaitMs: leaseMs, maxDeliver: MAX_DELIVER, concurrency },
+    async (message) => {
+      const runId = new TextDecoder().decode(message.data);
+      let taken: TakenRun | undefined;
+      try {
+        taken = await takeRun(db, runId, leaseMs);
+      } catch (error) {
+        log.warn("could not take a run", { run_id: runId, error: String(error) });
+        await message.retry(Math.min(500 * 2 ** message.deliveryCount, 10_000)).catch(() => {});
+        return;
+      }
+      if (taken) {
+        const running = execute(taken, message);
+        inHand.add(running);
+        await running.finally(() => inHand.delete(running));
+      }
+      // Settled once the run is over, or at once for one taken elsewhere or already ended; a lost
+      // acknowledgement only brings the command back to find the run no longer `queued`.
+      await message.ack().catch(() => {});
+    },
+  );
+
+  return {
+    stop: async () => {
+      const interrupt = setTimeout(() => stopping.abort(), drainMs);
+      await subscription.stop();
+      await Promise.allSettled(inHand);
+      clearTimeout(interrupt);
+      await leases.stop();
+    },
+  };
+}
