@@ -243,11 +243,18 @@ export async function startStack(options: StackOptions = {}) {
       return api;
     }
 
-    /** One more worker process consuming from NATS; stopped with the stack. */
+    /** One more worker process consuming from NATS (and settling runs); stopped with the stack. */
     async function addWorker(env: Record<string, string> = {}): Promise<Worker> {
       need(nats, "NATS");
+      const { anvil, deploymentFile } = need(chain, "a chain");
       const worker = await startWorker({
-        env: { ...processEnv(), ...options.env, ...env },
+        env: {
+          ...processEnv(),
+          RPC_URL: anvil.rpcUrl,
+          DEPLOYMENT_FILE: deploymentFile,
+          ...options.env,
+          ...env,
+        },
         onOutput,
       });
       stops.push(worker.stop);

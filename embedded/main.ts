@@ -4,6 +4,7 @@
 import { apiEnvSchema, parseApiEnv } from "../api/env.ts";
 import { serveApi } from "../api/serveApi.ts";
 import { createInProcessBus } from "../lib/bus/inProcessBus.ts";
+import { requireDeployment } from "../lib/chain/deploymentFile.ts";
 import { sealingKey } from "../lib/crypto/sealingKey.ts";
 import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
 import { connectProjections } from "../lib/db/projections.ts";
@@ -12,9 +13,12 @@ import { requeueUnpublishedJobs } from "../lib/jobs/outboxRelay.ts";
 import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
 import { startRegistrationWorker } from "../workers/registration/registrationWorker.ts";
+import { startSettlement } from "../workers/settlement/startSettlement.ts";
 
 const env = parseApiEnv(
-  apiEnvSchema.extend(envFields("WORKER_CONCURRENCY", "SCHEMA_COMPILE_BUDGET_MS")),
+  apiEnvSchema.extend(
+    envFields("WORKER_CONCURRENCY", "SCHEMA_COMPILE_BUDGET_MS", "OPERATOR_PRIVATE_KEY"),
+  ),
 );
 await migrateAppSchema(env.DATABASE_URL);
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
@@ -30,10 +34,22 @@ const worker = await startRegistrationWorker({
   concurrency: env.WORKER_CONCURRENCY,
   schemaCompileBudgetMs: env.SCHEMA_COMPILE_BUDGET_MS,
 });
+const settlement = await startSettlement({
+  db,
+  bus,
+  databaseUrl: env.DATABASE_URL,
+  chain: {
+    rpcUrl: env.RPC_URL,
+    deployment: await requireDeployment(env.DEPLOYMENT_FILE),
+    operatorKey: env.OPERATOR_PRIVATE_KEY,
+  },
+  log: createLogger("settlement"),
+});
 const api = await serveApi({ env, db, bus, sealingKey: key, log: createLogger("api") });
 
 stopOnSignal(async () => {
   await api.close();
+  await settlement.stop();
   await worker.stop();
   await bus.close();
   await close();
