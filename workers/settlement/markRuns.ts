@@ -3,16 +3,7 @@ import type { Hex } from "viem";
 import { runs } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 
-/** A run as settlement reads it. */
-export type RunToSettle = {
-  id: string;
-  onChainRunId: string;
-  wallet: string;
-  onChainListingId: string;
-  status: string;
-  charge: string;
-};
-
+/** The columns settlement reads of a run. */
 export const runToSettle = {
   id: runs.id,
   onChainRunId: runs.onChainRunId,

@@ -34,8 +34,6 @@ export type SettlementOptions = {
   maxBackoffMs?: number;
 };
 
-class SettlementStopped extends Error {}
-
 /**
  * The one path that signs with the operator's key. Every settling process runs this; the one holding
  * the leadership debits runs awaiting their debit in `consumeQueries` batches and logs every other
@@ -140,7 +138,7 @@ export async function startSettlement({
   return {
     stop: async () => {
       running = false;
-      abandon(new SettlementStopped("settlement stopped"));
+      abandon(new Error("settlement stopped"));
       wake.ring();
       idle.ring();
       await loop;
