@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { createPublicClient, http } from "viem";
 import type { Bus } from "../lib/bus/bus.ts";
-import { readDeployment } from "../lib/chain/deploymentFile.ts";
+import { requireDeployment } from "../lib/chain/deploymentFile.ts";
 import { loadOrCreateKey } from "../lib/crypto/keyFile.ts";
 import type { Database } from "../lib/db/projections.ts";
 import { startOutboxRelay } from "../lib/jobs/outboxRelay.ts";
@@ -31,8 +31,7 @@ export async function serveApi({
   sealingKey: Uint8Array;
   log: Logger;
 }): Promise<{ close: () => Promise<void> }> {
-  const deployment = await readDeployment(env.DEPLOYMENT_FILE);
-  if (!deployment) throw new Error(`No deployment recorded in ${env.DEPLOYMENT_FILE}`);
+  const deployment = await requireDeployment(env.DEPLOYMENT_FILE);
   const inputValidation = startManifestValidationThreads({ threads: INPUT_VALIDATION_THREADS });
   const app = createApp({
     db,

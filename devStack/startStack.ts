@@ -250,8 +250,15 @@ export async function startStack(options: StackOptions = {}) {
      */
     async function addWorker(env: Record<string, string> = {}, script?: string): Promise<Worker> {
       need(nats, "NATS");
+      const { anvil, deploymentFile } = need(chain, "a chain");
       const worker = await startWorker({
-        env: { ...processEnv(), ...options.env, ...env },
+        env: {
+          ...processEnv(),
+          RPC_URL: anvil.rpcUrl,
+          DEPLOYMENT_FILE: deploymentFile,
+          ...options.env,
+          ...env,
+        },
         onOutput,
         script,
       });

@@ -4,6 +4,7 @@
 import { apiEnvSchema, parseApiEnv } from "../api/env.ts";
 import { serveApi } from "../api/serveApi.ts";
 import { createInProcessBus } from "../lib/bus/inProcessBus.ts";
+import { requireDeployment } from "../lib/chain/deploymentFile.ts";
 import { sealingKey } from "../lib/crypto/sealingKey.ts";
 import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
 import { connectProjections } from "../lib/db/projections.ts";
@@ -14,6 +15,7 @@ import { stopOnSignal } from "../lib/stopOnSignal.ts";
 import { runtimeForListing } from "../workers/execution/runtimeForListing.ts";
 import { startExecution } from "../workers/execution/startExecution.ts";
 import { startRegistrationWorker } from "../workers/registration/registrationWorker.ts";
+import { startSettlement } from "../workers/settlement/startSettlement.ts";
 
 const env = parseApiEnv(
   apiEnvSchema.extend(
@@ -23,6 +25,7 @@ const env = parseApiEnv(
       "RUN_WORKER_CONCURRENCY",
       "RUN_LEASE_MS",
       "RUN_QUEUE_WAIT_MS",
+      "OPERATOR_PRIVATE_KEY",
     ),
   ),
 );
@@ -51,11 +54,23 @@ const execution = await startExecution({
   leaseMs: env.RUN_LEASE_MS,
   queueWaitMs: env.RUN_QUEUE_WAIT_MS,
 });
+const settlement = await startSettlement({
+  db,
+  bus,
+  databaseUrl: env.DATABASE_URL,
+  chain: {
+    rpcUrl: env.RPC_URL,
+    deployment: await requireDeployment(env.DEPLOYMENT_FILE),
+    operatorKey: env.OPERATOR_PRIVATE_KEY,
+  },
+  log: createLogger("settlement"),
+});
 const api = await serveApi({ env, db, bus, sealingKey: key, log: createLogger("api") });
 
 stopOnSignal(async () => {
   await api.close();
   await execution.stop();
+  await settlement.stop();
   await worker.stop();
   await bus.close();
   await close();

@@ -33,6 +33,8 @@ export const ENV_FIELDS = {
   PONDER_POLLING_INTERVAL_MS: z.coerce.number().int().positive().default(100),
   /** Unset, anvil's public dev accounts: on the local chain only (scripts/deploymentAccounts.ts). */
   DEPLOYER_PRIVATE_KEY: privateKey.optional(),
+  /** The key that settles runs; unset, the local operator on the local chain only (lib/chain/operatorAccount.ts). */
+  OPERATOR_PRIVATE_KEY: privateKey.optional(),
   AUTHORITY_ADDRESS: address.optional(),
   OPERATOR_ADDRESS: address.optional(),
   FEE_RECIPIENT_ADDRESS: address.optional(),

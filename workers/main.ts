@@ -1,21 +1,26 @@
 // Runs the workers as a process of their own, consuming from NATS JetStream.
 import { z } from "zod/v4";
 import { createJetStreamBus } from "../lib/bus/jetStreamBus.ts";
+import { requireDeployment } from "../lib/chain/deploymentFile.ts";
 import { sealingKey } from "../lib/crypto/sealingKey.ts";
 import { connectProjections } from "../lib/db/projections.ts";
-import { envFields, parseEnvironment } from "../lib/env.ts";
+import { deploymentFileOf, envFields, parseEnvironment } from "../lib/env.ts";
 import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
 import { runtimeForListing } from "./execution/runtimeForListing.ts";
 import { startExecution } from "./execution/startExecution.ts";
 import { startRegistrationWorker } from "./registration/registrationWorker.ts";
+import { startSettlement } from "./settlement/startSettlement.ts";
 
 const env = parseEnvironment(
   z.object(
     envFields(
       "DATABASE_URL",
       "NATS_URL",
+      "RPC_URL",
       "DATA_DIR",
+      "DEPLOYMENT_FILE",
+      "OPERATOR_PRIVATE_KEY",
       "VIEWS_SCHEMA",
       "SEALING_KEY",
       "WORKER_CONCURRENCY",
@@ -50,10 +55,22 @@ const execution = await startExecution({
   leaseMs: env.RUN_LEASE_MS,
   queueWaitMs: env.RUN_QUEUE_WAIT_MS,
 });
+const settlement = await startSettlement({
+  db,
+  bus,
+  databaseUrl: env.DATABASE_URL,
+  chain: {
+    rpcUrl: env.RPC_URL,
+    deployment: await requireDeployment(deploymentFileOf(env)),
+    operatorKey: env.OPERATOR_PRIVATE_KEY,
+  },
+  log: createLogger("settlement"),
+});
 log.info("workers started", { bus: "jetstream" });
 
 stopOnSignal(async () => {
   await execution.stop();
+  await settlement.stop();
   await registration.stop();
   await bus.close();
   await close();

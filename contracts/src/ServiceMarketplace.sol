@@ -231,22 +231,20 @@ contract ServiceMarketplace is IServiceMarketplace {
         Config storage config = _config;
         _requireOperator(config.operator);
         if (config.paused) revert ProtocolPaused();
-        Listing storage listing = listings[listingId];
-        _requireRunnable(listingId, listing.status, listing.model);
-        PerQueryBalance storage record = perQueryBalances[listingId][buyer];
-        if (record.purchasedAt == 0) revert CredentialNotFound(listingId, buyer);
-        if (record.isRevoked) revert CredentialRevoked(listingId, buyer);
-        uint256 price = _debitPrice(listing.price, record.agreedPrice);
-        uint256 balance = record.balance;
-        if (balance < price) revert InsufficientBalance(balance, price);
-        if (!_markRunRecorded(runId)) revert RunAlreadyRecorded(runId);
+        bytes4 refusal = _consume(listingId, buyer, runId, config.feeBasisPoints);
+        if (refusal != 0) _revertRefusal(refusal, listingId, buyer, runId);
+    }
 
-        unchecked {
-            balance -= price;
+    function consumeQueries(Debit[] calldata debits) external {
+        Config storage config = _config;
+        _requireOperator(config.operator);
+        if (config.paused) revert ProtocolPaused();
+        uint256 feeBasisPoints_ = config.feeBasisPoints;
+        for (uint256 i; i < debits.length; ++i) {
+            Debit calldata debit = debits[i];
+            bytes4 refusal = _consume(debit.listingId, debit.buyer, debit.runId, feeBasisPoints_);
+            if (refusal != 0) emit QueryNotConsumed(debit.listingId, debit.buyer, debit.runId, refusal);
         }
-        record.balance = uint112(balance);
-        uint256 fee = _collect(listing, price, config.feeBasisPoints);
-        emit QueryConsumed(listingId, buyer, runId, price, fee, balance);
     }
 
     function recordRuns(RunRecord[] calldata runs) external onlyOperator {
@@ -377,13 +375,6 @@ contract ServiceMarketplace is IServiceMarketplace {
         feeBasisPoints_ = config.feeBasisPoints;
     }
 
-    /// @dev A run settles on an active or paused listing (a run may start before a pause), never a closed one.
-    function _requireRunnable(bytes32 listingId, ListingStatus status, RentalModel model) private pure {
-        if (status == ListingStatus.None) revert ListingNotFound(listingId);
-        if (status == ListingStatus.Closed) revert ListingNotActive(listingId);
-        if (model != RentalModel.PerQuery) revert InvalidAccessType(model);
-    }
-
     /// @dev Runs are debited and logged by the operator, or by the authority itself.
     function _requireOperator(address operator_) private view {
         if (msg.sender != operator_ && msg.sender != authority) revert Unauthorized(msg.sender);
@@ -446,6 +437,51 @@ contract ServiceMarketplace is IServiceMarketplace {
     /// agreed to it by depositing again.
     function _debitPrice(uint256 listingPrice, uint256 agreedPrice) private pure returns (uint256) {
         return agreedPrice < listingPrice ? agreedPrice : listingPrice;
+    }
+
+    /// @dev Debits one run as `consumeQuery` and `consumeQueries` both do, or changes nothing and returns the
+    /// selector of the error that refuses it (0 when debited). A run settles on an active or paused listing
+    /// (it may have started before the pause), never a closed one.
+    function _consume(bytes32 listingId, address buyer, uint256 runId, uint256 feeBasisPoints_)
+        private
+        returns (bytes4 refusal)
+    {
+        Listing storage listing = listings[listingId];
+        ListingStatus status = listing.status;
+        if (status == ListingStatus.None) return ListingNotFound.selector;
+        if (status == ListingStatus.Closed) return ListingNotActive.selector;
+        if (listing.model != RentalModel.PerQuery) return InvalidAccessType.selector;
+        PerQueryBalance storage record = perQueryBalances[listingId][buyer];
+        if (record.purchasedAt == 0) return CredentialNotFound.selector;
+        if (record.isRevoked) return CredentialRevoked.selector;
+        uint256 price = _debitPrice(listing.price, record.agreedPrice);
+        uint256 balance = record.balance;
+        if (balance < price) return InsufficientBalance.selector;
+        if (!_markRunRecorded(runId)) return RunAlreadyRecorded.selector;
+
+        unchecked {
+            balance -= price;
+        }
+        record.balance = uint112(balance);
+        uint256 fee = _collect(listing, price, feeBasisPoints_);
+        emit QueryConsumed(listingId, buyer, runId, price, fee, balance);
+        return 0;
+    }
+
+    /// @dev Reverts with the error `_consume` refused a run for, with the numbers that explain it.
+    function _revertRefusal(bytes4 refusal, bytes32 listingId, address buyer, uint256 runId) private view {
+        if (refusal == ListingNotFound.selector) revert ListingNotFound(listingId);
+        if (refusal == ListingNotActive.selector) revert ListingNotActive(listingId);
+        if (refusal == InvalidAccessType.selector) revert InvalidAccessType(listings[listingId].model);
+        if (refusal == CredentialNotFound.selector) revert CredentialNotFound(listingId, buyer);
+        if (refusal == CredentialRevoked.selector) revert CredentialRevoked(listingId, buyer);
+        if (refusal == InsufficientBalance.selector) {
+            PerQueryBalance storage record = perQueryBalances[listingId][buyer];
+            revert InsufficientBalance(
+                record.balance, _debitPrice(listings[listingId].price, record.agreedPrice)
+            );
+        }
+        revert RunAlreadyRecorded(runId);
     }
 
     /// @dev Marks `runId` settled; false when it already was.

@@ -23,6 +23,13 @@ export async function readDeployment(path: string): Promise<Deployment | undefin
   return parseDeployment(text);
 }
 
+/** The recorded deployment; a process that needs the marketplace stops without one. */
+export async function requireDeployment(path: string): Promise<Deployment> {
+  const deployment = await readDeployment(path);
+  if (!deployment) throw new Error(`No deployment recorded in ${path}`);
+  return deployment;
+}
+
 export function parseDeployment(text: string): Deployment {
   return deploymentSchema.parse(JSON.parse(text));
 }

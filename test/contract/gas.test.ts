@@ -28,6 +28,8 @@ const creator = makeAddr("creator");
 const renter = makeAddr("renter");
 const secondRenter = makeAddr("secondRenter");
 const newRenter = makeAddr("newRenter");
+const BATCH_SIZES = [1, 10, 50] as const;
+const batchRenters = Array.from({ length: 50 }, (_, i) => makeAddr(`batchRenter${i}`));
 
 const stack = useStack({ chain: true, postgres: false });
 
@@ -46,7 +48,7 @@ describe("gas on a real chain", () => {
       mode: "anvil",
       transport: http(anvil.rpcUrl),
     });
-    for (const { address } of [creator, renter, secondRenter, newRenter]) {
+    for (const { address } of [creator, renter, secondRenter, newRenter, ...batchRenters]) {
       await chain.setBalance({ address, value: parseEther("100") });
     }
 
@@ -68,6 +70,11 @@ describe("gas on a real chain", () => {
       market(renter).write.purchaseSubscription([subscription, THIRTY_DAYS], { value: PRICE }),
     );
     await mined(market(renter).write.purchasePerQuery([perQuery, PRICE], { value: 10n * PRICE }));
+    for (const batchRenter of batchRenters) {
+      await mined(
+        market(batchRenter).write.purchasePerQuery([perQuery, PRICE], { value: 10n * PRICE }),
+      );
+    }
     const [, , escrow] = await market(creator).read.listings([oneTime]);
 
     // Each of its tests starts from setUp: so does each transaction here.
@@ -104,6 +111,19 @@ describe("gas on a real chain", () => {
       ),
     };
 
-    expect(receiptGas).toEqual(await readGasSnapshot());
+    // A batch of `size` debits of as many renters, run ids from 2: the transaction and its cost per debit.
+    const batchGas: Record<string, bigint> = {};
+    for (const size of BATCH_SIZES) {
+      const debits = batchRenters.slice(0, size).map((batchRenter, i) => ({
+        listingId: perQuery,
+        buyer: batchRenter.address,
+        runId: 2n + BigInt(i),
+      }));
+      const gas = await gasOf(() => market(operator).write.consumeQueries([debits]));
+      batchGas[`consumeQueries_${size}`] = gas;
+      batchGas[`consumeQueries_${size}_perDebit`] = gas / BigInt(size);
+    }
+
+    expect({ ...receiptGas, ...batchGas }).toEqual(await readGasSnapshot());
   });
 });

@@ -5,6 +5,9 @@ import type { AddressInfo } from "node:net";
 
 export type CountingRpcProxy = Awaited<ReturnType<typeof startCountingRpcProxy>>;
 
+/** `fail(EVERY_METHOD)`: the chain is unreachable for every request. */
+export const EVERY_METHOD = "*";
+
 export async function startCountingRpcProxy(rpcUrl: string) {
   const methods: string[] = [];
   const failing = new Set<string>();
@@ -13,7 +16,7 @@ export async function startCountingRpcProxy(rpcUrl: string) {
     const body = await readBody(request);
     const calls = [JSON.parse(body)].flat() as { method: string }[];
     methods.push(...calls.map((call) => call.method));
-    if (calls.some((call) => failing.has(call.method))) {
+    if (failing.has(EVERY_METHOD) || calls.some((call) => failing.has(call.method))) {
       response.writeHead(502).end("the chain is unreachable");
       return;
     }

@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { JWT_SECRET, SEALING_KEY, type Stack } from "../../devStack/startStack.ts";
+import { devPrivateKey, LOCAL_ROLES } from "../../lib/chain/devAccounts.ts";
 import { secretScan } from "./secretScan.ts";
 
 const password = randomBytes(32).toString("hex");
@@ -37,12 +38,14 @@ describe("the secret scan", () => {
     scan.onOutput(`{"jwt":"${JWT_SECRET}"}\n`);
     scan.onOutput(`sealing ${SEALING_KEY}\n`);
     scan.onOutput(`LOG:  connection with ${password}\n`);
+    scan.onOutput(`signer ${devPrivateKey(LOCAL_ROLES.operator)}\n`);
     scan.onOutput("prompt: You are a careful auditor 0123!\n");
     scan.onOutput("sk-short is too short to tell from text\n");
     expect(scan.leaks(stack)).toEqual([
       'JWT secret: {"jwt":"<JWT secret>"}',
       "sealing key: sealing <sealing key>",
       "Postgres password: LOG:  connection with <Postgres password>",
+      "operator key: signer 0x<operator key>",
       "system prompt: prompt: <system prompt>!",
     ]);
     expect(scan.rememberedCount()).toBe(1);

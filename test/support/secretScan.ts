@@ -3,6 +3,7 @@
 import { API_KEY_FORMAT } from "../../api/auth/apiKeys.ts";
 import { JWT_SECRET, SEALING_KEY, type Stack } from "../../devStack/startStack.ts";
 import { WEBHOOK_SECRET_FORMAT } from "../../lib/agents/webhookSecret.ts";
+import { devPrivateKey, LOCAL_ROLES } from "../../lib/chain/devAccounts.ts";
 import { captureOutput } from "./processOutput.ts";
 
 /** Secrets whose shape alone gives them away, whoever made them. */
@@ -48,6 +49,9 @@ export function secretScan() {
     const values = new Map<string, string>([
       [JWT_SECRET, "JWT secret"],
       [SEALING_KEY, "sealing key"],
+      // The key the stack's settling processes sign with (public on the local chain, never printed),
+      // with or without its 0x.
+      [devPrivateKey(LOCAL_ROLES.operator).slice(2), "operator key"],
     ]);
     try {
       values.set(stack.postgres.password, "Postgres password");

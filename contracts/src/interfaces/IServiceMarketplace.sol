@@ -68,6 +68,13 @@ interface IServiceMarketplace {
         bool succeeded;
     }
 
+    /// @notice One run to debit from `buyer`'s per-task balance on `listingId`.
+    struct Debit {
+        bytes32 listingId;
+        address buyer;
+        uint256 runId;
+    }
+
     // ─── Errors ───────────────────────────────────────────────────────────────
 
     /// @notice Thrown when a listing is paused or closed for the operation.
@@ -165,6 +172,11 @@ interface IServiceMarketplace {
         uint256 fee,
         uint256 balance
     );
+    /// @notice Emitted for each debit of a `consumeQueries` batch that was skipped, charging nothing; `reason` is
+    /// the selector of the error `consumeQuery` would have reverted with (e.g. `CredentialRevoked`).
+    event QueryNotConsumed(
+        bytes32 indexed listingId, address indexed buyer, uint256 indexed runId, bytes4 reason
+    );
     /// @notice Emitted for each uncharged run logged by the operator (or the authority).
     event RunRecorded(bytes32 indexed listingId, uint256 indexed runId, bool succeeded);
     /// @notice Emitted when a creator revokes a one-time or subscription credential.
@@ -245,6 +257,11 @@ interface IServiceMarketplace {
     /// @notice Debits one run from a per-task balance, at the lower of the price its renter agreed to and the
     /// listing's current price; each run id settles once.
     function consumeQuery(bytes32 listingId, address buyer, uint256 runId) external;
+
+    /// @notice Debits a batch of runs, each exactly as `consumeQuery` would, in order. A debit `consumeQuery`
+    /// would revert (a settled run id, a revoked credential, a short balance, a closed or unknown listing) is
+    /// skipped with `QueryNotConsumed` instead of failing the batch; a paused protocol reverts the whole batch.
+    function consumeQueries(Debit[] calldata debits) external;
 
     /// @notice Logs uncharged runs (one-time, subscription, failed); already-settled run ids are skipped.
     function recordRuns(RunRecord[] calldata runs) external;

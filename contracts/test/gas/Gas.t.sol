@@ -17,10 +17,13 @@ contract GasTest is Test {
     address internal newRenter = makeAddr("newRenter");
     string internal constant URI = "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy";
     uint96 internal constant PRICE = 0.01 ether;
+    uint256 internal constant LARGEST_BATCH = 50;
 
     bytes32 internal oneTime;
     bytes32 internal subscription;
     bytes32 internal perQuery;
+    /// @dev Renters with a per-task balance each, so every debit of a batch reads and writes its own record.
+    address[] internal batchRenters;
 
     function setUp() public {
         market = new ServiceMarketplace(authority, operator, makeAddr("feeRecipient"));
@@ -48,6 +51,13 @@ contract GasTest is Test {
         market.purchaseSubscription{value: PRICE}(subscription, 30 days);
         market.purchasePerQuery{value: 10 * PRICE}(perQuery, PRICE);
         vm.stopPrank();
+        for (uint256 i; i < LARGEST_BATCH; ++i) {
+            address batchRenter = makeAddr(string.concat("batchRenter", vm.toString(i)));
+            vm.deal(batchRenter, 100 ether);
+            vm.prank(batchRenter);
+            market.purchasePerQuery{value: 10 * PRICE}(perQuery, PRICE);
+            batchRenters.push(batchRenter);
+        }
     }
 
     function test_gas_createListing() public {
@@ -91,6 +101,32 @@ contract GasTest is Test {
         vm.prank(operator);
         market.consumeQuery(perQuery, renter, 2);
         assertLe(vm.snapshotGasLastCall("consumeQuery"), 50_000);
+    }
+
+    /// @dev A batch as settlement sends it: `size` debits of `size` renters, with sequential run ids (2 on:
+    /// run 1 made their bitmap word non-zero). Snapshots the transaction and its amortised cost per debit.
+    function _consumeQueries(uint256 size) internal returns (uint256 perDebit) {
+        IServiceMarketplace.Debit[] memory debits = new IServiceMarketplace.Debit[](size);
+        for (uint256 i; i < size; ++i) {
+            debits[i] = IServiceMarketplace.Debit(perQuery, batchRenters[i], 2 + i);
+        }
+        vm.prank(operator);
+        market.consumeQueries(debits);
+        string memory name = string.concat("consumeQueries_", vm.toString(size));
+        perDebit = vm.snapshotGasLastCall(name) / size;
+        vm.snapshotValue(string.concat(name, "_perDebit"), perDebit);
+    }
+
+    function test_gas_consumeQueries_1() public {
+        assertLe(_consumeQueries(1), 50_000);
+    }
+
+    function test_gas_consumeQueries_10() public {
+        assertLe(_consumeQueries(10), 17_000);
+    }
+
+    function test_gas_consumeQueries_50() public {
+        assertLe(_consumeQueries(50), 14_000);
     }
 
     function test_gas_withdrawEarnings() public {

@@ -31,6 +31,8 @@ contract Handler is CommonBase, StdCheats, StdUtils {
     uint256 private constant ACTIVE = 1 << 1;
     bytes32 private constant QUERY_CONSUMED = IServiceMarketplace.QueryConsumed.selector;
     bytes32 private constant RUN_RECORDED = IServiceMarketplace.RunRecorded.selector;
+    bytes32 private constant QUERY_NOT_CONSUMED = IServiceMarketplace.QueryNotConsumed.selector;
+    uint256 private constant MAX_BATCH = 5;
 
     address[] public creators;
     address[] public renters;
@@ -65,6 +67,11 @@ contract Handler is CommonBase, StdCheats, StdUtils {
     uint256 public ghost_debitsOffPrice;
     /// @dev Debits on a balance whose listing's price had been raised above what its renter agreed to.
     uint256 public ghost_debitsAfterRaise;
+    /// @dev Batch debits that did not end as the model of `consumeQuery` says (debited at its price, or
+    /// skipped for its reason, run id recorded iff debited), and paused batches not refused: must stay 0.
+    uint256 public ghost_batchMismatches;
+    uint256 public ghost_batchDebits;
+    uint256 public ghost_batchSkips;
     mapping(uint256 runId => uint256 count) public ghost_consumedEvents;
     mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_depositedOf;
     mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_debitedOf;
@@ -334,6 +341,38 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         }
     }
 
+    /// @dev A batch of up to `MAX_BATCH` debits: fresh run ids on credentials that can pay and, by `mixSeed`,
+    /// replayed run ids, a run id repeated within the batch, and pairs the contract must skip (any listing
+    /// and renter, an unknown listing). Each debit must end as `_expectedOutcome` says; a paused protocol
+    /// must refuse the whole batch.
+    function consumeQueries(uint256 sizeSeed, uint256 listingSeed, uint256 renterSeed, uint256 mixSeed)
+        external
+    {
+        IServiceMarketplace.Debit[] memory debits =
+            _batch(_bound(sizeSeed, 1, MAX_BATCH), listingSeed, renterSeed, mixSeed);
+        address caller = mixSeed >> 255 == 1 ? authority : operator;
+        if (market.paused()) {
+            vm.prank(caller);
+            try market.consumeQueries(debits) {
+                ++ghost_batchMismatches;
+            } catch (bytes memory reason) {
+                if (bytes4(reason) != IServiceMarketplace.ProtocolPaused.selector) ++ghost_batchMismatches;
+            }
+            ++calls["consumeQueries.paused"];
+            return;
+        }
+        Expected[] memory expected = _expectedOutcomes(debits);
+        (uint256 escrowBefore, uint256 feesBefore) = _totals();
+        vm.recordLogs();
+        vm.prank(caller);
+        market.consumeQueries(debits);
+        _checkBatch(debits, expected, vm.getRecordedLogs());
+        (uint256 escrowAfter, uint256 feesAfter) = _totals();
+        ghost_fees += feesAfter - feesBefore;
+        ghost_creatorShares += escrowAfter - escrowBefore;
+        ++calls["consumeQueries"];
+    }
+
     /// @dev A renter whose per-task credential on an open listing `id` can pay one run at the price this
     /// handler expects (the lower of the agreed and the current price).
     function _consumable(bytes32 id, uint256 renterSeed) internal view returns (address, bool) {
@@ -466,7 +505,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         )
     {
         return (
-            calls["consumeQuery"],
+            calls["consumeQuery"] + ghost_batchDebits,
             ghost_replaysReverted,
             _revoked.length,
             _closed.length,
@@ -496,6 +535,160 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         ghost_debitedOf[id][buyer] += debited;
         _recordSplit(id, debited, escrowBefore, feesBefore, bps);
         ++calls["consumeQuery"];
+    }
+
+    /// @dev What the model says one debit of a batch does: debit `price`, or skip for `refusal`.
+    struct Expected {
+        uint256 price;
+        bytes4 refusal;
+        bool recordedBefore;
+    }
+
+    function _batch(uint256 size, uint256 listingSeed, uint256 renterSeed, uint256 mixSeed)
+        internal
+        returns (IServiceMarketplace.Debit[] memory debits)
+    {
+        debits = new IServiceMarketplace.Debit[](size);
+        uint256 n = listingIds.length;
+        for (uint256 i; i < size; ++i) {
+            uint256 kind = (mixSeed >> (i * 8)) % 8;
+            bytes32 id = listingIds[_at(listingSeed, i, n)];
+            address buyer = renters[_at(renterSeed, i, renters.length)];
+            if (kind < 4) {
+                for (uint256 j; j < n; ++j) {
+                    (address payer, bool found) =
+                        _consumable(listingIds[_at(listingSeed, i + j, n)], renterSeed % renters.length + i);
+                    if (!found) continue;
+                    (id, buyer) = (listingIds[_at(listingSeed, i + j, n)], payer);
+                    break;
+                }
+            } else if (kind == 7) {
+                id = keccak256(abi.encode("no such listing", i));
+            }
+            uint256 runId;
+            if (kind == 5 && usedRunIds.length != 0) runId = usedRunIds[(mixSeed >> 64) % usedRunIds.length];
+            else if (kind == 6 && i != 0) runId = debits[i - 1].runId;
+            else runId = nextRunId++;
+            debits[i] = IServiceMarketplace.Debit(id, buyer, runId);
+        }
+    }
+
+    /// @dev The model of `consumeQuery`, applied in order: each debit sees the balances and run ids the
+    /// debits before it in the batch left.
+    function _expectedOutcomes(IServiceMarketplace.Debit[] memory debits)
+        internal
+        view
+        returns (Expected[] memory expected)
+    {
+        expected = new Expected[](debits.length);
+        uint256[] memory spent = new uint256[](debits.length);
+        for (uint256 i; i < debits.length; ++i) {
+            IServiceMarketplace.Debit memory debit = debits[i];
+            uint256 alreadySpent;
+            bool recordedInBatch;
+            for (uint256 j; j < i; ++j) {
+                if (expected[j].refusal != 0) continue;
+                if (debits[j].listingId == debit.listingId && debits[j].buyer == debit.buyer) {
+                    alreadySpent += spent[j];
+                }
+                if (debits[j].runId == debit.runId) recordedInBatch = true;
+            }
+            expected[i].recordedBefore = market.isRunRecorded(debit.runId);
+            expected[i].refusal = _expectedRefusal(debit, alreadySpent, recordedInBatch);
+            if (expected[i].refusal == 0) {
+                expected[i].price = _expectedDebit(debit.listingId, debit.buyer);
+                spent[i] = expected[i].price;
+            }
+        }
+    }
+
+    function _expectedRefusal(
+        IServiceMarketplace.Debit memory debit,
+        uint256 alreadySpent,
+        bool recordedInBatch
+    ) internal view returns (bytes4) {
+        (,,,, IServiceMarketplace.RentalModel model, IServiceMarketplace.ListingStatus status) =
+            market.listings(debit.listingId);
+        if (status == IServiceMarketplace.ListingStatus.None) {
+            return IServiceMarketplace.ListingNotFound.selector;
+        }
+        if (status == IServiceMarketplace.ListingStatus.Closed) {
+            return IServiceMarketplace.ListingNotActive.selector;
+        }
+        if (model != IServiceMarketplace.RentalModel.PerQuery) {
+            return IServiceMarketplace.InvalidAccessType.selector;
+        }
+        (uint112 balance,, uint40 purchasedAt, bool isRevoked) =
+            market.perQueryBalances(debit.listingId, debit.buyer);
+        if (purchasedAt == 0) return IServiceMarketplace.CredentialNotFound.selector;
+        if (isRevoked) return IServiceMarketplace.CredentialRevoked.selector;
+        if (balance - alreadySpent < _expectedDebit(debit.listingId, debit.buyer)) {
+            return IServiceMarketplace.InsufficientBalance.selector;
+        }
+        if (recordedInBatch || market.isRunRecorded(debit.runId)) {
+            return IServiceMarketplace.RunAlreadyRecorded.selector;
+        }
+        return 0;
+    }
+
+    /// @dev Compares each debit's event with the model, and keeps the ghost sums of what was debited.
+    function _checkBatch(
+        IServiceMarketplace.Debit[] memory debits,
+        Expected[] memory expected,
+        Vm.Log[] memory logs
+    ) internal {
+        uint256 seen;
+        uint256 bps = market.feeBasisPoints();
+        for (uint256 k; k < logs.length; ++k) {
+            Vm.Log memory log = logs[k];
+            if (log.emitter != address(market)) continue;
+            if (log.topics[0] != QUERY_CONSUMED && log.topics[0] != QUERY_NOT_CONSUMED) continue;
+            if (seen == debits.length) {
+                ++ghost_batchMismatches;
+                break;
+            }
+            IServiceMarketplace.Debit memory debit = debits[seen];
+            Expected memory want = expected[seen++];
+            if (uint256(log.topics[3]) != debit.runId) ++ghost_batchMismatches;
+            if (log.topics[0] == QUERY_NOT_CONSUMED) {
+                if (abi.decode(log.data, (bytes4)) != want.refusal || want.refusal == 0) {
+                    ++ghost_batchMismatches;
+                }
+                ++ghost_batchSkips;
+                continue;
+            }
+            ++ghost_consumedEvents[debit.runId];
+            (uint256 price,,) = abi.decode(log.data, (uint256, uint256, uint256));
+            uint256 agreed = ghost_agreedPriceOf[debit.listingId][debit.buyer];
+            if (want.refusal != 0) ++ghost_batchMismatches;
+            if (price > agreed) ++ghost_debitsAboveAgreedPrice;
+            if (price != want.price) ++ghost_debitsOffPrice;
+            if (_priceOf(debit.listingId) > agreed) ++ghost_debitsAfterRaise;
+            usedRunIds.push(debit.runId);
+            ghost_consumed += price;
+            ghost_debitedOf[debit.listingId][debit.buyer] += price;
+            ghost_expectedFees += price * bps / 10_000;
+            ++ghost_batchDebits;
+        }
+        if (seen != debits.length) ++ghost_batchMismatches;
+        for (uint256 i; i < debits.length; ++i) {
+            bool debitedHere;
+            for (uint256 j; j < debits.length; ++j) {
+                if (debits[j].runId == debits[i].runId && expected[j].refusal == 0) debitedHere = true;
+            }
+            if (market.isRunRecorded(debits[i].runId) != (debitedHere || expected[i].recordedBefore)) {
+                ++ghost_batchMismatches;
+            }
+        }
+    }
+
+    /// @dev Escrow and fees summed over every listing, to see what a batch across listings split.
+    function _totals() internal view returns (uint256 escrow, uint256 fees) {
+        for (uint256 i; i < listingIds.length; ++i) {
+            (,, uint256 e, uint256 f,,) = market.listings(listingIds[i]);
+            escrow += e;
+            fees += f;
+        }
     }
 
     /// @dev What the next run should cost `buyer` on `id`: a cut applies at once, a raise only after a deposit.

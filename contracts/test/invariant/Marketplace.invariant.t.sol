@@ -33,7 +33,7 @@ contract MarketplaceInvariantTest is Test {
         handler.purchasePerQuery(2, 2, 0.01 ether);
         handler.purchasePerQuery(2, 3, 0.005 ether);
 
-        bytes4[] memory selectors = new bytes4[](26);
+        bytes4[] memory selectors = new bytes4[](28);
         selectors[0] = Handler.createListing.selector;
         selectors[1] = Handler.updatePrice.selector;
         selectors[2] = Handler.setListingActive.selector;
@@ -61,6 +61,8 @@ contract MarketplaceInvariantTest is Test {
         selectors[23] = Handler.purchaseSubscription.selector;
         selectors[24] = Handler.raisePriceToBalance.selector;
         selectors[25] = Handler.rotateOperator.selector;
+        selectors[26] = Handler.consumeQueries.selector;
+        selectors[27] = Handler.consumeQueries.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
         targetContract(address(handler));
     }
@@ -124,7 +126,8 @@ contract MarketplaceInvariantTest is Test {
         assertLe(handler.ghost_consumed(), handler.ghost_deposited());
     }
 
-    /// @notice (d) A run id settles at most once; every replay reverted RunAlreadyRecorded and debited nothing.
+    /// @notice (d) A run id settles at most once, across `consumeQuery`, `consumeQueries` and `recordRuns`;
+    /// every replay reverted RunAlreadyRecorded (or was skipped for it in a batch) and debited nothing.
     function invariant_RunIdNeverDebitsTwice() public view {
         uint256 n = handler.usedRunIdCount();
         for (uint256 i; i < n; ++i) {
@@ -167,10 +170,18 @@ contract MarketplaceInvariantTest is Test {
         assertEq(market.operator(), handler.operator(), "operator drift");
     }
 
-    /// @notice (h) The runs really debit fresh run ids, refuse replayed ones, revoke credentials, close
-    /// listings, debit balances whose price was raised above what their renter agreed to and rotate the
-    /// operator, so (c) to (g) are never checked against nothing. A run of 50 calls often closes nothing, so the totals are kept
-    /// over the campaign: forge resets the chain before every run, the process environment outlives it.
+    /// @notice (h) A batch debits each run exactly as `consumeQuery` would: the model's price (never above the
+    /// agreed one, by (f)) or a skip for the model's reason, its run id recorded iff debited; a paused
+    /// protocol refuses the whole batch.
+    function invariant_BatchDebitsSettleAsSingleDebits() public view {
+        assertEq(handler.ghost_batchMismatches(), 0, "a batch debit differed from consumeQuery");
+    }
+
+    /// @notice (i) The runs really debit fresh run ids, refuse replayed ones, revoke credentials, close
+    /// listings, debit balances whose price was raised above what their renter agreed to, rotate the
+    /// operator and debit and skip in batches, so (c) to (h) are never checked against nothing. A run of 50
+    /// calls often closes nothing, so the totals are kept over the campaign: forge resets the chain before
+    /// every run, the process environment outlives it.
     function afterInvariant() public {
         (
             uint256 debits,
@@ -186,6 +197,8 @@ contract MarketplaceInvariantTest is Test {
         closes = _addToCampaignTotal("CLOSES", closes);
         debitsAfterRaise = _addToCampaignTotal("DEBITS_AFTER_RAISE", debitsAfterRaise);
         uint256 rotations = _addToCampaignTotal("OPERATOR_ROTATIONS", handler.calls("rotateOperator"));
+        uint256 batchDebits = _addToCampaignTotal("BATCH_DEBITS", handler.ghost_batchDebits());
+        uint256 batchSkips = _addToCampaignTotal("BATCH_SKIPS", handler.ghost_batchSkips());
         if (runs < RUNS_BEFORE_EXERCISE_CHECK) return;
         assertGt(debits, 0, "no run id was ever debited");
         assertGt(refusedReplays, 0, "no replayed run id was ever refused");
@@ -193,6 +206,8 @@ contract MarketplaceInvariantTest is Test {
         assertGt(closes, 0, "no listing was ever closed");
         assertGt(debitsAfterRaise, 0, "no balance was ever debited after a price raise");
         assertGt(rotations, 0, "the operator was never rotated");
+        assertGt(batchDebits, 0, "no batch ever debited");
+        assertGt(batchSkips, 0, "no batch ever skipped a debit");
     }
 
     function _addToCampaignTotal(string memory name, uint256 amount) internal returns (uint256 total) {

@@ -1,0 +1,412 @@
+// Settlement on the real stack: a worker process debits per-task runs exactly once, in batches, and
+// logs every other finished run on-chain; a refused debit is logged uncharged; an unreachable chain
+// changes nothing. The worker reaches the chain through a proxy that can fail its requests.
+import { eq } from "drizzle-orm";
+import { type Hex, parseEther, toFunctionSelector } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Bus } from "../../lib/bus/bus.ts";
+import { createJetStreamBus } from "../../lib/bus/jetStreamBus.ts";
+import { runs } from "../../lib/db/appSchema.ts";
+import { projections } from "../../lib/db/projections.ts";
+import { newRunId } from "../../lib/ids/randomIds.ts";
+import { decodeNotice, encodeNotice, runTopic, SETTLEMENT_TOPIC } from "../../lib/runs/notices.ts";
+import {
+  type CountingRpcProxy,
+  EVERY_METHOD,
+  startCountingRpcProxy,
+} from "../support/countingRpcProxy.ts";
+import { until } from "../support/registration.ts";
+import { useStack } from "../support/useStack.ts";
+import {
+  balanceOf,
+  insertFinishedRuns,
+  newListing,
+  perTaskRenters,
+  runEvents,
+  runRow,
+  runRows,
+  settlementLeader,
+} from "./settlementFixtures.ts";
+
+const PRICE = parseEther("0.001");
+const output: string[] = [];
+const stack = useStack({
+  chain: true,
+  postgres: true,
+  ponder: true,
+  nats: true,
+  onOutput: (line) => output.push(line),
+});
+let proxy: CountingRpcProxy;
+let bus: Bus;
+
+beforeAll(async () => {
+  proxy = await startCountingRpcProxy(stack().anvil.rpcUrl);
+  await stack().addWorker({ RPC_URL: proxy.url });
+  bus = await createJetStreamBus(stack().nats.natsUrl);
+  await until("a settlement leader", () => settlementLeader(stack()));
+});
+
+afterAll(async () => {
+  await bus?.close();
+  await proxy?.close();
+});
+
+const sum = (values: bigint[]) => values.reduce((total, value) => total + value, 0n);
+const wake = () => bus.notify(SETTLEMENT_TOPIC, encodeNotice({ kind: "changed" }));
+
+/** Every `changed` notice on these runs' topics from now on, by run id. */
+function listenForChanges(ids: string[]) {
+  const heard = new Map<string, number>();
+  const subscriptions = ids.map((id) =>
+    bus.listen(runTopic(id), (data) => {
+      if (decodeNotice(data).kind === "changed") heard.set(id, (heard.get(id) ?? 0) + 1);
+    }),
+  );
+  return {
+    heard,
+    stop: () => Promise.all(subscriptions.map((subscription) => subscription.stop())),
+  };
+}
+
+describe("settlement debits per-task runs exactly once", () => {
+  it("debits 100 runs of 5 wallets in batches: Σ cost = Σ on-chain prices = balances' decrease", async () => {
+    const listing = await newListing(stack(), "per_query", PRICE);
+    const renters = await perTaskRenters(stack(), listing, 5, PRICE * 30n);
+    const balances = () =>
+      Promise.all(renters.map((renter) => balanceOf(stack(), listing.listingId, renter.address)));
+    const before = await balances();
+    const ids = Array.from({ length: 100 }, () => newRunId());
+    const changes = listenForChanges(ids);
+    const inserted = await insertFinishedRuns(
+      stack(),
+      ids.map((id, i) => ({
+        id,
+        wallet: renters[i % renters.length]?.address as Hex,
+        listingId: listing.listingId,
+        rentalModel: "per_query" as const,
+        status: "completed" as const,
+        charge: "debit_pending" as const,
+        reservedWei: PRICE,
+      })),
+    );
+    wake();
+
+    const rows = await until("100 runs debited", async () => {
+      const rows = await runRows(stack(), ids);
+      return rows.every((row) => row.charge === "debited") && rows;
+    });
+    await until("a change notice for every run", () => changes.heard.size === ids.length);
+    await changes.stop();
+
+    const consumed = await runEvents(
+      stack(),
+      "QueryConsumed",
+      inserted.map(({ onChainRunId }) => onChainRunId),
+    );
+    const after = await balances();
+    const costs = rows.map((row) => BigInt(row.costWei));
+    expect(consumed).toHaveLength(100);
+    expect(new Set(consumed.map((log) => log.args.runId)).size).toBe(100);
+    expect(sum(costs)).toBe(100n * PRICE);
+    expect(sum(consumed.map((log) => log.args.price))).toBe(sum(costs));
+    expect(sum(before) - sum(after)).toBe(sum(costs));
+    for (const row of rows) {
+      const debit = consumed.find((log) => log.args.runId === BigInt(row.onChainRunId));
+      expect(row).toMatchObject({
+        costWei: debit?.args.price.toString(),
+        debitTx: debit?.transactionHash,
+        debitBlock: debit?.blockNumber,
+        logged: true,
+      });
+    }
+    // Batched: a handful of transactions, not one per run.
+    const transactions = new Set(rows.map((row) => row.debitTx));
+    expect(transactions.size).toBeGreaterThanOrEqual(2);
+    expect(transactions.size).toBeLessThanOrEqual(10);
+    // Nothing logs a debited run a second time.
+    const recorded = await runEvents(
+      stack(),
+      "RunRecorded",
+      inserted.map(({ onChainRunId }) => onChainRunId),
+    );
+    expect(recorded).toEqual([]);
+  });
+
+  it("refuses, uncharged, a run whose renter was revoked mid-run, debits the rest of its batch, and logs it", async () => {
+    const listing = await newListing(stack(), "per_query", PRICE);
+    const [revoked, kept] = await perTaskRenters(stack(), listing, 2, PRICE * 5n);
+    if (!revoked || !kept) throw new Error("two renters expected");
+    await stack().marketplace.mined(
+      stack()
+        .marketplace.as(listing.creator)
+        .write.revokePerQueryAccess([listing.listingId, revoked.address]),
+    );
+    const [refusedRun, debitedRun] = await insertFinishedRuns(
+      stack(),
+      [revoked, kept].map((renter) => ({
+        wallet: renter.address,
+        listingId: listing.listingId,
+        rentalModel: "per_query" as const,
+        status: "completed" as const,
+        charge: "debit_pending" as const,
+        reservedWei: PRICE,
+      })),
+    );
+    if (!refusedRun || !debitedRun) throw new Error("two runs expected");
+    wake();
+
+    const refused = await until("the refused run logged", async () => {
+      const row = await runRow(stack(), refusedRun.id);
+      return row.charge === "refused" && row.logged && row;
+    });
+    expect(refused.costWei).toBe("0");
+    expect((await runRow(stack(), debitedRun.id)).charge).toBe("debited");
+    expect(await balanceOf(stack(), listing.listingId, revoked.address)).toBe(PRICE * 5n);
+    expect(await balanceOf(stack(), listing.listingId, kept.address)).toBe(PRICE * 4n);
+
+    const [skip, ...moreSkips] = await runEvents(stack(), "QueryNotConsumed", [
+      refusedRun.onChainRunId,
+    ]);
+    expect(moreSkips).toEqual([]);
+    expect(skip?.args.reason).toBe(toFunctionSelector("CredentialRevoked(bytes32,address)"));
+    expect(await runEvents(stack(), "QueryConsumed", [refusedRun.onChainRunId])).toEqual([]);
+    const logged = await runEvents(stack(), "RunRecorded", [refusedRun.onChainRunId]);
+    expect(logged.map((log) => log.args)).toEqual([
+      { listingId: listing.listingId, runId: refusedRun.onChainRunId, succeeded: true },
+    ]);
+  });
+});
+
+describe("settlement logs every other finished run on-chain, once", () => {
+  it("logs one-time and failed runs exactly once, even when a log is sent again; Ponder counts them", async () => {
+    const oneTime = await newListing(stack(), "one_time", PRICE);
+    const perTask = await newListing(stack(), "per_query", PRICE);
+    const [renter] = await perTaskRenters(stack(), perTask, 1, PRICE * 5n);
+    if (!renter) throw new Error("a renter expected");
+    await stack().marketplace.mined(
+      stack().marketplace.as(renter).write.purchaseOneTime([oneTime.listingId], { value: PRICE }),
+    );
+    const run = (listing: typeof oneTime, status: "completed" | "failed", charge: "none") => ({
+      wallet: renter.address,
+      listingId: listing.listingId,
+      rentalModel: listing.model,
+      status,
+      charge,
+    });
+    const inserted = await insertFinishedRuns(stack(), [
+      run(oneTime, "completed", "none"),
+      run(oneTime, "failed", "none"),
+      run(oneTime, "completed", "none"),
+      { ...run(perTask, "failed", "none"), charge: "released" as const, reservedWei: PRICE },
+      {
+        ...run(perTask, "completed", "none"),
+        charge: "debit_pending" as const,
+        reservedWei: PRICE,
+      },
+    ]);
+    const ids = inserted.map(({ id }) => id);
+    const uncharged = inserted.slice(0, 4);
+    const allLogged = async () => {
+      const rows = await runRows(stack(), ids);
+      return rows.every((row) => row.logged) && rows;
+    };
+    wake();
+    await until("every run logged", allLogged);
+
+    // As after a crash between sending a log and marking it: the contract skips what it holds.
+    await stack()
+      .db.update(runs)
+      .set({ logged: false })
+      .where(eq(runs.id, uncharged[0]?.id as string));
+    await stack()
+      .db.update(runs)
+      .set({ logged: false })
+      .where(eq(runs.id, uncharged[3]?.id as string));
+    wake();
+    await until("every run logged again", allLogged);
+
+    const recorded = await runEvents(
+      stack(),
+      "RunRecorded",
+      inserted.map(({ onChainRunId }) => onChainRunId),
+    );
+    expect(recorded.map((log) => log.args.runId).sort()).toEqual(
+      uncharged.map(({ onChainRunId }) => onChainRunId).sort(),
+    );
+    expect(recorded.map((log) => [log.args.runId, log.args.succeeded])).toEqual(
+      expect.arrayContaining([
+        [uncharged[0]?.onChainRunId, true],
+        [uncharged[1]?.onChainRunId, false],
+        [uncharged[2]?.onChainRunId, true],
+        [uncharged[3]?.onChainRunId, false],
+      ]),
+    );
+    const latest = await stack().marketplace.publicClient.getBlockNumber();
+    await stack().ponder.waitForBlock(latest);
+    const counts = await stack()
+      .db.select({
+        id: projections.listing.id,
+        runCount: projections.listing.runCount,
+        failedRunCount: projections.listing.failedRunCount,
+      })
+      .from(projections.listing);
+    expect(counts).toEqual(
+      expect.arrayContaining([
+        { id: oneTime.listingId.toLowerCase(), runCount: 3, failedRunCount: 1 },
+        { id: perTask.listingId.toLowerCase(), runCount: 2, failedRunCount: 1 },
+      ]),
+    );
+  });
+});
+
+describe("settlement while the chain fails", () => {
+  it("changes nothing while the chain is unreachable, then settles everything once it answers", async () => {
+    const listing = await newListing(stack(), "per_query", PRICE);
+    const renters = await perTaskRenters(stack(), listing, 2, PRICE * 10n);
+    proxy.fail(EVERY_METHOD);
+    try {
+      const inserted = await insertFinishedRuns(
+        stack(),
+        Array.from({ length: 10 }, (_, i) => ({
+          wallet: renters[i % 2]?.address as Hex,
+          listingId: listing.listingId,
+          rentalModel: "per_query" as const,
+          status: i === 9 ? ("failed" as const) : ("completed" as const),
+          charge: i === 9 ? ("released" as const) : ("debit_pending" as const),
+          reservedWei: PRICE,
+        })),
+      );
+      const ids = inserted.map(({ id }) => id);
+      const heardBefore = output.length;
+      wake();
+      await until("the leader to find the chain unreachable", () =>
+        output.slice(heardBefore).some((line) => line.includes("chain unreachable")),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+
+      const rows = await runRows(stack(), ids);
+      for (const row of rows) {
+        expect(row).toMatchObject({ debitTx: null, costWei: "0", logged: false });
+        expect(["debit_pending", "released"]).toContain(row.charge);
+      }
+      const onChainRunIds = inserted.map(({ onChainRunId }) => onChainRunId);
+      expect(await runEvents(stack(), "QueryConsumed", onChainRunIds)).toEqual([]);
+      expect(await runEvents(stack(), "RunRecorded", onChainRunIds)).toEqual([]);
+
+      proxy.restore();
+      const settled = await until("the runs settled once the chain answers", async () => {
+        const rows = await runRows(stack(), ids);
+        return rows.every((row) => row.logged) && rows;
+      });
+      expect(settled.filter((row) => row.charge === "debited")).toHaveLength(9);
+      expect(await runEvents(stack(), "QueryConsumed", onChainRunIds)).toHaveLength(9);
+      expect(await runEvents(stack(), "RunRecorded", onChainRunIds)).toHaveLength(1);
+    } finally {
+      proxy.restore();
+    }
+  });
+
+  it("reads back a debit batch whose receipt was lost instead of sending it again", async () => {
+    const listing = await newListing(stack(), "per_query", PRICE);
+    const [renter] = await perTaskRenters(stack(), listing, 1, PRICE * 10n);
+    if (!renter) throw new Error("a renter expected");
+    proxy.fail("eth_getTransactionReceipt");
+    try {
+      const inserted = await insertFinishedRuns(
+        stack(),
+        Array.from({ length: 5 }, () => ({
+          wallet: renter.address,
+          listingId: listing.listingId,
+          rentalModel: "per_query" as const,
+          status: "completed" as const,
+          charge: "debit_pending" as const,
+          reservedWei: PRICE,
+        })),
+      );
+      const ids = inserted.map(({ id }) => id);
+      const onChainRunIds = inserted.map(({ onChainRunId }) => onChainRunId);
+      wake();
+      // Sent and mined, but the leader cannot read its receipt.
+      const consumed = await until("the debits mined", async () => {
+        const logs = await runEvents(stack(), "QueryConsumed", onChainRunIds);
+        return logs.length === 5 && logs;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const waiting = await runRows(stack(), ids);
+      const sent = new Set(consumed.map((log) => log.transactionHash));
+      expect(sent.size).toBe(1);
+      for (const row of waiting) {
+        expect(row).toMatchObject({ charge: "debit_pending", debitTx: [...sent][0] });
+      }
+
+      proxy.restore();
+      const rows = await until("the runs debited from the receipt", async () => {
+        const rows = await runRows(stack(), ids);
+        return rows.every((row) => row.charge === "debited") && rows;
+      });
+      expect(await runEvents(stack(), "QueryConsumed", onChainRunIds)).toHaveLength(5);
+      expect(sum(rows.map((row) => BigInt(row.costWei)))).toBe(5n * PRICE);
+      expect(await balanceOf(stack(), listing.listingId, renter.address)).toBe(5n * PRICE);
+    } finally {
+      proxy.restore();
+    }
+  });
+
+  it("sends again, once, a debit batch recorded but never broadcast", async () => {
+    const listing = await newListing(stack(), "per_query", PRICE);
+    const [renter] = await perTaskRenters(stack(), listing, 1, PRICE * 10n);
+    if (!renter) throw new Error("a renter expected");
+    proxy.fail("eth_sendRawTransaction");
+    try {
+      const inserted = await insertFinishedRuns(
+        stack(),
+        Array.from({ length: 3 }, () => ({
+          wallet: renter.address,
+          listingId: listing.listingId,
+          rentalModel: "per_query" as const,
+          status: "completed" as const,
+          charge: "debit_pending" as const,
+          reservedWei: PRICE,
+        })),
+      );
+      const ids = inserted.map(({ id }) => id);
+      wake();
+      const recorded = await until("the batch recorded before it is sent", async () => {
+        const rows = await runRows(stack(), ids);
+        return rows.every((row) => row.debitTx !== null) && rows;
+      });
+      const onChainRunIds = inserted.map(({ onChainRunId }) => onChainRunId);
+      expect(await runEvents(stack(), "QueryConsumed", onChainRunIds)).toEqual([]);
+      expect(new Set(recorded.map((row) => row.charge))).toEqual(new Set(["debit_pending"]));
+
+      proxy.restore();
+      const rows = await until("the runs debited", async () => {
+        const rows = await runRows(stack(), ids);
+        return rows.every((row) => row.charge === "debited") && rows;
+      });
+      const consumed = await runEvents(stack(), "QueryConsumed", onChainRunIds);
+      expect(consumed).toHaveLength(3);
+      for (const row of rows) {
+        expect(row.debitTx).toBe(
+          consumed.find((log) => log.args.runId === BigInt(row.onChainRunId))?.transactionHash,
+        );
+      }
+      expect(await balanceOf(stack(), listing.listingId, renter.address)).toBe(7n * PRICE);
+    } finally {
+      proxy.restore();
+    }
+  });
+});
+
+describe("the operator's key", () => {
+  it("stops a settling process whose key is neither the operator nor the authority", async () => {
+    const heardBefore = output.length;
+    await expect(
+      stack().addWorker({ OPERATOR_PRIVATE_KEY: `0x${"5a".repeat(32)}` }),
+    ).rejects.toThrow("the worker exited before it started");
+    expect(output.slice(heardBefore).join("")).toMatch(
+      /OPERATOR_PRIVATE_KEY signs as 0x[0-9a-fA-F]{40}, which is neither the operator \(0x[0-9a-fA-F]{40}\) nor the authority/,
+    );
+  });
+});

@@ -1,0 +1,139 @@
+// Runs as the run worker leaves them, on credentials really bought on the stack's chain: what the
+// settlement tests hand to the settling processes.
+import { randomBytes } from "node:crypto";
+import { eq, inArray, sql } from "drizzle-orm";
+import { type Address, type Hex, parseEther, toHex } from "viem";
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import { METADATA_URI } from "../../devStack/marketplace.ts";
+import { rpcRequest } from "../../devStack/startAnvil.ts";
+import type { Stack } from "../../devStack/startStack.ts";
+import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
+import { type RunCharge, type RunStatus, runs } from "../../lib/db/appSchema.ts";
+import { newRunId } from "../../lib/ids/randomIds.ts";
+import { RENTAL_MODELS, type RentalModel } from "../../lib/marketplace/vocabulary.ts";
+import { nextOnChainRunId } from "../../lib/runs/onChainRunId.ts";
+
+/** A funded wallet of its own, so no test shares a balance with another. */
+export async function newWallet(stack: Stack): Promise<PrivateKeyAccount> {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await rpcRequest(stack.anvil.rpcUrl, "anvil_setBalance", [
+    account.address,
+    toHex(parseEther("100")),
+  ]);
+  return account;
+}
+
+/** A listing of `model` at `price` wei, created on-chain by a fresh creator. */
+export async function newListing(stack: Stack, model: RentalModel, price: bigint) {
+  const creator = await newWallet(stack);
+  const seed = toHex(randomBytes(32));
+  const market = stack.marketplace.as(creator);
+  await stack.marketplace.mined(
+    market.write.createListing([seed, RENTAL_MODELS.indexOf(model), price, METADATA_URI]),
+  );
+  const listingId = await market.read.deriveListingId([creator.address, seed]);
+  return { listingId, creator, price, model };
+}
+
+/** `count` renters, each holding a per-task balance of `deposit` on `listingId`. */
+export async function perTaskRenters(
+  stack: Stack,
+  listing: { listingId: Hex; price: bigint },
+  count: number,
+  deposit: bigint,
+): Promise<PrivateKeyAccount[]> {
+  const renters = await Promise.all(Array.from({ length: count }, () => newWallet(stack)));
+  for (const renter of renters) {
+    await stack.marketplace.mined(
+      stack.marketplace
+        .as(renter)
+        .write.purchasePerQuery([listing.listingId, listing.price], { value: deposit }),
+    );
+  }
+  return renters;
+}
+
+export type FinishedRun = {
+  /** The API's run id; a new one by default. */
+  id?: string;
+  wallet: Address;
+  listingId: Hex;
+  rentalModel: RentalModel;
+  status: Extract<RunStatus, "completed" | "failed">;
+  charge: RunCharge;
+  reservedWei?: bigint;
+};
+
+/** Inserts runs in the state the run worker leaves them; returns their ids, in order. */
+export async function insertFinishedRuns(stack: Stack, finished: FinishedRun[]) {
+  const rows = await stack.db
+    .insert(runs)
+    .values(
+      finished.map((run) => ({
+        id: run.id ?? newRunId(),
+        onChainRunId: nextOnChainRunId,
+        wallet: run.wallet.toLowerCase(),
+        onChainListingId: run.listingId,
+        rentalModel: run.rentalModel,
+        priority: "standard" as const,
+        status: run.status,
+        charge: run.charge,
+        reservedWei: (run.reservedWei ?? 0n).toString(),
+        requestHash: randomBytes(32).toString("hex"),
+        output: run.status === "completed" ? { answer: "done" } : null,
+        failure: run.status === "failed" ? "the agent failed" : null,
+        durationMs: 5,
+        startedAt: new Date(),
+        finishedAt: new Date(),
+      })),
+    )
+    .returning({ id: runs.id, onChainRunId: runs.onChainRunId });
+  return rows.map((row) => ({ id: row.id, onChainRunId: BigInt(row.onChainRunId) }));
+}
+
+export async function runRows(stack: Stack, ids: string[]) {
+  return stack.db.select().from(runs).where(inArray(runs.id, ids));
+}
+
+export async function runRow(stack: Stack, id: string) {
+  const [row] = await stack.db.select().from(runs).where(eq(runs.id, id));
+  if (!row) throw new Error(`no run ${id}`);
+  return row;
+}
+
+/** The marketplace's logs of `eventName` for these run ids, since the deployment. */
+export function runEvents<E extends "QueryConsumed" | "QueryNotConsumed" | "RunRecorded">(
+  stack: Stack,
+  eventName: E,
+  onChainRunIds: bigint[],
+) {
+  return stack.marketplace.publicClient.getContractEvents({
+    address: stack.deployment.address,
+    abi: serviceMarketplaceAbi,
+    eventName,
+    args: { runId: onChainRunIds } as never,
+    fromBlock: BigInt(stack.deployment.startBlock),
+    toBlock: "latest",
+    strict: true,
+  });
+}
+
+export async function balanceOf(stack: Stack, listingId: Hex, renter: Address): Promise<bigint> {
+  const [balance] = await stack.marketplace.publicClient.readContract({
+    address: stack.deployment.address,
+    abi: serviceMarketplaceAbi,
+    functionName: "perQueryBalances",
+    args: [listingId, renter],
+  });
+  return balance;
+}
+
+/** `application_name` of the session holding the settlement leadership (`settlement <pid>`), if any. */
+export async function settlementLeader(stack: Stack): Promise<string | undefined> {
+  const rows = await stack.db.execute<{ name: string }>(sql`
+    select activity.application_name as name
+    from pg_locks lock join pg_stat_activity activity on activity.pid = lock.pid
+    where lock.locktype = 'advisory' and lock.granted
+      and activity.application_name like 'settlement %'`);
+  return rows[0]?.name;
+}

@@ -1,0 +1,98 @@
+import { and, eq } from "drizzle-orm";
+import type { Hex, TransactionReceipt } from "viem";
+import { runs } from "../../lib/db/appSchema.ts";
+import { debitOutcomes } from "./debitOutcomes.ts";
+import { findDebits } from "./findDebits.ts";
+import {
+  clearSubmission,
+  markDebited,
+  markRefused,
+  markSettledUncharged,
+  runToSettle,
+} from "./markRuns.ts";
+import { refusalName } from "./refusalName.ts";
+import { announceChanged, type SettlementContext } from "./settlementContext.ts";
+
+/**
+ * Moves the runs `tx` carried on by its mined receipt: each debited (at the `QueryConsumed` price, in
+ * its block) or refused (skipped for a reason, uncharged, still to be logged). A run skipped as
+ * already settled was debited by an earlier transaction, found by its logs. A reverted transaction
+ * changed nothing: its runs go into the next batch.
+ */
+export async function applyDebitReceipt(
+  context: SettlementContext,
+  receipt: TransactionReceipt,
+  tx: Hex,
+): Promise<void> {
+  const { db, chain, log } = context;
+  if (receipt.status === "reverted") {
+    await clearSubmission(db, tx);
+    log.warn("debit batch reverted; its runs go into the next batch", { tx });
+    return;
+  }
+  const outcomes = debitOutcomes(receipt, chain.marketplace);
+  const changed: string[] = [];
+  for (const [runId, outcome] of outcomes) {
+    if (outcome.debited) changed.push(...(await markDebited(db, runId, outcome)));
+  }
+  const carried = await db
+    .select(runToSettle)
+    .from(runs)
+    .where(and(eq(runs.debitTx, tx), eq(runs.charge, "debit_pending")));
+  const settledBefore: bigint[] = [];
+  const unanswered: bigint[] = [];
+  const refusals: Record<string, number> = {};
+  for (const run of carried) {
+    const runId = BigInt(run.onChainRunId);
+    const outcome = outcomes.get(runId);
+    if (outcome === undefined) unanswered.push(runId);
+    else if (outcome.debited) continue;
+    else if (refusalName(outcome.reason) === "RunAlreadyRecorded") settledBefore.push(runId);
+    else {
+      changed.push(...(await markRefused(db, runId, tx)));
+      const reason = refusalName(outcome.reason);
+      refusals[reason] = (refusals[reason] ?? 0) + 1;
+    }
+  }
+  changed.push(...(await resolveSettledBefore(context, settledBefore)));
+  if (unanswered.length > 0) {
+    // Not in this receipt's logs at all: it changed nothing for them, so they are sent again.
+    await clearSubmission(db, tx, unanswered);
+    log.warn("debit batch left runs unanswered; they go into the next batch", {
+      tx,
+      runs: unanswered.length,
+    });
+  }
+  announceChanged(context.bus, changed);
+  log.info("debit batch settled", {
+    tx,
+    block: receipt.blockNumber.toString(),
+    gas_used: receipt.gasUsed.toString(),
+    debited: [...outcomes.values()].filter((outcome) => outcome.debited).length,
+    refused: refusals,
+  });
+}
+
+/**
+ * Runs the contract already held as settled: debited by an earlier transaction of theirs (found by
+ * its `QueryConsumed` log), or, with no debit anywhere, logged uncharged.
+ */
+async function resolveSettledBefore(
+  { db, chain, log }: SettlementContext,
+  onChainRunIds: bigint[],
+): Promise<string[]> {
+  if (onChainRunIds.length === 0) return [];
+  const debits = await findDebits(chain, onChainRunIds);
+  const changed: string[] = [];
+  for (const runId of onChainRunIds) {
+    const debit = debits.get(runId);
+    if (debit) changed.push(...(await markDebited(db, runId, debit)));
+    else {
+      changed.push(...(await markSettledUncharged(db, runId)));
+      log.warn("a run awaiting its debit was already logged uncharged", {
+        run_id: runId.toString(),
+      });
+    }
+  }
+  return changed;
+}

@@ -1,0 +1,35 @@
+import { and, asc, eq, isNull } from "drizzle-orm";
+import { getAddress, type Hex } from "viem";
+import { runs } from "../../lib/db/appSchema.ts";
+import { applyDebitReceipt } from "./applyDebitReceipt.ts";
+import { markSubmitted, runToSettle } from "./markRuns.ts";
+import type { SettlementContext } from "./settlementContext.ts";
+
+/**
+ * Debits the oldest runs awaiting their debit in one `consumeQueries`: the transaction's hash is
+ * recorded on them before it is sent, then its receipt settles each. Returns how many it sent.
+ */
+export async function debitPendingRuns(context: SettlementContext): Promise<number> {
+  const { db, chain, leadership, log } = context;
+  const due = await db
+    .select(runToSettle)
+    .from(runs)
+    .where(and(eq(runs.charge, "debit_pending"), isNull(runs.debitTx)))
+    .orderBy(asc(runs.finishedAt), asc(runs.onChainRunId))
+    .limit(context.debitBatchSize);
+  if (due.length === 0) return 0;
+  const debits = due.map((run) => ({
+    listingId: run.onChainListingId as Hex,
+    buyer: getAddress(run.wallet),
+    runId: BigInt(run.onChainRunId),
+  }));
+  const runIds = due.map(({ id }) => id);
+  const tx = await chain.send(
+    { functionName: "consumeQueries", args: [debits] },
+    async (hash) => (await leadership.leads()) && (await markSubmitted(db, runIds, hash)),
+  );
+  if (tx === undefined) return 0;
+  log.info("debit batch sent", { tx, runs: due.length });
+  await applyDebitReceipt(context, await chain.receiptOf(tx, context.receiptTimeoutMs), tx);
+  return due.length;
+}

@@ -1,0 +1,114 @@
+import { and, eq, inArray, isNull } from "drizzle-orm";
+import type { Hex } from "viem";
+import { runs } from "../../lib/db/appSchema.ts";
+import type { Database } from "../../lib/db/projections.ts";
+
+/** The columns settlement reads of a run. */
+export const runToSettle = {
+  id: runs.id,
+  onChainRunId: runs.onChainRunId,
+  wallet: runs.wallet,
+  onChainListingId: runs.onChainListingId,
+  status: runs.status,
+  charge: runs.charge,
+};
+
+const ids = (rows: { id: string }[]) => rows.map(({ id }) => id);
+
+/**
+ * The chain debited the run: charged at `price` in `block` by `tx`, and logged with it. The chain is
+ * the truth, so this also corrects a run marked refused that a later transaction debited after all.
+ */
+export async function markDebited(
+  db: Database,
+  onChainRunId: bigint,
+  debit: { price: bigint; block: bigint; tx: Hex },
+): Promise<string[]> {
+  const updated = await db
+    .update(runs)
+    .set({
+      charge: "debited",
+      costWei: debit.price.toString(),
+      debitBlock: debit.block,
+      debitTx: debit.tx,
+      logged: true,
+    })
+    .where(
+      and(
+        eq(runs.onChainRunId, onChainRunId.toString()),
+        inArray(runs.charge, ["debit_pending", "refused"]),
+      ),
+    )
+    .returning({ id: runs.id });
+  return ids(updated);
+}
+
+/**
+ * The contract refused the debit that `tx` carried (revoked, balance short, listing closed): nothing
+ * is charged, and the run still awaits its log. Only for the submission this row is waiting on.
+ */
+export async function markRefused(db: Database, onChainRunId: bigint, tx: Hex): Promise<string[]> {
+  const updated = await db
+    .update(runs)
+    .set({ charge: "refused", costWei: "0" })
+    .where(
+      and(
+        eq(runs.onChainRunId, onChainRunId.toString()),
+        eq(runs.charge, "debit_pending"),
+        eq(runs.debitTx, tx),
+      ),
+    )
+    .returning({ id: runs.id });
+  return ids(updated);
+}
+
+/** The run id is settled on-chain without any debit of it: uncharged, and logged already. */
+export async function markSettledUncharged(db: Database, onChainRunId: bigint): Promise<string[]> {
+  const updated = await db
+    .update(runs)
+    .set({ charge: "refused", costWei: "0", logged: true })
+    .where(and(eq(runs.onChainRunId, onChainRunId.toString()), eq(runs.charge, "debit_pending")))
+    .returning({ id: runs.id });
+  return ids(updated);
+}
+
+/**
+ * Records `tx` as carrying the debits of `runIds`, all or none (it is not sent yet): true when every
+ * one still waited for its debit.
+ */
+export async function markSubmitted(db: Database, runIds: string[], tx: Hex): Promise<boolean> {
+  const marked = await db
+    .update(runs)
+    .set({ debitTx: tx })
+    .where(and(inArray(runs.id, runIds), eq(runs.charge, "debit_pending"), isNull(runs.debitTx)))
+    .returning({ id: runs.id });
+  if (marked.length === runIds.length) return true;
+  await clearSubmission(db, tx);
+  return false;
+}
+
+/** `tx` changed nothing on-chain (reverted, or never mined): its runs wait for the next batch. */
+export async function clearSubmission(
+  db: Database,
+  tx: Hex,
+  onChainRunIds?: bigint[],
+): Promise<void> {
+  await db
+    .update(runs)
+    .set({ debitTx: null })
+    .where(
+      and(
+        eq(runs.debitTx, tx),
+        eq(runs.charge, "debit_pending"),
+        onChainRunIds ? inArray(runs.onChainRunId, onChainRunIds.map(String)) : undefined,
+      ),
+    );
+}
+
+/** Marks runs logged on-chain. */
+export async function markLogged(db: Database, runIds: string[]): Promise<void> {
+  await db
+    .update(runs)
+    .set({ logged: true })
+    .where(and(inArray(runs.id, runIds), eq(runs.logged, false)));
+}

@@ -1,0 +1,172 @@
+import type { Hex } from "viem";
+import type { Bus } from "../../lib/bus/bus.ts";
+import { contractErrorName } from "../../lib/chain/contractErrorName.ts";
+import type { Deployment } from "../../lib/chain/deployMarketplace.ts";
+import { isChainUnavailable } from "../../lib/chain/isChainUnavailable.ts";
+import { operatorAccount } from "../../lib/chain/operatorAccount.ts";
+import { requireRunKeeper } from "../../lib/chain/requireRunKeeper.ts";
+import type { Database } from "../../lib/db/projections.ts";
+import type { Logger } from "../../lib/log.ts";
+import { SETTLEMENT_TOPIC } from "../../lib/runs/notices.ts";
+import { createAlarm } from "./alarm.ts";
+import { debitPendingRuns } from "./debitPendingRuns.ts";
+import { logFinishedRuns } from "./logFinishedRuns.ts";
+import { reconcileDebits } from "./reconcileDebits.ts";
+import { connectSettlementChain } from "./settlementChain.ts";
+import type { SettlementContext } from "./settlementContext.ts";
+import { settlementLeadership } from "./settlementLeadership.ts";
+
+export type SettlementOptions = {
+  db: Database;
+  bus: Bus;
+  /** For the leadership's own connection, whose session holds the lock. */
+  databaseUrl: string;
+  chain: { rpcUrl: string; deployment: Deployment; operatorKey?: Hex };
+  log: Logger;
+  debitBatchSize?: number;
+  logBatchSize?: number;
+  /** How often the leader looks for runs to settle when no notice woke it. */
+  pollIntervalMs?: number;
+  /** How often a standby tries to take the leadership. */
+  leadershipRetryMs?: number;
+  receiptTimeoutMs?: number;
+  /** The longest wait between attempts while the chain (or Postgres) fails. */
+  maxBackoffMs?: number;
+};
+
+/**
+ * The one path that signs with the operator's key. Every settling process runs this; the one holding
+ * the leadership debits runs awaiting their debit in `consumeQueries` batches and logs every other
+ * finished run with `recordRuns`, reconciling submitted transactions first (docs/execution.md,
+ * "Settlement"). A leader woken by a notice on `SETTLEMENT_TOPIC` settles at once; otherwise it looks
+ * every `pollIntervalMs`. While the chain is unreachable it backs off and changes nothing.
+ */
+export async function startSettlement({
+  db,
+  bus,
+  databaseUrl,
+  chain: { rpcUrl, deployment, operatorKey },
+  log,
+  debitBatchSize = 50,
+  logBatchSize = 200,
+  pollIntervalMs = 500,
+  leadershipRetryMs = 1_000,
+  receiptTimeoutMs = 60_000,
+  maxBackoffMs = 5_000,
+}: SettlementOptions): Promise<{ stop: () => Promise<void> }> {
+  const account = operatorAccount(deployment.chainId, operatorKey);
+  const connected = connectSettlementChain({
+    rpcUrl,
+    deployment,
+    account,
+    pollingIntervalMs: Math.min(pollIntervalMs, 250),
+  });
+  await untilChainAnswers(log, maxBackoffMs, () =>
+    requireRunKeeper(connected.client, deployment.address, account.address),
+  );
+
+  let running = true;
+  let abandon: (error: Error) => void = () => {};
+  const stopped = new Promise<never>((_, reject) => {
+    abandon = reject;
+  });
+  stopped.catch(() => {});
+  const wake = createAlarm();
+  const idle = createAlarm();
+  const leadership = settlementLeadership(databaseUrl);
+  const context: SettlementContext = {
+    db,
+    bus,
+    // A stop abandons a receipt still awaited: the next leader reconciles its transaction.
+    chain: {
+      ...connected,
+      receiptOf: (hash, ms) => Promise.race([connected.receiptOf(hash, ms), stopped]),
+    },
+    leadership,
+    log,
+    debitBatchSize,
+    logBatchSize,
+    receiptTimeoutMs,
+  };
+  const notices = bus.listen(SETTLEMENT_TOPIC, () => wake.ring());
+
+  async function settleWhileLeading() {
+    let failures = 0;
+    while (running) {
+      try {
+        if (!(await leadership.leads())) {
+          log.warn("settlement leadership lost");
+          return;
+        }
+        await reconcileDebits(context);
+        const sent = (await debitPendingRuns(context)) + (await logFinishedRuns(context));
+        failures = 0;
+        if (sent === 0) await wake.sleep(pollIntervalMs);
+      } catch (error) {
+        if (!running) return;
+        failures += 1;
+        const retryInMs = Math.min(maxBackoffMs, 250 * 2 ** (failures - 1));
+        if (isChainUnavailable(error)) {
+          log.warn("chain unreachable; settlement waits", {
+            retry_in_ms: retryInMs,
+            attempt: failures,
+          });
+        } else {
+          log.error("settlement step failed", { error: describe(error), retry_in_ms: retryInMs });
+        }
+        await idle.sleep(retryInMs);
+      }
+    }
+  }
+
+  const loop = (async () => {
+    while (running) {
+      const leading = await leadership.tryLead().catch((error: unknown) => {
+        log.warn("settlement cannot reach Postgres for its leadership", { error: describe(error) });
+        return false;
+      });
+      if (!leading) {
+        await idle.sleep(leadershipRetryMs);
+        continue;
+      }
+      log.info("settlement leadership taken", { operator: account.address, pid: process.pid });
+      await settleWhileLeading();
+    }
+  })();
+  log.info("settlement started", { operator: account.address, marketplace: deployment.address });
+
+  return {
+    stop: async () => {
+      running = false;
+      abandon(new Error("settlement stopped"));
+      wake.ring();
+      idle.ring();
+      await loop;
+      await notices.stop();
+      await leadership.close();
+    },
+  };
+}
+
+/** Runs `check` until the chain answers it: a chain down at start delays settlement, nothing more. */
+async function untilChainAnswers(log: Logger, maxBackoffMs: number, check: () => Promise<void>) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await check();
+    } catch (error) {
+      if (!isChainUnavailable(error)) throw error;
+      const retryInMs = Math.min(maxBackoffMs, 250 * 2 ** (attempt - 1));
+      log.warn("chain unreachable; settlement waits to check its key", { retry_in_ms: retryInMs });
+      await new Promise((resolve) => setTimeout(resolve, retryInMs));
+    }
+  }
+}
+
+/** A failure in a line: the contract error's name when there is one, never a request's full dump. */
+function describe(error: unknown): string {
+  const name = contractErrorName(error);
+  if (name) return `the contract refused: ${name}`;
+  if (error instanceof Error)
+    return (error as { shortMessage?: string }).shortMessage ?? error.message;
+  return String(error);
+}
