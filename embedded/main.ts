@@ -12,6 +12,7 @@ import { envFields } from "../lib/env.ts";
 import { requeueUnpublishedJobs } from "../lib/jobs/outboxRelay.ts";
 import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
+import { loadOutboundPolicy } from "../workers/execution/outbound/outboundPolicy.ts";
 import { runtimeForListing } from "../workers/execution/runtimeForListing.ts";
 import { startExecution } from "../workers/execution/startExecution.ts";
 import { startRegistrationWorker } from "../workers/registration/registrationWorker.ts";
@@ -25,6 +26,7 @@ const env = parseApiEnv(
       "RUN_WORKER_CONCURRENCY",
       "RUN_LEASE_MS",
       "RUN_QUEUE_WAIT_MS",
+      "ALLOW_PRIVATE_ENDPOINTS",
       "OPERATOR_PRIVATE_KEY",
     ),
   ),
@@ -49,7 +51,12 @@ const execution = await startExecution({
   db,
   bus,
   log: createLogger("worker"),
-  runtimeFor: runtimeForListing({ db, sealingKey: key }),
+  runtimeFor: runtimeForListing({
+    db,
+    sealingKey: key,
+    policy: await loadOutboundPolicy(env),
+    log: createLogger("worker"),
+  }),
   concurrency: env.RUN_WORKER_CONCURRENCY,
   leaseMs: env.RUN_LEASE_MS,
   queueWaitMs: env.RUN_QUEUE_WAIT_MS,

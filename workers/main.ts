@@ -7,6 +7,7 @@ import { connectProjections } from "../lib/db/projections.ts";
 import { deploymentFileOf, envFields, parseEnvironment } from "../lib/env.ts";
 import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
+import { loadOutboundPolicy } from "./execution/outbound/outboundPolicy.ts";
 import { runtimeForListing } from "./execution/runtimeForListing.ts";
 import { startExecution } from "./execution/startExecution.ts";
 import { startRegistrationWorker } from "./registration/registrationWorker.ts";
@@ -29,6 +30,7 @@ const env = parseEnvironment(
       "RUN_WORKER_CONCURRENCY",
       "RUN_LEASE_MS",
       "RUN_QUEUE_WAIT_MS",
+      "ALLOW_PRIVATE_ENDPOINTS",
     ),
   ),
 );
@@ -50,7 +52,12 @@ const execution = await startExecution({
   db,
   bus,
   log,
-  runtimeFor: runtimeForListing({ db, sealingKey: key }),
+  runtimeFor: runtimeForListing({
+    db,
+    sealingKey: key,
+    policy: await loadOutboundPolicy(env),
+    log: log,
+  }),
   concurrency: env.RUN_WORKER_CONCURRENCY,
   leaseMs: env.RUN_LEASE_MS,
   queueWaitMs: env.RUN_QUEUE_WAIT_MS,
