@@ -250,12 +250,11 @@ export async function startStack(options: StackOptions = {}) {
      */
     async function addWorker(env: Record<string, string> = {}, script?: string): Promise<Worker> {
       need(nats, "NATS");
-      const { anvil, deploymentFile } = need(chain, "a chain");
       const worker = await startWorker({
         env: {
           ...processEnv(),
-          RPC_URL: anvil.rpcUrl,
-          DEPLOYMENT_FILE: deploymentFile,
+          // The workers' own composition settles runs on the chain; a scripted one may need none.
+          ...(chain && { RPC_URL: chain.anvil.rpcUrl, DEPLOYMENT_FILE: chain.deploymentFile }),
           ...options.env,
           ...env,
         },
