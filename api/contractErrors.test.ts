@@ -1,6 +1,7 @@
 import { parseEther } from "viem";
 import { describe, expect, it } from "vitest";
-import { ONE_TIME, seedOf } from "../devStack/marketplace.ts";
+import { ONE_TIME, SUBSCRIPTION, seedOf, THIRTY_DAYS } from "../devStack/marketplace.ts";
+import { rpcRequest } from "../devStack/startAnvil.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
 import { deriveListingId } from "../lib/ids/listingId.ts";
 import { useStack } from "../test/support/useStack.ts";
@@ -51,6 +52,29 @@ describe("contract errors as API errors", () => {
       code: CONTRACT_ERROR_CODES.CredentialNotFound,
       status: 403,
       onChainError: { contract: "ServiceMarketplace", error: "CredentialNotFound" },
+    });
+  });
+
+  it("map a lapsed subscription, as requireAccess refuses it, to credential_expired", async () => {
+    const seed = seedOf("subscribed");
+    const market = stack().marketplace;
+    await market.mined(
+      market.as(creator).write.createListing([seed, SUBSCRIPTION, parseEther("0.01"), "ipfs://x"]),
+    );
+    const listingId = deriveListingId(creator.address, seed);
+    const value = await market.as(renter).read.subscriptionQuote([listingId, THIRTY_DAYS]);
+    await market.mined(
+      market.as(renter).write.purchaseSubscription([listingId, THIRTY_DAYS], { value }),
+    );
+    await market.as(renter).read.requireAccess([listingId, renter.address]);
+
+    await rpcRequest(stack().anvil.rpcUrl, "evm_increaseTime", [Number(THIRTY_DAYS)]);
+    await rpcRequest(stack().anvil.rpcUrl, "evm_mine");
+    const error = await revertOf(market.as(renter).read.requireAccess([listingId, renter.address]));
+    expect(apiErrorOfRevert(error, "Expired")).toMatchObject({
+      code: "credential_expired",
+      status: 403,
+      onChainError: { contract: "ServiceMarketplace", error: "CredentialExpired" },
     });
   });
 

@@ -16,6 +16,7 @@ export const CONTRACT_ERROR_CODES = {
   Unauthorized: "forbidden",
   InvalidAccessType: "invalid_request",
   CredentialRevoked: "credential_revoked",
+  CredentialExpired: "credential_expired",
   WithdrawalExceedsBalance: "invalid_request",
   FeeTooHigh: "invalid_request",
   PriceTooLow: "invalid_request",

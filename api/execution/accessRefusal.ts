@@ -1,13 +1,13 @@
 import { credentialStatus } from "../../lib/marketplace/credentialStatus.ts";
 import { contractApiError } from "../contractErrors.ts";
 import type { AccessRead } from "../credentials/readAccessState.ts";
-import { ApiError } from "../errors.ts";
+import type { ApiError } from "../errors.ts";
 
 /**
- * Why the chain's answer forbids the wallet a run, as the API error (with the contract error a debit
- * or purchase would revert with), or undefined when it may run. The listing's state comes first: it
- * is the same for every caller. Statuses follow `credentialStatus`, the contract's own rule. A
- * paused protocol refuses per-task runs alone (503: it will take them again); others go on.
+ * Why the chain's answer forbids the wallet a run, as the API error (with the contract error
+ * `requireAccess` reverts with for the same state), or undefined when it may run. The listing's state
+ * comes first: it is the same for every caller. Statuses follow `credentialStatus`, the contract's own
+ * rule. A paused protocol refuses per-task runs alone (503: it will take them again); others go on.
  */
 export function accessRefusal({
   block,
@@ -35,8 +35,7 @@ export function accessRefusal({
     case "revoked":
       return contractApiError("CredentialRevoked", "The creator revoked this credential");
     case "expired":
-      // No contract error means expiry (no call reverts on it), so none is named.
-      return new ApiError("credential_expired", "The subscription has expired; renew it");
+      return contractApiError("CredentialExpired", "The subscription has expired; renew it");
     case "low_balance":
       return contractApiError(
         "InsufficientBalance",

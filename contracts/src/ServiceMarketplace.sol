@@ -334,6 +334,21 @@ contract ServiceMarketplace is IServiceMarketplace {
             && (state.listingStatus == ListingStatus.Active || state.listingStatus == ListingStatus.Paused);
     }
 
+    function requireAccess(bytes32 listingId, address buyer) external view {
+        AccessState memory state = getAccessState(listingId, buyer);
+        if (state.listingStatus == ListingStatus.None) revert ListingNotFound(listingId);
+        if (state.listingStatus != ListingStatus.Active) revert ListingNotActive(listingId);
+        if (!state.hasCredential) revert CredentialNotFound(listingId, buyer);
+        if (state.isRevoked) revert CredentialRevoked(listingId, buyer);
+        if (state.model == RentalModel.Subscription && state.expiresAt <= block.timestamp) {
+            revert CredentialExpired(listingId, buyer, state.expiresAt);
+        }
+        if (state.model == RentalModel.PerQuery) {
+            uint256 price = _debitPrice(state.price, state.agreedPrice);
+            if (state.balance < price) revert InsufficientBalance(state.balance, price);
+        }
+    }
+
     function subscriptionQuote(bytes32 listingId, uint256 duration) external view returns (uint256) {
         Listing storage listing = listings[listingId];
         if (listing.status == ListingStatus.None) revert ListingNotFound(listingId);

@@ -10,7 +10,7 @@ import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
 import { ONE_TIME, PER_QUERY, SUBSCRIPTION, THIRTY_DAYS } from "../../devStack/marketplace.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
-import { expectError, expectOnChainError, http, signIn } from "../support/http.ts";
+import { expectOnChainError, http, signIn } from "../support/http.ts";
 import { type ReceivedRequest, startHttpsTestServer } from "../support/httpsTestServer.ts";
 import { registerAgent, settledJob } from "../support/registration.ts";
 import { eventsOf, sseReader } from "../support/sseEvents.ts";
@@ -144,7 +144,12 @@ describe("a renter runs a connected agent on each rental model", () => {
     expect((await run(listings.subscription)).body.status).toBe("completed");
 
     await travel(Number(THIRTY_DAYS) + 1);
-    expectError(await run(listings.subscription), 403, "credential_expired");
+    expectOnChainError(
+      await run(listings.subscription),
+      403,
+      "credential_expired",
+      "CredentialExpired",
+    );
   });
 
   it("per-task: each completed run is debited exactly its price before the answer, until the balance is gone", async () => {

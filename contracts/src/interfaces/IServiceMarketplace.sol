@@ -95,6 +95,8 @@ interface IServiceMarketplace {
     error InvalidAccessType(RentalModel model);
     /// @notice Thrown when the creator revoked the credential.
     error CredentialRevoked(bytes32 listingId, address buyer);
+    /// @notice Thrown when a subscription's credential expired at `expiredAt` and may not run.
+    error CredentialExpired(bytes32 listingId, address buyer, uint256 expiredAt);
     /// @notice Thrown when a withdrawal exceeds the available amount.
     error WithdrawalExceedsBalance(uint256 requested, uint256 available);
     /// @notice Thrown when the fee is above the 10% cap.
@@ -297,6 +299,13 @@ interface IServiceMarketplace {
 
     /// @notice Listing status, rental model, price and the caller's credential in one read.
     function getAccessState(bytes32 listingId, address buyer) external view returns (AccessState memory);
+
+    /// @notice Returns when `buyer` may start a run on `listingId`, else reverts with why not: `ListingNotFound`,
+    /// `ListingNotActive` (paused or closed), `CredentialNotFound`, `CredentialRevoked`, `CredentialExpired` or
+    /// `InsufficientBalance` (the balance and the next run's debit). It succeeds iff `getAccessState` is valid
+    /// and the listing active: a paused listing's credentials stay valid (a run already started may settle),
+    /// but start no run.
+    function requireAccess(bytes32 listingId, address buyer) external view;
 
     /// @notice Wei due for a subscription of `duration` seconds.
     function subscriptionQuote(bytes32 listingId, uint256 duration) external view returns (uint256);

@@ -5,6 +5,7 @@ import {Test} from "forge-std/Test.sol";
 import {ServiceMarketplace} from "../../src/ServiceMarketplace.sol";
 import {IServiceMarketplace} from "../../src/interfaces/IServiceMarketplace.sol";
 import {Handler} from "./Handler.sol";
+import {AccessRule} from "../AccessRule.sol";
 
 /// @notice Stateful properties of the marketplace under random sequences of valid calls.
 contract MarketplaceInvariantTest is Test {
@@ -177,12 +178,41 @@ contract MarketplaceInvariantTest is Test {
         assertEq(handler.ghost_batchMismatches(), 0, "a batch debit differed from consumeQuery");
     }
 
+    /// @notice (j) `requireAccess` refuses every credential with the access rule's error (the API's, over
+    /// `getAccessState`), and lets run exactly the valid ones on active listings. Checked in the state each run
+    /// ends in (from `afterInvariant`): after every call it would triple the suite's time.
+    function _checkRequireAccessEverywhere() internal view {
+        uint256 n = handler.listingCount();
+        uint256 r = handler.renterCount();
+        for (uint256 i; i < n; ++i) {
+            for (uint256 j; j < r; ++j) {
+                _checkRequireAccess(handler.listingIds(i), handler.renters(j));
+            }
+        }
+        _checkRequireAccess(keccak256("no listing"), handler.renters(0));
+    }
+
+    function _checkRequireAccess(bytes32 id, address buyer) internal view {
+        IServiceMarketplace.AccessState memory state = market.getAccessState(id, buyer);
+        bytes memory expected = AccessRule.refusal(id, buyer, state, block.timestamp);
+        try market.requireAccess(id, buyer) {
+            assertEq(expected, "", "ran where the rule refuses");
+            assertTrue(
+                AccessRule.mayRun(state), "ran where getAccessState is invalid or the listing inactive"
+            );
+        } catch (bytes memory refusal) {
+            assertEq(refusal, expected, "refused with another error than the rule's");
+            assertFalse(AccessRule.mayRun(state), "refused a valid credential on an active listing");
+        }
+    }
+
     /// @notice (i) The runs really debit fresh run ids, refuse replayed ones, revoke credentials, close
     /// listings, debit balances whose price was raised above what their renter agreed to, rotate the
     /// operator and debit and skip in batches, so (c) to (h) are never checked against nothing. A run of 50
     /// calls often closes nothing, so the totals are kept over the campaign: forge resets the chain before
     /// every run, the process environment outlives it.
     function afterInvariant() public {
+        _checkRequireAccessEverywhere();
         (
             uint256 debits,
             uint256 refusedReplays,

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+import {IServiceMarketplace} from "../src/interfaces/IServiceMarketplace.sol";
+
+/// @notice The rule the API applies to `getAccessState` before a run (api/execution/accessRefusal.ts), written
+/// independently of the contract: the listing first, then the credential.
+library AccessRule {
+    /// @dev The revert data `requireAccess` must give for `state` at `nowSeconds`; empty when the run may start.
+    function refusal(
+        bytes32 listingId,
+        address buyer,
+        IServiceMarketplace.AccessState memory state,
+        uint256 nowSeconds
+    ) internal pure returns (bytes memory) {
+        if (state.listingStatus == IServiceMarketplace.ListingStatus.None) {
+            return abi.encodeWithSelector(IServiceMarketplace.ListingNotFound.selector, listingId);
+        }
+        if (state.listingStatus != IServiceMarketplace.ListingStatus.Active) {
+            return abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, listingId);
+        }
+        if (!state.hasCredential) {
+            return abi.encodeWithSelector(IServiceMarketplace.CredentialNotFound.selector, listingId, buyer);
+        }
+        if (state.isRevoked) {
+            return abi.encodeWithSelector(IServiceMarketplace.CredentialRevoked.selector, listingId, buyer);
+        }
+        if (state.model == IServiceMarketplace.RentalModel.Subscription && state.expiresAt <= nowSeconds) {
+            return abi.encodeWithSelector(
+                IServiceMarketplace.CredentialExpired.selector, listingId, buyer, state.expiresAt
+            );
+        }
+        if (state.model == IServiceMarketplace.RentalModel.PerQuery) {
+            uint256 nextDebit = state.agreedPrice < state.price ? state.agreedPrice : state.price;
+            if (state.balance < nextDebit) {
+                return abi.encodeWithSelector(
+                    IServiceMarketplace.InsufficientBalance.selector, state.balance, nextDebit
+                );
+            }
+        }
+        return "";
+    }
+
+    /// @dev What `requireAccess` must agree with: a valid credential on an active listing. A paused listing's
+    /// credentials stay valid (a run already started settles) but start no run.
+    function mayRun(IServiceMarketplace.AccessState memory state) internal pure returns (bool) {
+        return state.isValid && state.listingStatus == IServiceMarketplace.ListingStatus.Active;
+    }
+}
