@@ -2,17 +2,20 @@
 // balance held by runs in flight, and the tool definition. The worker and the settlement are played
 // on the runs' rows by test/support/finishRun.ts (the debit is a real `consumeQuery`), until those
 // processes answer runs themselves.
+import { eq } from "drizzle-orm";
 import { parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { METADATA_URI, ONE_TIME, PER_QUERY } from "../devStack/marketplace.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
+import { runs } from "../lib/db/appSchema.ts";
 import { agentIdOf } from "../lib/ids/agentId.ts";
 import {
   completeRun,
   debitRun,
   finishRun,
   refuseUnstartedRun,
+  sendDebit,
   startRun,
 } from "../test/support/finishRun.ts";
 import { expectError, expectOnChainError } from "../test/support/http.ts";
@@ -30,6 +33,8 @@ const creator = devAccount(2);
 const renter = devAccount(3); // one-time and a large per-task balance
 const stranger = devAccount(4); // holds nothing
 const tight = devAccount(5); // a per-task balance of two tasks
+const settling = devAccount(6); // a per-task balance of two tasks, for debits caught mid-settlement
+const last = devAccount(7); // a per-task balance of one task
 
 const PRICE = parseEther("0.01");
 /** Above 2^53 and odd: a double cannot hold it, so a JSON number made from one would be off. */
@@ -79,6 +84,8 @@ beforeAll(async () => {
     deposit(renter, "counter", 10n),
     deposit(tight, "counter", 2n),
     deposit(tight, "discounted", 2n),
+    deposit(settling, "counter", 2n),
+    deposit(last, "counter", 1n),
   ]);
 });
 
@@ -386,6 +393,46 @@ describe("a per-task balance held by runs in flight", () => {
     expect((await one.reply).status).toBe(200);
     expect((await two.reply).status).toBe(200);
     expect((await three).body).toMatchObject({ run_id: id, status: "completed" });
+  });
+});
+
+describe("a per-task balance being debited", () => {
+  it("admits at once a run the balance read pays for when a debit already in it is not yet marked", async () => {
+    const one = await admitted(settling, { agent_id: listings.counter.id, task });
+    await startRun(deps(), one.run.id);
+    await finishRun(deps(), one.run.id, { status: "completed", output: "ok" });
+    // Mined: the chain shows one task left; the run still reads debit_pending, its hash beside it.
+    const { receipt } = await sendDebit(deps(), stack(), one.run.id);
+
+    const two = await admitted(settling, { agent_id: listings.counter.id, task });
+    expect(two.run).toMatchObject({ status: "queued", charge: "reserved" });
+
+    await deps()
+      .db.update(runs)
+      .set({ charge: "debited", costWei: TASK_PRICE.toString(), debitBlock: receipt.blockNumber })
+      .where(eq(runs.id, one.run.id));
+    await completeRun(deps(), stack(), two.run.id, "ok");
+    for (const { reply } of [one, two]) expect((await reply).status).toBe(200);
+  });
+
+  it("refuses at once when the debit being sent takes what is left: nothing to wait for", async () => {
+    const one = await admitted(last, { agent_id: listings.counter.id, task });
+    await startRun(deps(), one.run.id);
+    await finishRun(deps(), one.run.id, { status: "completed", output: "ok" });
+    // Signed and recorded, not yet broadcast: the balance read still shows the task it will take.
+    await deps()
+      .db.update(runs)
+      .set({ debitTx: `0x${"ab".repeat(32)}` })
+      .where(eq(runs.id, one.run.id));
+
+    const two = await app
+      .http(await app.tokenFor(last))
+      .post("/v1/execute", { agent_id: listings.counter.id, task });
+    expectOnChainError(two, 403, "insufficient_balance", "InsufficientBalance");
+
+    await deps().db.update(runs).set({ debitTx: null }).where(eq(runs.id, one.run.id));
+    await debitRun(deps(), stack(), one.run.id);
+    expect((await one.reply).status).toBe(200);
   });
 });
 

@@ -5,6 +5,7 @@ import type { Database } from "../../lib/db/projections.ts";
 import type { RentalModel } from "../../lib/marketplace/vocabulary.ts";
 import { nextOnChainRunId } from "../../lib/runs/onChainRunId.ts";
 import { RUN_NOT_STARTED } from "../../lib/runs/runNotStarted.ts";
+import { type BalanceRead, type DebitsInBalance, perTaskRoom } from "./perTaskRoom.ts";
 import type { RunRow } from "./runResult.ts";
 
 export type RunToAdmit = {
@@ -18,16 +19,15 @@ export type RunToAdmit = {
   idempotencyKey: string | undefined;
 };
 
-/** What the chain said at admission: the block read, and per task the balance and next debit. */
-export type BalanceRead = { blockNumber: bigint; balance: bigint; price: bigint };
-
 export type Admission =
   | { outcome: "admitted" }
   /** The Idempotency-Key already names a run: this one, when the request is the same. */
   | { outcome: "existing"; run: RunRow }
   | { outcome: "idempotency_conflict" }
   | { outcome: "insufficient_balance" }
-  /** Short, but debits are in flight (`inFlight` runs): read the chain again once they settle. */
+  /** Whether these debit transactions are in the balance read decides: look them up, admit again. */
+  | { outcome: "debits_unknown"; transactions: string[] }
+  /** Short, unless debits in flight (`inFlight` runs) charge less: read the chain once they settle. */
   | { outcome: "debits_in_flight"; inFlight: string[] };
 
 /**
@@ -49,14 +49,16 @@ export async function findIdempotentRun(
 /**
  * Admits a run in one transaction under an advisory lock on (listing, wallet), so concurrent
  * admissions of one credential are counted one after the other. Per task, the balance read at
- * `blockNumber`, less the price held by this credential's runs still reserved or being debited (or
- * debited after that block, which the balance read does not show yet), must cover `price`. The run
- * is inserted `waiting`, holding `price` per task.
+ * `blockNumber`, less what this credential's runs still reserved or being debited (or debited after
+ * that block, which the balance read does not show yet) will take from it, must cover `price`
+ * (`perTaskRoom`; `inBalance`: the debit transactions already looked up against that block). The
+ * run is inserted `waiting`, holding `price` per task.
  */
 export async function admitRun(
   db: Database,
   run: RunToAdmit,
   perTask: BalanceRead | undefined,
+  inBalance: DebitsInBalance = new Map(),
 ): Promise<Admission> {
   const wallet = run.wallet.toLowerCase();
   return db.transaction(async (tx) => {
@@ -68,12 +70,17 @@ export async function admitRun(
       if (existing) return sameRequest(existing, run.requestHash);
     }
     if (perTask) {
-      const [held] = await tx
+      const holding = await tx
         .select({
-          wei: sql<string>`coalesce(sum(${runs.reservedWei}), 0)::text`,
-          inFlight: sql<
+          charge: runs.charge,
+          debitTx: runs.debitTx,
+          // Only runs being debited may be waited for: no list of every reservation.
+          runIds: sql<
             string[]
-          >`coalesce(array_agg(${runs.id}) filter (where ${runs.charge} <> 'reserved'), '{}')`,
+          >`coalesce(array_agg(${runs.id}) filter (where ${runs.charge} = 'debit_pending'), '{}')`,
+          reservedWei: sql<string>`sum(${runs.reservedWei})::text`,
+          atPriceWei: sql<string>`sum(least(${runs.reservedWei}, ${perTask.price.toString()}::numeric))::text`,
+          costWei: sql<string>`sum(${runs.costWei})::text`,
         })
         .from(runs)
         .where(
@@ -85,13 +92,25 @@ export async function admitRun(
               and(eq(runs.charge, "debited"), gt(runs.debitBlock, perTask.blockNumber)),
             ),
           ),
-        );
-      const free = perTask.balance - BigInt(held?.wei ?? 0);
-      if (free < perTask.price) {
-        const inFlight = held?.inFlight ?? [];
-        return inFlight.length > 0
-          ? { outcome: "debits_in_flight", inFlight }
-          : { outcome: "insufficient_balance" };
+        )
+        .groupBy(runs.charge, runs.debitTx);
+      const room = perTaskRoom(
+        perTask,
+        holding.map((runs) => ({
+          ...runs,
+          reservedWei: BigInt(runs.reservedWei),
+          atPriceWei: BigInt(runs.atPriceWei),
+          costWei: BigInt(runs.costWei),
+        })),
+        inBalance,
+      );
+      switch (room.verdict) {
+        case "short":
+          return { outcome: "insufficient_balance" };
+        case "debits_unknown":
+          return { outcome: "debits_unknown", transactions: room.transactions };
+        case "debits_in_flight":
+          return { outcome: "debits_in_flight", inFlight: room.inFlight };
       }
     }
     const inserted = await tx

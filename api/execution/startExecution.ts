@@ -25,6 +25,7 @@ import { admitRun, findIdempotentRun, type RunToAdmit } from "./admitRun.ts";
 import { executeBody } from "./executeRequest.ts";
 import { countExecution } from "./executionRateLimit.ts";
 import { type AgentListing, findAgentListing } from "./findAgentListing.ts";
+import { lookUpDebits } from "./lookUpDebits.ts";
 import type { RunRow } from "./runResult.ts";
 import { type RunWatch, watchRun } from "./watchRun.ts";
 
@@ -94,6 +95,8 @@ export async function startExecution(
   const watch = watchRun(deps, run.id, onDelta);
   try {
     const debitWaitEnds = Date.now() + DEBIT_WAIT_MS;
+    /** Debit transactions looked up against the block of `access`. */
+    let inBalance = new Map<string, boolean>();
     for (;;) {
       const perTask =
         access.credential.rentalModel === "per_query"
@@ -103,7 +106,7 @@ export async function startExecution(
               price: nextDebit(access.credential),
             }
           : undefined;
-      const admission = await admitRun(deps.db, run, perTask);
+      const admission = await admitRun(deps.db, run, perTask, inBalance);
       switch (admission.outcome) {
         case "admitted":
           // A grant lost here is made by the next run that ends, or by the sweeper.
@@ -128,6 +131,14 @@ export async function startExecution(
             "InsufficientBalance",
             "The per-task balance, less the runs it already pays for, cannot pay for this run",
           );
+        case "debits_unknown":
+          await lookUpDebits(
+            deps.chain.client,
+            admission.transactions,
+            access.block.number,
+            inBalance,
+          );
+          break;
         case "debits_in_flight": {
           // A refusal is never spurious: the debits in flight may charge less than they hold.
           if (Date.now() >= debitWaitEnds) {
@@ -139,6 +150,7 @@ export async function startExecution(
           }
           await nextNotice(deps.bus, admission.inFlight.map(runTopic), RUN_REREAD_MS / 2);
           access = await readPermittedAccess(c, listing);
+          inBalance = new Map();
         }
       }
     }

@@ -84,8 +84,12 @@ export async function refuseUnstartedRun(deps: Deps, runId: string) {
   changed(deps, runId);
 }
 
-/** The settlement debits a `debit_pending` run on-chain as the operator, and marks it `debited`. */
-export async function debitRun(deps: Deps, stack: Stack, runId: string) {
+/**
+ * The settlement's debit of a `debit_pending` run mined on-chain (`consumeQuery` as the operator) and
+ * its hash written to `debit_tx`, the run not yet marked: as a settlement that stopped between the
+ * receipt and the mark leaves it. Returns the receipt and the price debited.
+ */
+export async function sendDebit(deps: Deps, stack: Stack, runId: string) {
   const row = await readRun(deps, runId);
   if (row.charge !== "debit_pending") throw new Error(`run ${runId} is ${row.charge}`);
   const operator = devAccount(LOCAL_ROLES.operator);
@@ -107,18 +111,25 @@ export async function debitRun(deps: Deps, stack: Stack, runId: string) {
     }
   });
   if (!consumed) throw new Error("consumeQuery emitted no QueryConsumed");
+  await deps.db.update(runs).set({ debitTx: receipt.transactionHash }).where(eq(runs.id, runId));
+  return { receipt, price: consumed.price };
+}
+
+/** The settlement debits a `debit_pending` run on-chain as the operator, and marks it `debited`. */
+export async function debitRun(deps: Deps, stack: Stack, runId: string) {
+  const { receipt, price } = await sendDebit(deps, stack, runId);
   await deps.db
     .update(runs)
     .set({
       charge: "debited",
-      costWei: consumed.price.toString(),
+      costWei: price.toString(),
       debitTx: receipt.transactionHash,
       debitBlock: receipt.blockNumber,
       logged: true,
     })
     .where(eq(runs.id, runId));
   changed(deps, runId);
-  return consumed.price;
+  return price;
 }
 
 /** The settlement marks a run whose debit the contract refused: `refused`, nothing charged. */

@@ -1,0 +1,209 @@
+// Per-task balances under load, through two API processes, two worker processes and the settlement
+// leader, with a connected agent that takes its time: exactly the runs a balance pays for complete
+// and are charged, every other request is refused before it runs, and the chain, the answers and
+// app.runs agree on every wei.
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { parseEther } from "viem";
+import type { HDAccount } from "viem/accounts";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { PER_QUERY } from "../../devStack/marketplace.ts";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { runs } from "../../lib/db/appSchema.ts";
+import { RUNS_IN_FLIGHT_PER_LISTING } from "../../lib/runs/grantSlots.ts";
+import { listConnectedAgent, startSlowAgent } from "../support/connectedAgentOnStack.ts";
+import {
+  expectError,
+  expectOnChainError,
+  http,
+  type JsonResponse,
+  signIn,
+} from "../support/http.ts";
+import { perTaskLedger } from "../support/perTaskLedger.ts";
+import { useStack } from "../support/useStack.ts";
+
+const creator = devAccount(2);
+const PRICE = parseEther("0.001");
+
+// The general limit is not under test here: high enough never to refuse.
+const stack = useStack({ nats: true, api: 2, rateLimitPerMinute: 100_000 });
+let agent: Awaited<ReturnType<typeof startSlowAgent>>;
+let listing: Awaited<ReturnType<typeof listConnectedAgent>>;
+
+beforeAll(async () => {
+  // 50 to 200 ms a call: long enough that the 20 slots of the listing fill up.
+  agent = await startSlowAgent(stack(), () => 50 + Math.random() * 150);
+  await Promise.all([stack().addWorker(), stack().addWorker()]);
+  const creatorApi = http(stack().api.url, { bearer: await signIn(stack().api.url, creator) });
+  listing = await listConnectedAgent(stack(), {
+    agent,
+    creator,
+    creatorApi,
+    name: "load-summariser",
+    model: PER_QUERY,
+    price: PRICE,
+  });
+  // Hundreds of executions a minute per credential: the default 60 would refuse most of them.
+  const raised = await creatorApi.put(`/v1/listings/${listing.listingId}/execution-limit`, {
+    requests_per_minute: 1_000,
+  });
+  expect(raised.status, JSON.stringify(raised.body)).toBe(200);
+});
+afterAll(async () => {
+  await agent?.close();
+});
+
+/** A renter holding a per-task balance that pays for exactly `tasks` runs; returns its token. */
+async function renterPayingFor(renter: HDAccount, tasks: number): Promise<string> {
+  const market = stack().marketplace;
+  await market.mined(
+    market
+      .as(renter)
+      .write.purchasePerQuery([listing.onChainListingId, PRICE], { value: PRICE * BigInt(tasks) }),
+  );
+  return signIn(stack().api.url, renter);
+}
+
+/** Request `n` of a workload, through API process `n % 2`. */
+function execute(token: string, n: number): Promise<JsonResponse> {
+  return http(stack().apis[n % 2]?.url as string, { bearer: token }).post("/v1/execute", {
+    agent_id: listing.listingId,
+    task: `task ${n}`,
+    input: { n },
+  });
+}
+
+/** Samples, until stopped, how many runs of the listing hold a slot. */
+function sampleSlots() {
+  const samples: number[] = [];
+  let sampling = true;
+  const done = (async () => {
+    while (sampling) {
+      const [row] = await stack()
+        .db.select({ held: sql<number>`count(*)::int` })
+        .from(runs)
+        .where(
+          and(
+            eq(runs.onChainListingId, listing.onChainListingId),
+            inArray(runs.status, ["queued", "running"]),
+          ),
+        );
+      samples.push(row?.held ?? 0);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  return async () => {
+    sampling = false;
+    await done;
+    return samples;
+  };
+}
+
+function countByStatus(replies: JsonResponse[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const { status } of replies) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}
+
+/**
+ * The workload's replies: `paid` completed, each charged the price and run once by the agent; the
+ * rest refused before running (`refusals`: the statuses allowed), never reaching the agent. Then the
+ * books: the balance is spent, and Σ cost_wei of the answers = Σ QueryConsumed prices = the balance
+ * decrease = Σ cost_wei in app.runs, run by run.
+ */
+async function expectExactlyPaidRuns(
+  renter: HDAccount,
+  replies: JsonResponse[],
+  paid: number,
+  refusals: (403 | 503)[],
+) {
+  const completed = replies.filter((reply) => reply.status === 200);
+  expect(completed, JSON.stringify(countByStatus(replies))).toHaveLength(paid);
+  for (const reply of completed) {
+    expect(reply.body).toEqual({
+      run_id: expect.stringMatching(/^run_/),
+      agent_id: listing.listingId,
+      status: "completed",
+      output: { summary: expect.stringMatching(/^done: task \d+$/) },
+      cost_wei: Number(PRICE),
+      duration_ms: expect.any(Number),
+    });
+  }
+  for (const reply of replies.filter((reply) => reply.status !== 200)) {
+    expect(refusals).toContain(reply.status);
+    if (reply.status === 403) {
+      expectOnChainError(reply, 403, "insufficient_balance", "InsufficientBalance");
+    } else {
+      expectError(reply, 503, "service_unavailable");
+      expect(reply.body.error.message).toMatch(/no run slot freed in time/);
+    }
+  }
+
+  const completedIds = completed.map((reply) => reply.body.run_id as string);
+  for (const runId of completedIds) expect(agent.calls.byRun.get(runId)).toBe(1);
+  const ledger = await perTaskLedger(stack(), listing.onChainListingId, renter.address);
+  const deposit = PRICE * BigInt(paid);
+  const answeredWei = completed.reduce((sum, reply) => sum + BigInt(reply.body.cost_wei), 0n);
+  expect({
+    balance: ledger.balance,
+    answeredWei,
+    debitedWei: ledger.debitedWei,
+    costWei: ledger.costWei,
+  }).toEqual({ balance: 0n, answeredWei: deposit, debitedWei: deposit, costWei: deposit });
+  // The refused requests left no run that holds or owes anything.
+  const { debited, ...others } = ledger.runsByCharge;
+  expect(debited).toBe(paid);
+  expect(Object.keys(others).every((charge) => charge === "released")).toBe(true);
+  const debitedRuns = await stack()
+    .db.select({ onChainRunId: runs.onChainRunId, costWei: runs.costWei })
+    .from(runs)
+    .where(inArray(runs.id, completedIds));
+  expect(
+    new Map(debitedRuns.map((run) => [BigInt(run.onChainRunId), BigInt(run.costWei)])),
+  ).toEqual(ledger.debits);
+}
+
+it("completes and charges exactly the 100 runs the balance pays for out of 500 sent at once, refusing the rest before they run", async () => {
+  const renter = devAccount(3);
+  const token = await renterPayingFor(renter, 100);
+  const callsBefore = agent.calls.byRun.size;
+  const stopSampling = sampleSlots();
+  const startedAt = Date.now();
+  const replies = await Promise.all(Array.from({ length: 500 }, (_, n) => execute(token, n)));
+  const elapsedMs = Date.now() - startedAt;
+  const slotSamples = await stopSampling();
+  console.info(
+    `500 requests answered in ${elapsedMs} ms:`,
+    countByStatus(replies),
+    `slots held at most ${Math.max(...slotSamples)}, the agent ran at most ${agent.calls.mostAtOnce} at once`,
+  );
+
+  // 503 is the documented refusal of a run no slot freed for in time.
+  await expectExactlyPaidRuns(renter, replies, 100, [403, 503]);
+  expect(agent.calls.byRun.size - callsBefore).toBe(100);
+  expect(agent.calls.unsigned).toBe(0);
+  expect(Math.max(...slotSamples)).toBeLessThanOrEqual(RUNS_IN_FLIGHT_PER_LISTING);
+  expect(agent.calls.mostAtOnce).toBeLessThanOrEqual(RUNS_IN_FLIGHT_PER_LISTING);
+});
+
+it("refuses no request the balance could still pay for while earlier runs are being debited", async () => {
+  // Ten clients each sending one request after another: admissions keep meeting runs that are
+  // completed but not yet debited, which must be waited for, never counted as spent twice.
+  const renter = devAccount(4);
+  const token = await renterPayingFor(renter, 30);
+  const startedAt = Date.now();
+  const replies = (
+    await Promise.all(
+      Array.from({ length: 10 }, async (_, client) => {
+        const mine: JsonResponse[] = [];
+        for (let n = client; n < 150; n += 10) mine.push(await execute(token, n));
+        return mine;
+      }),
+    )
+  ).flat();
+  console.info(
+    `150 requests from 10 clients answered in ${Date.now() - startedAt} ms:`,
+    countByStatus(replies),
+  );
+
+  await expectExactlyPaidRuns(renter, replies, 30, [403]);
+});
