@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ONE_TIME, PER_QUERY } from "../devStack/marketplace.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
 import { RUNS_IN_FLIGHT_PER_LISTING } from "../lib/runs/grantSlots.ts";
+import { RUN_INTERRUPTED } from "../lib/runs/runFailures.ts";
 import {
   completeRun,
   finishRun,
@@ -225,6 +226,27 @@ describe("POST /v1/execute/stream", () => {
           cost_wei: 0,
           duration_ms: 1234,
           output: "An old pond",
+        },
+      },
+    ]);
+  });
+
+  it("ends a run whose worker died with done: failed and what was streamed, which the sweeper never saw", async () => {
+    const { response, run } = await openStream({ agent_id: listings.writer.id, task });
+    const stream = sseReader(response);
+    await startRun(deps(), run.id);
+    sendDelta(deps(), run.id, "An old");
+    expect(await stream.next()).toMatchObject({ event: "output" });
+    await finishRun(deps(), run.id, { status: "failed", output: "", failure: RUN_INTERRUPTED });
+    expect(eventsOf(await stream.rest())).toEqual([
+      {
+        event: "done",
+        data: {
+          run_id: run.id,
+          status: "failed",
+          cost_wei: 0,
+          duration_ms: 1234,
+          output: "An old",
         },
       },
     ]);

@@ -85,9 +85,7 @@ executeRoutes.post("/stream", async (c) => {
         status: row.status,
         cost_wei: costOf(row),
         duration_ms: row.durationMs ?? 0,
-        ...(row.status === "failed" && {
-          output: typeof row.output === "string" ? row.output : streamed,
-        }),
+        ...(row.status === "failed" && { output: partialOutput(row.output, streamed) }),
       };
       write(sseEvent("done", exactJson(done)));
     } catch (error) {
@@ -109,6 +107,14 @@ executeRoutes.post("/stream", async (c) => {
 
 function sseEvent(event: string, data: string): string {
   return `event: ${event}\ndata: ${data}\n\n`;
+}
+
+/**
+ * What a failed run accumulated: its stored output, unless the stream got further (a run whose
+ * worker died is ended by the sweeper, which never saw its deltas).
+ */
+function partialOutput(stored: unknown, streamed: string): string {
+  return typeof stored === "string" && stored.startsWith(streamed) ? stored : streamed;
 }
 
 /** A run's output as the text its deltas spell: a string as it is, anything else as JSON. */
