@@ -203,6 +203,28 @@ describe("POST /v1/execute/stream", () => {
     ]);
   });
 
+  it("streams nothing past a lost delta: the rest comes from the stored output, so the text is the output's", async () => {
+    const { response, run } = await openStream({ agent_id: listings.writer.id, task });
+    const stream = sseReader(response);
+    await startRun(deps(), run.id);
+    sendDelta(deps(), run.id, "An old", 0);
+    expect(await stream.next()).toMatchObject({ event: "output" });
+    // " pond, " is lost; what follows it is not sent on its own.
+    sendDelta(deps(), run.id, "a frog", 13);
+    sendDelta(deps(), run.id, " jumps in", 19);
+    await finishRun(deps(), run.id, {
+      status: "completed",
+      output: "An old pond, a frog jumps in",
+    });
+    expect(eventsOf(await stream.rest())).toEqual([
+      { event: "output", data: { delta: " pond, a frog jumps in" } },
+      {
+        event: "done",
+        data: { run_id: run.id, status: "completed", cost_wei: 0, duration_ms: 1234 },
+      },
+    ]);
+  });
+
   it("ends a run failed mid-stream with done: failed, the partial output, still HTTP 200", async () => {
     const { response, run } = await openStream({ agent_id: listings.writer.id, task });
     expect(response.status).toBe(200);

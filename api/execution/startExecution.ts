@@ -26,7 +26,8 @@ import { executeBody } from "./executeRequest.ts";
 import { countExecution } from "./executionRateLimit.ts";
 import { type AgentListing, findAgentListing } from "./findAgentListing.ts";
 import type { RunRow } from "./runResult.ts";
-import { type RunWatch, watchRun } from "./watchRun.ts";
+import { stoppingError } from "./unanswered.ts";
+import { type OnDelta, type RunWatch, watchRun } from "./watchRun.ts";
 
 export type StartedExecution = {
   runId: string;
@@ -42,9 +43,10 @@ export type StartedExecution = {
  */
 export async function startExecution(
   c: Context<AppEnv>,
-  onDelta?: (delta: string) => void,
+  onDelta?: OnDelta,
 ): Promise<StartedExecution> {
   const deps = c.get("deps");
+  if (deps.stopping.aborted) throw stoppingError(c);
   const { body: json } = await readJsonObject(c, { maxBytes: MAX_BODY_BYTES });
   const body = parseInput(executeBody, json);
   const idempotencyKey = idempotencyKeyOf(c);

@@ -21,7 +21,12 @@ export type PerTaskListing = { listingId: Hex; agentId: string; price: bigint };
 export async function listPerTaskAgent(
   stack: Stack,
   agent: BehavingAgent,
-  { name, price, timeoutSeconds = 60 }: { name: string; price: bigint; timeoutSeconds?: number },
+  {
+    name,
+    price,
+    timeoutSeconds = 60,
+    outputSchema = SUMMARY_SCHEMA,
+  }: { name: string; price: bigint; timeoutSeconds?: number; outputSchema?: object },
 ): Promise<PerTaskListing> {
   const creator = devAccount(2);
   const creatorApi = http(stack.api.url, { bearer: await signIn(stack.api.url, creator) });
@@ -34,7 +39,7 @@ export async function listPerTaskAgent(
       model: { provider: "self_hosted", endpoint_url: "https://models.example.com/v1" },
       entrypoint_url: agent.url(`/agents/${name}`),
       input_schema: { type: "object" },
-      output_schema: SUMMARY_SCHEMA,
+      output_schema: outputSchema,
       timeout_seconds: timeoutSeconds,
     }),
   );
