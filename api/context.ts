@@ -40,6 +40,11 @@ export type ApiDeps = {
   log: Logger;
   /** Milliseconds since the epoch; replaceable so tests can move time. */
   now: () => number;
+  /**
+   * Aborted once the process begins to stop: requests waiting on a run answer at once (the run goes
+   * on, kept for `GET /v1/runs/:run_id`), and no new run is admitted.
+   */
+  stopping: AbortSignal;
 };
 
 export type Identity =

@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ONE_TIME, PER_QUERY } from "../devStack/marketplace.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
 import { RUNS_IN_FLIGHT_PER_LISTING } from "../lib/runs/grantSlots.ts";
+import { RUN_INTERRUPTED } from "../lib/runs/runFailures.ts";
 import {
   completeRun,
   finishRun,
@@ -202,6 +203,28 @@ describe("POST /v1/execute/stream", () => {
     ]);
   });
 
+  it("streams nothing past a lost delta: the rest comes from the stored output, so the text is the output's", async () => {
+    const { response, run } = await openStream({ agent_id: listings.writer.id, task });
+    const stream = sseReader(response);
+    await startRun(deps(), run.id);
+    sendDelta(deps(), run.id, "An old", 0);
+    expect(await stream.next()).toMatchObject({ event: "output" });
+    // " pond, " is lost; what follows it is not sent on its own.
+    sendDelta(deps(), run.id, "a frog", 13);
+    sendDelta(deps(), run.id, " jumps in", 19);
+    await finishRun(deps(), run.id, {
+      status: "completed",
+      output: "An old pond, a frog jumps in",
+    });
+    expect(eventsOf(await stream.rest())).toEqual([
+      { event: "output", data: { delta: " pond, a frog jumps in" } },
+      {
+        event: "done",
+        data: { run_id: run.id, status: "completed", cost_wei: 0, duration_ms: 1234 },
+      },
+    ]);
+  });
+
   it("ends a run failed mid-stream with done: failed, the partial output, still HTTP 200", async () => {
     const { response, run } = await openStream({ agent_id: listings.writer.id, task });
     expect(response.status).toBe(200);
@@ -225,6 +248,27 @@ describe("POST /v1/execute/stream", () => {
           cost_wei: 0,
           duration_ms: 1234,
           output: "An old pond",
+        },
+      },
+    ]);
+  });
+
+  it("ends a run whose worker died with done: failed and what was streamed, which the sweeper never saw", async () => {
+    const { response, run } = await openStream({ agent_id: listings.writer.id, task });
+    const stream = sseReader(response);
+    await startRun(deps(), run.id);
+    sendDelta(deps(), run.id, "An old");
+    expect(await stream.next()).toMatchObject({ event: "output" });
+    await finishRun(deps(), run.id, { status: "failed", output: "", failure: RUN_INTERRUPTED });
+    expect(eventsOf(await stream.rest())).toEqual([
+      {
+        event: "done",
+        data: {
+          run_id: run.id,
+          status: "failed",
+          cost_wei: 0,
+          duration_ms: 1234,
+          output: "An old",
         },
       },
     ]);

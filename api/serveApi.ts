@@ -1,3 +1,4 @@
+import type { Server } from "node:http";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { createPublicClient, http } from "viem";
@@ -16,7 +17,7 @@ import { INPUT_VALIDATION_THREADS, RUN_ANSWER_GRACE_MS, STREAM_HEARTBEAT_MS } fr
 
 /**
  * Serves the REST API over `bus` and runs the outbox relay that publishes its jobs. Resolves once
- * listening; `close()` stops taking requests, then the relay.
+ * listening; `close()` answers the requests waiting on runs, stops taking requests, then the relay.
  */
 export async function serveApi({
   env,
@@ -33,6 +34,7 @@ export async function serveApi({
 }): Promise<{ close: () => Promise<void> }> {
   const deployment = await requireDeployment(env.DEPLOYMENT_FILE);
   const inputValidation = startManifestValidationThreads({ threads: INPUT_VALIDATION_THREADS });
+  const stopping = new AbortController();
   const app = createApp({
     db,
     bus,
@@ -61,6 +63,7 @@ export async function serveApi({
     inputValidation,
     log,
     now: Date.now,
+    stopping: stopping.signal,
   });
   const relay = startOutboxRelay({ db, bus, log });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
@@ -79,7 +82,13 @@ export async function serveApi({
   });
   return {
     close: async () => {
-      await new Promise((resolve) => server.close(resolve));
+      // Requests waiting on runs answer first (their runs go on), or closing would wait for them;
+      // each connection is closed once its last answer is out, not kept for its keep-alive.
+      stopping.abort();
+      const closed = new Promise((resolve) => server.close(resolve));
+      const closeIdle = setInterval(() => (server as Server).closeIdleConnections(), 50);
+      await closed;
+      clearInterval(closeIdle);
       await relay.stop();
       await inputValidation.close();
     },

@@ -1,7 +1,12 @@
 import { fileURLToPath } from "node:url";
-import { type Service, spawnService, waitUntilReady } from "./spawnService.ts";
+import { killGroup, type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
-export type Api = Service & { url: string };
+export type Api = Service & {
+  url: string;
+  /** Sends `signal` to the API's process group, e.g. SIGKILL to simulate a crash. */
+  kill: (signal: NodeJS.Signals) => void;
+  exited: Promise<void>;
+};
 
 export type ApiOptions = {
   port: number;
@@ -24,6 +29,7 @@ export async function startApi({ port, env, onOutput }: ApiOptions): Promise<Api
     onOutput,
   });
   const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
   await waitUntilReady("api", () => fetch(`${url}/v1/listings`), { child, timeoutMs: 60_000 });
-  return { ...service, url };
+  return { ...service, url, kill: (signal) => killGroup(child, signal), exited };
 }

@@ -27,7 +27,8 @@ import { countExecution } from "./executionRateLimit.ts";
 import { type AgentListing, findAgentListing } from "./findAgentListing.ts";
 import { lookUpDebits } from "./lookUpDebits.ts";
 import type { RunRow } from "./runResult.ts";
-import { type RunWatch, watchRun } from "./watchRun.ts";
+import { stoppingError } from "./unanswered.ts";
+import { type OnDelta, type RunWatch, watchRun } from "./watchRun.ts";
 
 export type StartedExecution = {
   runId: string;
@@ -43,9 +44,10 @@ export type StartedExecution = {
  */
 export async function startExecution(
   c: Context<AppEnv>,
-  onDelta?: (delta: string) => void,
+  onDelta?: OnDelta,
 ): Promise<StartedExecution> {
   const deps = c.get("deps");
+  if (deps.stopping.aborted) throw stoppingError(c);
   const { body: json } = await readJsonObject(c, { maxBytes: MAX_BODY_BYTES });
   const body = parseInput(executeBody, json);
   const idempotencyKey = idempotencyKeyOf(c);

@@ -18,6 +18,15 @@ export function noSlotError(c: Context): ApiError {
   );
 }
 
+/** 503 for an execution that reaches a process as it stops: nothing was admitted; a retry may go on. */
+export function stoppingError(c: Context): ApiError {
+  c.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
+  return new ApiError(
+    "service_unavailable",
+    "The server is restarting: nothing was run or charged; retry shortly",
+  );
+}
+
 /**
  * 503 for a run still going past the time its answer was due; it goes on and is kept. With `c`, the
  * response's `Retry-After` is set (not once a stream has sent its headers).

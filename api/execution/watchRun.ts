@@ -6,6 +6,9 @@ import { decodeNotice, runTopic } from "../../lib/runs/notices.ts";
 import { RUN_REREAD_MS } from "../limits.ts";
 import type { RunRow } from "./runResult.ts";
 
+/** A delta of the run's output; `at`, when known, is how many characters of output came before it. */
+export type OnDelta = (delta: string, at: number | undefined) => void;
+
 export type RunWatch = {
   /**
    * The run's row once `until` holds for it, read on every notice and at least every
@@ -21,13 +24,14 @@ export type RunWatch = {
 };
 
 /**
- * Listens to a run's notices from now on: its output deltas go to `onDelta` as they come. Start it
+ * Listens to a run's notices from now on: its output deltas go to `onDelta` as they come (a lost
+ * notice is never seen; `at` tells the gap). Start it
  * before the run exists, so that no notice is missed.
  */
 export function watchRun(
   { db, bus }: { db: Database; bus: Bus },
   runId: string,
-  onDelta: (delta: string) => void = () => {},
+  onDelta: OnDelta = () => {},
 ): RunWatch {
   let wake: (() => void) | undefined;
   /** A change was announced since the row was last read: read it again at once. */
@@ -39,8 +43,9 @@ export function watchRun(
     } catch {
       return;
     }
-    if (notice.kind === "delta" && typeof notice.delta === "string") onDelta(notice.delta);
-    else {
+    if (notice.kind === "delta" && typeof notice.delta === "string") {
+      onDelta(notice.delta, typeof notice.at === "number" ? notice.at : undefined);
+    } else {
       changed = true;
       wake?.();
     }

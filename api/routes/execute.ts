@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { AppEnv } from "../context.ts";
 import { ApiError, errorBody } from "../errors.ts";
@@ -6,6 +6,7 @@ import { exactJson } from "../exactJson.ts";
 import { costOf, isAnswered, runResult } from "../execution/runResult.ts";
 import { startExecution } from "../execution/startExecution.ts";
 import { neverStarted, noSlotError, stillGoingError } from "../execution/unanswered.ts";
+import type { OnDelta } from "../execution/watchRun.ts";
 
 export const executeRoutes = new Hono<AppEnv>();
 
@@ -13,11 +14,11 @@ export const executeRoutes = new Hono<AppEnv>();
 executeRoutes.post("/", async (c) => {
   const { runId, answerDeadline, watch } = await startExecution(c);
   try {
-    // A client that leaves stops the waiting, not the run: it finishes, is charged iff completed,
-    // and is kept for GET /v1/runs/:run_id.
+    // A client that leaves, or a process that stops, ends the waiting, not the run: it finishes,
+    // is charged iff completed, and is kept for GET /v1/runs/:run_id.
     const row = await watch.until(isAnswered, {
       deadline: answerDeadline,
-      signal: c.req.raw.signal,
+      signal: leftOrStopping(c),
     });
     if (!row) throw stillGoingError(runId, c);
     if (neverStarted(row)) throw noSlotError(c);
@@ -33,15 +34,15 @@ executeRoutes.post("/", async (c) => {
  * synchronous one's; from then on it is 200 whatever the run's outcome.
  */
 executeRoutes.post("/stream", async (c) => {
-  let forward: ((delta: string) => void) | undefined;
-  const early: string[] = [];
-  const { runId, answerDeadline, watch } = await startExecution(c, (delta) =>
-    forward ? forward(delta) : early.push(delta),
+  let forward: OnDelta | undefined;
+  const early: Parameters<OnDelta>[] = [];
+  const { runId, answerDeadline, watch } = await startExecution(c, (delta, at) =>
+    forward ? forward(delta, at) : early.push([delta, at]),
   );
   try {
     const started = await watch.until((row) => row.status !== "waiting", {
       deadline: answerDeadline,
-      signal: c.req.raw.signal,
+      signal: leftOrStopping(c),
     });
     if (!started) throw stillGoingError(runId, c);
     if (neverStarted(started)) throw noSlotError(c);
@@ -64,11 +65,22 @@ executeRoutes.post("/stream", async (c) => {
       streamed += delta;
       write(sseEvent("output", JSON.stringify({ delta })));
     };
-    for (const delta of early.splice(0)) sendDelta(delta);
-    forward = sendDelta;
+    // Once a delta is missed, what follows would not spell the output: the rest comes from the
+    // stored output at the end.
+    let missed = false;
+    const relay: OnDelta = (delta, at) => {
+      if (at !== undefined && at > streamed.length) missed = true;
+      if (missed || (at !== undefined && at < streamed.length)) return;
+      sendDelta(delta);
+    };
+    for (const [delta, at] of early.splice(0)) relay(delta, at);
+    forward = relay;
     const heartbeat = setInterval(() => write(": heartbeat\n\n"), streamHeartbeatMs);
     try {
-      const row = await watch.until(isAnswered, { deadline: answerDeadline, signal: left.signal });
+      const row = await watch.until(isAnswered, {
+        deadline: answerDeadline,
+        signal: AbortSignal.any([left.signal, c.get("deps").stopping]),
+      });
       forward = undefined;
       if (left.signal.aborted) return;
       if (!row) {
@@ -76,7 +88,7 @@ executeRoutes.post("/stream", async (c) => {
         return;
       }
       const output = outputText(row.output);
-      // Deltas are notices and may be lost at the end: the stored output completes what was sent.
+      // Deltas are notices and may be lost: the stored output completes what was sent.
       if (row.status === "completed" && output.startsWith(streamed) && output !== streamed) {
         sendDelta(output.slice(streamed.length));
       }
@@ -85,9 +97,7 @@ executeRoutes.post("/stream", async (c) => {
         status: row.status,
         cost_wei: costOf(row),
         duration_ms: row.durationMs ?? 0,
-        ...(row.status === "failed" && {
-          output: typeof row.output === "string" ? row.output : streamed,
-        }),
+        ...(row.status === "failed" && { output: partialOutput(row.output, streamed) }),
       };
       write(sseEvent("done", exactJson(done)));
     } catch (error) {
@@ -107,8 +117,21 @@ executeRoutes.post("/stream", async (c) => {
   });
 });
 
+/** The client left, or the process stops: either way the waiting ends, never the run. */
+function leftOrStopping(c: Context<AppEnv>): AbortSignal {
+  return AbortSignal.any([c.req.raw.signal, c.get("deps").stopping]);
+}
+
 function sseEvent(event: string, data: string): string {
   return `event: ${event}\ndata: ${data}\n\n`;
+}
+
+/**
+ * What a failed run accumulated: its stored output, unless the stream got further (a run whose
+ * worker died is ended by the sweeper, which never saw its deltas).
+ */
+function partialOutput(stored: unknown, streamed: string): string {
+  return typeof stored === "string" && stored.startsWith(streamed) ? stored : streamed;
 }
 
 /** A run's output as the text its deltas spell: a string as it is, anything else as JSON. */

@@ -2,7 +2,11 @@
 // whoever waits on the run. Notices may be lost; the runs row is the truth (docs/execution.md).
 
 export type RunNotice =
-  | { kind: "delta"; delta: string }
+  /**
+   * Output as the agent produced it; `at` is how many characters of output came before it, so a
+   * listener can tell a delta lost in between (absent: no position known).
+   */
+  | { kind: "delta"; delta: string; at?: number }
   /** The run's row changed state (finished, settled, refused): read it again. */
   | { kind: "changed" };
 

@@ -167,7 +167,11 @@ describe.each([
       expect(notices.heard).toEqual([
         { kind: "changed" },
         { kind: "changed" },
-        ...deltas.map((delta) => ({ kind: "delta", delta })),
+        ...deltas.map((delta, n) => ({
+          kind: "delta",
+          delta,
+          at: deltas.slice(0, n).join("").length,
+        })),
         { kind: "changed" },
       ]);
       await notices.stop();

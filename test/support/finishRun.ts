@@ -28,9 +28,9 @@ export async function startRun(deps: Deps, runId: string) {
   changed(deps, runId);
 }
 
-/** The agent produced `delta`: a notice, as the worker sends it. */
-export function sendDelta({ bus }: Deps, runId: string, delta: string) {
-  bus.notify(runTopic(runId), encodeNotice({ kind: "delta", delta }));
+/** The agent produced `delta`, `at` characters into the output: a notice, as the worker sends it. */
+export function sendDelta({ bus }: Deps, runId: string, delta: string, at?: number) {
+  bus.notify(runTopic(runId), encodeNotice({ kind: "delta", delta, at }));
 }
 
 /**

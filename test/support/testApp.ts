@@ -47,6 +47,7 @@ export type TestApp = ReturnType<typeof createTestApp>;
 export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
   const serviceName = ENV_FIELDS.SERVICE_NAME.parse(undefined);
   const logLines: string[] = [];
+  const stopping = new AbortController();
   const deps: ApiDeps = {
     db: stack.db,
     bus: createInProcessBus(),
@@ -73,11 +74,14 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
     inputValidation: startManifestValidationThreads({ threads: INPUT_VALIDATION_THREADS }),
     log: createLogger("api", (line) => logLines.push(line)),
     now: options.now ?? Date.now,
+    stopping: stopping.signal,
   };
   const app = createApp(deps);
   return {
     app,
     deps,
+    /** What the process does first as it stops (`serveApi`'s `close`). */
+    beginStopping: () => stopping.abort(),
     /** Every line the app logged, as JSON text. */
     logLines,
     /** `get`, `post` and `del` of `test/support/http.ts`, answered by the app; `peer` is the socket's. */

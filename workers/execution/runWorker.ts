@@ -58,6 +58,7 @@ export async function startRunWorker({
     leases.hold(runId, { message, onLost: () => lost.abort() });
     tell(bus, runTopic(runId), { kind: "changed" });
     const started = performance.now();
+    let streamed = 0;
     try {
       let outcome: RunOutcome = taken.request
         ? await runAgent({
@@ -65,7 +66,10 @@ export async function startRunWorker({
             onChainListingId: taken.onChainListingId,
             request: taken.request,
             runtimeFor,
-            onDelta: (delta) => tell(bus, runTopic(runId), { kind: "delta", delta }),
+            onDelta: (delta) => {
+              tell(bus, runTopic(runId), { kind: "delta", delta, at: streamed });
+              streamed += delta.length;
+            },
             interrupt: AbortSignal.any([stopping.signal, lost.signal]),
             log,
           })

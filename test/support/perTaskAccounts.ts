@@ -1,0 +1,88 @@
+// The books of a per-task listing once the faults have cleared: every run final and logged on-chain,
+// nothing charged twice, nothing completed left uncharged, no failed run charged; the runs' costs,
+// the chain's QueryConsumed prices and the renters' balance decrease all one sum.
+import { eq } from "drizzle-orm";
+import { expect } from "vitest";
+import type { Stack } from "../../devStack/startStack.ts";
+import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
+import { runs } from "../../lib/db/appSchema.ts";
+import { balanceOf } from "../settlement/settlementFixtures.ts";
+import type { PerTaskListing, Renter } from "./connectedListing.ts";
+import { until } from "./registration.ts";
+
+type RunRow = typeof runs.$inferSelect;
+
+const sum = (values: bigint[]) => values.reduce((total, value) => total + value, 0n);
+
+/** A run nothing will change any more: ended, its charge settled, logged on-chain. */
+const settled = (row: RunRow) =>
+  (row.status === "completed" || row.status === "failed") &&
+  row.charge !== "reserved" &&
+  row.charge !== "debit_pending" &&
+  row.logged;
+
+/**
+ * Waits until every run of `listing` is settled, then checks the books against the chain: a
+ * completed run debited once at a price the chain logged for its run id, a failed one released and
+ * never debited, Σ cost_wei = Σ QueryConsumed prices = what the renters' balances lost. Returns the
+ * runs, by id.
+ */
+export async function expectBooksBalance(
+  stack: Stack,
+  listing: PerTaskListing,
+  renters: Renter[],
+  timeoutMs = 60_000,
+): Promise<Map<string, RunRow>> {
+  const rows = await until(
+    "every run of the listing to settle",
+    async () => {
+      const rows = await stack.db
+        .select()
+        .from(runs)
+        .where(eq(runs.onChainListingId, listing.listingId));
+      return rows.every(settled) && rows;
+    },
+    timeoutMs,
+  );
+  const consumed = await stack.marketplace.publicClient.getContractEvents({
+    address: stack.deployment.address,
+    abi: serviceMarketplaceAbi,
+    eventName: "QueryConsumed",
+    args: { listingId: listing.listingId },
+    fromBlock: BigInt(stack.deployment.startBlock),
+    toBlock: "latest",
+    strict: true,
+  });
+  const priceOf = new Map(consumed.map((log) => [log.args.runId, log.args.price]));
+  expect(priceOf.size, "a run id debited twice").toBe(consumed.length);
+
+  for (const row of rows) {
+    const onChainPrice = priceOf.get(BigInt(row.onChainRunId));
+    const books = { status: row.status, charge: row.charge, onChainPrice };
+    if (row.status === "completed") {
+      expect(books, `completed run ${row.id}`).toEqual({
+        status: "completed",
+        charge: "debited",
+        onChainPrice: BigInt(row.costWei),
+      });
+    } else {
+      expect(books, `failed run ${row.id}`).toEqual({
+        status: "failed",
+        charge: "released",
+        onChainPrice: undefined,
+      });
+    }
+  }
+  const costs = sum(rows.filter((row) => row.charge === "debited").map((r) => BigInt(r.costWei)));
+  const balances = await Promise.all(
+    renters.map((renter) => balanceOf(stack, listing.listingId, renter.account.address)),
+  );
+  const decrease = sum(renters.map((renter) => renter.deposit)) - sum(balances);
+  expect({ costs, onChain: sum([...priceOf.values()]), decrease }).toEqual({
+    costs,
+    onChain: costs,
+    decrease: costs,
+  });
+  expect(consumed.length).toBe(rows.filter((row) => row.charge === "debited").length);
+  return new Map(rows.map((row) => [row.id, row]));
+}
