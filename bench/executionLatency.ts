@@ -173,10 +173,10 @@ function report(options: {
   loadAfter: number[];
 }) {
   const { floor, steps } = options;
-  const ms = (values: number[]) => [
-    ...tail(values).map((value) => fixed(value, 1)),
-    fixed(Math.max(...values), 1),
-  ];
+  const ms = (values: number[]) =>
+    values.length === 0
+      ? ["–", "–", "–", "–"]
+      : [...tail(values).map((value) => fixed(value, 1)), fixed(Math.max(...values), 1)];
   const floorP50 = floorSum(floor, 50);
   const byRate = [...steps].sort((a, b) => a.rate - b.rate || a.model.localeCompare(b.model));
   const received = (step: Step) => step.completed.map((times) => times.received);
@@ -203,7 +203,7 @@ function report(options: {
           String(step.rate),
           fixed(step.completed.length / step.seconds, 0),
           ...ms(received(step)),
-          fixed(percentile(received(step), 50) / floorP50, 1),
+          step.completed.length === 0 ? "–" : fixed(percentile(received(step), 50) / floorP50, 1),
           String(step.sent - step.completed.length),
         ]),
       ],
@@ -223,7 +223,9 @@ function report(options: {
   const segment = (step: Step, from: keyof RunTimes | undefined, to: keyof RunTimes) =>
     step.completed.map((times) => times[to] - (from ? times[from] : 0));
   const p50p95 = (values: number[]) =>
-    `${fixed(percentile(values, 50), 1)} / ${fixed(percentile(values, 95), 1)}`;
+    values.length === 0
+      ? "–"
+      : `${fixed(percentile(values, 50), 1)} / ${fixed(percentile(values, 95), 1)}`;
   console.log("\nWhere the time goes, p50 / p95 (ms):\n");
   console.log(
     table(
@@ -246,7 +248,7 @@ function report(options: {
         p50p95(segment(step, "taken", "received")),
         p50p95(segment(step, "received", "answered")),
         fixed(percentile(step.lagMs, 99), 2),
-        fixed(step.drainMs, 0),
+        Number.isNaN(step.drainMs) ? "–" : fixed(step.drainMs, 0),
         fixed(step.loadAverage, 1),
       ]),
     ),

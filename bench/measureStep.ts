@@ -30,7 +30,7 @@ export type Step = {
   failures: Map<string, number>;
   /** How late the generator sent requests (sent − due), ms. */
   lagMs: number[];
-  /** From the last request due to the last answer in, ms. */
+  /** From the last request due to the last answer in, ms; NaN when none was answered. */
   drainMs: number;
   cores: Map<string, number>;
   /** CPU ms per request, by process group. */
@@ -93,9 +93,7 @@ export async function measureStep(options: {
       sent: samples.length,
       ...(await timesOf(sql, samples, arrivals, model)),
       lagMs: samples.map((sample) => sample.sentAt - sample.dueAt),
-      drainMs:
-        Math.max(...samples.map((sample) => sample.answeredAt ?? 0)) -
-        Math.max(...samples.map((sample) => sample.dueAt)),
+      drainMs: drainOf(samples),
       cores: new Map([...spent].map(([group, seconds]) => [group, seconds / wallSeconds])),
       cpuMsPerRun: new Map(
         [...spent].map(([group, seconds]) => [group, (1000 * seconds) / samples.length]),
@@ -106,6 +104,13 @@ export async function measureStep(options: {
   } finally {
     await sql.end();
   }
+}
+
+/** From the last request due to the last answer in; NaN when none was answered. */
+function drainOf(samples: OpenLoadSample[]): number {
+  const answered = samples.flatMap((sample) => sample.answeredAt ?? []);
+  if (answered.length === 0) return Number.NaN;
+  return Math.max(...answered) - Math.max(...samples.map((sample) => sample.dueAt));
 }
 
 async function timesOf(
