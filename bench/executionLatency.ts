@@ -145,6 +145,12 @@ function sustained(step: Step): boolean {
   );
 }
 
+function whyNotSustained(step: Step): string {
+  const received = step.completed.map((times) => times.received);
+  if (received.length === 0) return `none completed${failuresText(step)}`;
+  return `p95 ${fixed(percentile(received, 95), 0)} ms${failuresText(step)}`;
+}
+
 function failuresText(step: Step): string {
   if (step.failures.size === 0) return "";
   return `; failed: ${[...step.failures].map(([why, count]) => `${count} × ${why}`).join(", ")}`;
@@ -290,7 +296,7 @@ function report(options: {
         low ? String(low.rate) : "none",
         low ? fixed(percentile(received(low), 95), 1) : "–",
         high ? String(high.rate) : "none tried",
-        high ? `p95 ${fixed(percentile(received(high), 95), 0)} ms${failuresText(high)}` : "–",
+        high ? whyNotSustained(high) : "–",
       ]),
     ),
   );
