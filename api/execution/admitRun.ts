@@ -3,6 +3,7 @@ import type { Address, Hex } from "viem";
 import { type RunPriority, type RunRequest, runs } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { RentalModel } from "../../lib/marketplace/vocabulary.ts";
+import { queueWaitingRuns } from "../../lib/runs/grantSlots.ts";
 import { nextOnChainRunId } from "../../lib/runs/onChainRunId.ts";
 import { RUN_NOT_STARTED } from "../../lib/runs/runNotStarted.ts";
 import type { RunRow } from "./runResult.ts";
@@ -22,7 +23,8 @@ export type RunToAdmit = {
 export type BalanceRead = { blockNumber: bigint; balance: bigint; price: bigint };
 
 export type Admission =
-  | { outcome: "admitted" }
+  /** Inserted; `granted` are the runs (this one, if a slot was free) queued in the same transaction. */
+  | { outcome: "admitted"; granted: string[] }
   /** The Idempotency-Key already names a run: this one, when the request is the same. */
   | { outcome: "existing"; run: RunRow }
   | { outcome: "idempotency_conflict" }
@@ -51,7 +53,8 @@ export async function findIdempotentRun(
  * admissions of one credential are counted one after the other. Per task, the balance read at
  * `blockNumber`, less the price held by this credential's runs still reserved or being debited (or
  * debited after that block, which the balance read does not show yet), must cover `price`. The run
- * is inserted `waiting`, holding `price` per task.
+ * is inserted `waiting`, holding `price` per task, and the listing's free slots are granted in the
+ * same transaction (announcing them is the caller's, once it has committed).
  */
 export async function admitRun(
   db: Database,
@@ -112,7 +115,9 @@ export async function admitRun(
       })
       .onConflictDoNothing({ target: [runs.wallet, runs.idempotencyKey] })
       .returning({ id: runs.id });
-    if (inserted.length > 0 || run.idempotencyKey === undefined) return { outcome: "admitted" };
+    if (inserted.length > 0 || run.idempotencyKey === undefined) {
+      return { outcome: "admitted", granted: await queueWaitingRuns(tx, run.onChainListingId) };
+    }
     // Another listing's admission took the key meanwhile (this lock does not cover it).
     const existing = await findIdempotentRun(tx, run.wallet, run.idempotencyKey);
     return existing ? sameRequest(existing, run.requestHash) : { outcome: "idempotency_conflict" };
