@@ -5,14 +5,13 @@
 import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
-import { jetstream, jetstreamManager, RetentionPolicy } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import autocannon from "autocannon";
 import postgres from "postgres";
 import { createApiKey } from "../devStack/client/createApiKey.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
 import { validateManifest } from "../lib/manifest/validateManifest.ts";
 import { startBenchStack, UNLIMITED_RATE } from "./benchStack.ts";
+import { type JetStreamFloor, measureJetStreamPublish } from "./jetStreamFloor.ts";
 import { fixed, table } from "./markdownTable.ts";
 import { type CpuReading, classifyService, cpuSpent, readCpu } from "./processCpu.ts";
 import { reproduce } from "./reproduce.ts";
@@ -30,7 +29,6 @@ const FLOOR_WARM_UP = 100;
 const VALIDATION_SAMPLES = 200;
 const POLL_MS = 20;
 const BATCH_TIMEOUT_MS = 180_000;
-const DEDUPE_WINDOW_NS = 2 * 60 * 1_000_000_000;
 
 /** A valid hosted-vendor manifest, as in test/registration/endToEnd.test.ts, named `name`. */
 function registration(name: string) {
@@ -79,12 +77,6 @@ function lineCounter(needles: string[]) {
     },
   };
 }
-
-type Floor = {
-  sequentialMs: number[];
-  sequentialPerSecond: number;
-  concurrentPerSecond: number;
-};
 
 type Submissions = {
   /** Per request, from writing it to the end of the answer. */
@@ -139,7 +131,11 @@ await runBenchmark(async (cleanup) => {
   );
 
   const loadBefore = loadavg();
-  const floor = await measureFloor(stack.nats.natsUrl);
+  const floor = await measureJetStreamPublish(stack.nats.natsUrl, {
+    publishes: FLOOR_PUBLISHES,
+    warmUp: FLOOR_WARM_UP,
+    inFlight: SUBMIT_CONCURRENCY,
+  });
   console.log(
     `  floor: JetStream publish-and-ack p50 ${fixed(percentile(floor.sequentialMs, 50), 3)} ms, ${fixed(floor.sequentialPerSecond, 0)}/s sequential, ${fixed(floor.concurrentPerSecond, 0)}/s at ${SUBMIT_CONCURRENCY} in flight`,
   );
@@ -303,54 +299,6 @@ async function submitRegistrations({
   return { submitMs, firstSent, lastAnswer };
 }
 
-/** JetStream publish with msgID and wait for the stream's ack, as the bus does, on a scratch stream. */
-async function measureFloor(natsUrl: string): Promise<Floor> {
-  const connection = await connect({ servers: natsUrl, name: "bench-floor" });
-  try {
-    const manager = await jetstreamManager(connection);
-    // Configured as the bus configures its streams: work queue, deduplication window.
-    await manager.streams.add({
-      name: "BENCH_SCRATCH",
-      subjects: ["bench.scratch"],
-      retention: RetentionPolicy.Workqueue,
-      duplicate_window: DEDUPE_WINDOW_NS,
-    });
-    const client = jetstream(connection);
-    const encoder = new TextEncoder();
-    let sequence = 0;
-    const publish = () => {
-      const id = `job_${randomBytes(12).toString("hex")}`;
-      sequence++;
-      return client.publish("bench.scratch", encoder.encode(id), { msgID: id });
-    };
-    for (let i = 0; i < FLOOR_WARM_UP; i++) await publish();
-    const sequentialMs: number[] = [];
-    const sequentialFrom = performance.now();
-    for (let i = 0; i < FLOOR_PUBLISHES; i++) {
-      const sent = performance.now();
-      await publish();
-      sequentialMs.push(performance.now() - sent);
-    }
-    const sequentialPerSecond = FLOOR_PUBLISHES / ((performance.now() - sequentialFrom) / 1000);
-    const concurrentFrom = performance.now();
-    let left = FLOOR_PUBLISHES;
-    await Promise.all(
-      Array.from({ length: SUBMIT_CONCURRENCY }, async () => {
-        while (left-- > 0) await publish();
-      }),
-    );
-    const concurrentPerSecond = FLOOR_PUBLISHES / ((performance.now() - concurrentFrom) / 1000);
-    const info = await manager.streams.info("BENCH_SCRATCH");
-    if (info.state.messages !== sequence) {
-      throw new Error(`scratch stream holds ${info.state.messages} of ${sequence} messages`);
-    }
-    await manager.streams.delete("BENCH_SCRATCH");
-    return { sequentialMs, sequentialPerSecond, concurrentPerSecond };
-  } finally {
-    await connection.drain();
-  }
-}
-
 /** CPU cost of the worker's manifest validation alone (Ajv compiles both schemas), in this process. */
 function measureValidation(): number[] {
   const samples: number[] = [];
@@ -365,7 +313,7 @@ function measureValidation(): number[] {
 }
 
 function report(options: {
-  floor: Floor;
+  floor: JetStreamFloor;
   batches: Batch[];
   validationMs: number[];
   loadBefore: number[];

@@ -3,6 +3,7 @@ import type { Address, Hex } from "viem";
 import { type RunPriority, type RunRequest, runs } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { RentalModel } from "../../lib/marketplace/vocabulary.ts";
+import { queueWaitingRuns } from "../../lib/runs/grantSlots.ts";
 import { nextOnChainRunId } from "../../lib/runs/onChainRunId.ts";
 import { RUN_NOT_STARTED } from "../../lib/runs/runNotStarted.ts";
 import { type BalanceRead, type DebitsInBalance, perTaskRoom } from "./perTaskRoom.ts";
@@ -20,7 +21,8 @@ export type RunToAdmit = {
 };
 
 export type Admission =
-  | { outcome: "admitted" }
+  /** Inserted; `granted` are the runs (this one, if a slot was free) queued in the same transaction. */
+  | { outcome: "admitted"; granted: string[] }
   /** The Idempotency-Key already names a run: this one, when the request is the same. */
   | { outcome: "existing"; run: RunRow }
   | { outcome: "idempotency_conflict" }
@@ -52,7 +54,8 @@ export async function findIdempotentRun(
  * `blockNumber`, less what this credential's runs still reserved or being debited (or debited after
  * that block, which the balance read does not show yet) will take from it, must cover `price`
  * (`perTaskRoom`; `inBalance`: the debit transactions already looked up against that block). The
- * run is inserted `waiting`, holding `price` per task.
+ * run is inserted `waiting`, holding `price` per task, and the listing's free slots are granted in
+ * the same transaction (announcing them is the caller's, once it has committed).
  */
 export async function admitRun(
   db: Database,
@@ -131,7 +134,9 @@ export async function admitRun(
       })
       .onConflictDoNothing({ target: [runs.wallet, runs.idempotencyKey] })
       .returning({ id: runs.id });
-    if (inserted.length > 0 || run.idempotencyKey === undefined) return { outcome: "admitted" };
+    if (inserted.length > 0 || run.idempotencyKey === undefined) {
+      return { outcome: "admitted", granted: await queueWaitingRuns(tx, run.onChainListingId) };
+    }
     // Another listing's admission took the key meanwhile (this lock does not cover it).
     const existing = await findIdempotentRun(tx, run.wallet, run.idempotencyKey);
     return existing ? sameRequest(existing, run.requestHash) : { outcome: "idempotency_conflict" };

@@ -32,13 +32,12 @@ export async function countExecution(
 ) {
   const { db, now } = c.get("deps");
   const { nowSeconds, windowStart, reset } = rateLimitWindow(now());
-  const limit = await executionLimitOf(c, onChainListingId);
   const subject = `execution:${wallet.toLowerCase()}:${onChainListingId}`;
-  const execution: RateLimitBudget = {
-    limit,
-    count: await countRequest(db, subject, windowStart),
-    reset,
-  };
+  const [limit, count] = await Promise.all([
+    executionLimitOf(c, onChainListingId),
+    countRequest(db, subject, windowStart),
+  ]);
+  const execution: RateLimitBudget = { limit, count, reset };
   const general = c.get("rateLimit");
   setRateLimitHeaders(c, general ? tighter(general, execution) : execution, nowSeconds);
   if (execution.count > limit) {

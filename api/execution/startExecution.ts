@@ -5,7 +5,7 @@ import type { RunRequest } from "../../lib/db/appSchema.ts";
 import { newRunId } from "../../lib/ids/randomIds.ts";
 import { canonicalJson } from "../../lib/manifest/publicManifest.ts";
 import { nextDebit } from "../../lib/marketplace/credentialStatus.ts";
-import { grantSlots } from "../../lib/runs/grantSlots.ts";
+import { announceGranted } from "../../lib/runs/grantSlots.ts";
 import { runTopic } from "../../lib/runs/notices.ts";
 import { type AppEnv, callerWallet } from "../context.ts";
 import { contractApiError } from "../contractErrors.ts";
@@ -111,13 +111,8 @@ export async function startExecution(
       const admission = await admitRun(deps.db, run, perTask, inBalance);
       switch (admission.outcome) {
         case "admitted":
-          // A grant lost here is made by the next run that ends, or by the sweeper.
-          await grantSlots(deps, listing.onChainListingId).catch((error: unknown) =>
-            deps.log.warn("slots not granted after admission", {
-              run_id: run.id,
-              error: error instanceof Error ? error.message : String(error),
-            }),
-          );
+          // A publish lost here is made again by the sweeper.
+          await announceGranted(deps.bus, admission.granted);
           return {
             runId: run.id,
             answerDeadline: answerDeadline(timeoutSeconds, deps.settings.runAnswerGraceMs),

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Bus } from "../bus/bus.ts";
 import { runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
@@ -19,47 +19,52 @@ export async function grantSlots(
   onChainListingId: string,
   limit = RUNS_IN_FLIGHT_PER_LISTING,
 ): Promise<string[]> {
-  const granted = await db.transaction(async (tx) => {
-    await tx.execute(
-      sql`select pg_advisory_xact_lock(hashtextextended(${`slots:${onChainListingId}`}, 0))`,
-    );
-    const [counted] = await tx
-      .select({ inFlight: sql<number>`count(*)::int` })
-      .from(runs)
-      .where(
-        and(
-          eq(runs.onChainListingId, onChainListingId),
-          inArray(runs.status, ["queued", "running"]),
-        ),
-      );
-    const free = limit - (counted?.inFlight ?? 0);
-    if (free <= 0) return [];
-    const waiting = await tx
-      .select({ id: runs.id })
-      .from(runs)
-      .where(and(eq(runs.onChainListingId, onChainListingId), eq(runs.status, "waiting")))
-      .orderBy(sql`${runs.priority} = 'priority' desc`, asc(runs.createdAt), asc(runs.onChainRunId))
-      .limit(free);
-    if (waiting.length === 0) return [];
-    // Only runs still waiting: one refused meanwhile (its wait ran out) stays refused.
-    const queued = await tx
-      .update(runs)
-      .set({ status: "queued" })
-      .where(
-        and(
-          inArray(
-            runs.id,
-            waiting.map(({ id }) => id),
-          ),
-          eq(runs.status, "waiting"),
-        ),
-      )
-      .returning({ id: runs.id });
-    const granted = new Set(queued.map(({ id }) => id));
-    return waiting.map(({ id }) => id).filter((id) => granted.has(id));
-  });
+  const granted = await db.transaction((tx) => queueWaitingRuns(tx, onChainListingId, limit));
+  await announceGranted(bus, granted);
+  return granted;
+}
+
+/**
+ * The locked part of `grantSlots`, in the caller's transaction (which must announce what it returns
+ * once committed): takes the listing's advisory lock, then in one statement counts the runs holding
+ * a slot and moves as many waiting runs to `queued` as there are free slots. Returns them in the
+ * order they were chosen.
+ */
+export async function queueWaitingRuns(
+  tx: Database,
+  onChainListingId: string,
+  limit = RUNS_IN_FLIGHT_PER_LISTING,
+): Promise<string[]> {
+  // A statement of its own before the count: the count's snapshot must come after the lock.
+  await tx.execute(
+    sql`select pg_advisory_xact_lock(hashtextextended(${`slots:${onChainListingId}`}, 0))`,
+  );
+  // Only runs still waiting are moved: one refused meanwhile (its wait ran out) stays refused.
+  const queued = await tx.execute<{ id: string }>(sql`
+    with chosen as (
+      select id, row_number() over (
+        order by priority = 'priority' desc, created_at, on_chain_run_id
+      ) as position
+      from ${runs}
+      where on_chain_listing_id = ${onChainListingId} and status = 'waiting'
+      order by position
+      limit greatest(0, ${limit}::int - (
+        select count(*) from ${runs}
+        where on_chain_listing_id = ${onChainListingId} and status in ('queued', 'running')
+      ))
+    ),
+    moved as (
+      update ${runs} set "status" = 'queued'
+      from chosen where ${runs}.id = chosen.id and ${runs}.status = 'waiting'
+      returning ${runs}.id
+    )
+    select moved.id from moved join chosen using (id) order by chosen.position`);
+  return queued.map(({ id }) => id);
+}
+
+/** Publishes granted runs to the workers and tells whoever waits for one (to stream or refuse it). */
+export async function announceGranted(bus: Bus, granted: string[]): Promise<void> {
   await Promise.all(granted.map((id) => publishRun(bus, id).catch(() => undefined)));
-  // Whoever waits for a granted run (to stream it, or to refuse it) learns at once.
   for (const id of granted) {
     try {
       bus.notify(runTopic(id), encodeNotice({ kind: "changed" }));
@@ -67,5 +72,4 @@ export async function grantSlots(
       // A notice lost: the waiter reads the row again soon.
     }
   }
-  return granted;
 }

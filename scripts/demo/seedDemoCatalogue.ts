@@ -2,17 +2,11 @@ import { access, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Address, createPublicClient, createWalletClient, http, parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
+import { registerAgent } from "../../devStack/client/registerAgent.ts";
 import { signIn } from "../../devStack/client/signIn.ts";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
 import { saveDemoAgentSecret } from "./demoAgentSecret.ts";
 import { demoAgents } from "./demoAgents.ts";
-
-type JobResult = {
-  agent_id: string;
-  listing_id: string;
-  create_listing: { seed: `0x${string}`; metadata_uri: string };
-  webhook_secret?: string;
-};
 
 /**
  * Registers and lists the demo agents the way a creator would (through the API, then on-chain), once
@@ -43,7 +37,7 @@ export async function seedDemoCatalogue(options: {
   const wallet = createWalletClient({ account: options.creator, transport });
   const listed: string[] = [];
   for (const agent of demoAgents(options.connectedAgentUrl)) {
-    const result = await register(options.apiUrl, token, agent.manifest);
+    const result = await registerAgent(options.apiUrl, token, agent.manifest);
     if (result.webhook_secret) await saveDemoAgentSecret(options.dataDir, result.webhook_secret);
     const hash = await wallet.writeContract({
       address: options.marketplace,
@@ -62,26 +56,4 @@ export async function seedDemoCatalogue(options: {
   }
   await writeFile(marker, new Date().toISOString());
   return listed;
-}
-
-async function register(apiUrl: string, token: string, manifest: object): Promise<JobResult> {
-  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-  const submitted = await fetch(`${apiUrl}/v1/agents`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify(manifest),
-  });
-  const { job_id: jobId } = (await submitted.json()) as { job_id: string };
-  for (let attempt = 0; attempt < 300; attempt++) {
-    const job = (await (await fetch(`${apiUrl}/v1/jobs/${jobId}`, { headers })).json()) as {
-      status: string;
-      result?: JobResult;
-      error?: unknown;
-    };
-    if (job.status === "completed" && job.result) return job.result;
-    if (job.status === "failed")
-      throw new Error(`demo agent rejected: ${JSON.stringify(job.error)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`demo registration ${jobId} did not finish`);
 }
