@@ -246,16 +246,16 @@ export async function startStack(options: StackOptions = {}) {
 
     /**
      * One more worker process consuming from NATS; stopped with the stack. `script` runs another
-     * composition of the workers than workers/main.ts (say, with agents scripted by a test).
+     * composition of the workers than workers/main.ts (say, with agents scripted by a test, which
+     * needs no chain: workers/main.ts settles runs, and needs one).
      */
     async function addWorker(env: Record<string, string> = {}, script?: string): Promise<Worker> {
       need(nats, "NATS");
-      const { anvil, deploymentFile } = need(chain, "a chain");
+      if (script === undefined) need(chain, "a chain");
       const worker = await startWorker({
         env: {
           ...processEnv(),
-          RPC_URL: anvil.rpcUrl,
-          DEPLOYMENT_FILE: deploymentFile,
+          ...(chain && { RPC_URL: chain.anvil.rpcUrl, DEPLOYMENT_FILE: chain.deploymentFile }),
           ...options.env,
           ...env,
         },
