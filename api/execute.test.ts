@@ -253,6 +253,35 @@ describe("POST /v1/execute", () => {
   });
 });
 
+describe("a process that stops", () => {
+  it("answers a waiting execution at once, 503 naming its run, which goes on; admits none after", async () => {
+    // A process of its own, over the same database: this one's stop touches no other test.
+    const stopping = createTestApp(stack());
+    const ownBearer = await stopping.tokenFor(renter);
+    const known = await runIdsOf(deps(), renter.address);
+    const reply = stopping
+      .http(ownBearer)
+      .post("/v1/execute", { agent_id: listings.reviewer.id, task });
+    const { id } = await nextRunOf(deps(), renter.address, known);
+    await waitForRun(deps(), id, (row) => row.status === "queued");
+
+    stopping.beginStopping();
+    const answered = await reply;
+    expectError(answered, 503, "service_unavailable");
+    expect(answered.body.error.message).toContain(`GET /v1/runs/${id}`);
+    expect(answered.headers.get("retry-after")).toBe("5");
+    expect((await app.http(bearer).get(`/v1/runs/${id}`)).body.status).toBe("queued");
+
+    const late = await stopping
+      .http(ownBearer)
+      .post("/v1/execute", { agent_id: listings.reviewer.id, task });
+    expectError(late, 503, "service_unavailable");
+    expect(late.headers.get("retry-after")).toBe("5");
+    expect(await runIdsOf(deps(), renter.address)).toHaveLength(known.length + 1);
+    await completeRun(deps(), stack(), id, "done anyway");
+  });
+});
+
 describe("Idempotency-Key", () => {
   const body = () => ({ agent_id: listings.reviewer.id, task, input: { diff: "+y" } });
 

@@ -26,6 +26,11 @@ export const HEADERS_TIMEOUT_MS = 10_000;
 /** …and this long to send the whole request. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 
+/** One read of the chain gives up after this long (a node that takes calls and never answers)… */
+export const CHAIN_READ_TIMEOUT_MS = 3_000;
+/** …and is tried this many times more, after a timeout or a failed HTTP exchange, before a 503. */
+export const CHAIN_READ_RETRIES = 1;
+
 /** Threads an API process checks tasks' input on; a check waits for a free one. */
 export const INPUT_VALIDATION_THREADS = 2;
 /** An idle stream of `/v1/execute/stream` gets a comment line this often, so proxies keep it open. */

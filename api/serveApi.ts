@@ -1,7 +1,6 @@
 import type { Server } from "node:http";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
-import { createPublicClient, http } from "viem";
 import type { Bus } from "../lib/bus/bus.ts";
 import { requireDeployment } from "../lib/chain/deploymentFile.ts";
 import { loadOrCreateKey } from "../lib/crypto/keyFile.ts";
@@ -11,6 +10,7 @@ import type { Logger } from "../lib/log.ts";
 import { startManifestValidationThreads } from "../lib/manifest/manifestValidationThreads.ts";
 import { createApp } from "./app.ts";
 import { jwtSettings } from "./auth/jwt.ts";
+import { createChainClient } from "./chainClient.ts";
 import type { ApiEnv } from "./env.ts";
 import { httpServerOptions } from "./httpServerOptions.ts";
 import { INPUT_VALIDATION_THREADS, RUN_ANSWER_GRACE_MS, STREAM_HEARTBEAT_MS } from "./limits.ts";
@@ -40,7 +40,7 @@ export async function serveApi({
     bus,
     sealingKey,
     chain: {
-      client: createPublicClient({ transport: http(env.RPC_URL) }),
+      client: createChainClient(env.RPC_URL),
       marketplace: deployment.address,
       chainId: deployment.chainId,
     },

@@ -246,14 +246,15 @@ export async function startStack(options: StackOptions = {}) {
 
     /**
      * One more worker process consuming from NATS; stopped with the stack. `script` runs another
-     * composition of the workers than workers/main.ts (say, with agents scripted by a test).
+     * composition of the workers than workers/main.ts (say, with agents scripted by a test, which
+     * needs no chain: workers/main.ts settles runs, and needs one).
      */
     async function addWorker(env: Record<string, string> = {}, script?: string): Promise<Worker> {
       need(nats, "NATS");
+      if (script === undefined) need(chain, "a chain");
       const worker = await startWorker({
         env: {
           ...processEnv(),
-          // The workers' own composition settles runs on the chain; a scripted one may need none.
           ...(chain && { RPC_URL: chain.anvil.rpcUrl, DEPLOYMENT_FILE: chain.deploymentFile }),
           ...options.env,
           ...env,

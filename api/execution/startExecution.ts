@@ -138,6 +138,7 @@ export async function startExecution(
           break;
         case "debits_in_flight": {
           // A refusal is never spurious: the debits in flight may charge less than they hold.
+          if (deps.stopping.aborted) throw stoppingError(c);
           if (Date.now() >= debitWaitEnds) {
             c.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
             throw new ApiError(

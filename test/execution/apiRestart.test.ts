@@ -100,7 +100,7 @@ it("settles exactly once a run completed while its API was SIGKILLed and its deb
   const renter = await newRenter();
   proxy.fail(EVERY_METHOD);
   const { run, cut } = await admitted(renter, { agent_id: listing.agentId, task: behaving() });
-  await waitForRun(stack(), run.id, (row) => row.charge === "debit_pending");
+  await waitForRun(stack(), run.id, (row) => row.charge === "debit_pending", 30_000);
 
   await restartApi();
   expect(await cut).toBeInstanceOf(Error);
@@ -129,7 +129,7 @@ it("answers at once, 503 naming the run, renters waiting on an API stopped in or
     body: JSON.stringify({ agent_id: listing.agentId, task: behaving({ delayMs: 1_000 }) }),
   });
   const streamed = await nextRunOf(stack(), renter.account.address, known);
-  await waitForRun(stack(), run.id, (row) => row.charge === "debit_pending");
+  await waitForRun(stack(), run.id, (row) => row.charge === "debit_pending", 30_000);
 
   const stopping = Date.now();
   await api.stop();

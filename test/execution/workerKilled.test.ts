@@ -87,7 +87,10 @@ it("answers a run whose worker was SIGKILLed mid-call failed and uncharged, neve
     data: JSON.stringify({ delta: "acted " }),
   });
   const streamed = (await nextRunOf(stack(), renter.account.address, known)).id;
-  await until("the agent to be called for both runs", () => agent.callsOf(synchronous.runId) === 1);
+  await until(
+    "the agent to be called for both runs",
+    () => agent.callsOf(synchronous.runId) === 1 && agent.callsOf(streamed) === 1,
+  );
 
   workers.push(await stack().addWorker());
   await kill(victim);
@@ -139,14 +142,14 @@ it("answers a run whose worker was SIGKILLed mid-call failed and uncharged, neve
 it("charges once, and answers with its cost, a run whose settlement leader was SIGKILLed between sending its debit and reading the receipt", async () => {
   const renter = await perTaskRenter(stack(), listing, PRICE);
   renters.push(renter);
-  // The only worker, so the leader: it can send transactions but never read a receipt.
+  // Soon the only worker, so the settlement leader: it can send transactions, never read a receipt.
   proxy.fail("eth_getTransactionReceipt");
   const blind = await stack().addWorker({ RPC_URL: proxy.url });
   for (const worker of [...workers]) await kill(worker);
   workers.push(blind);
 
   const run = await startRun(renter, behaving());
-  const sent = await waitForRun(stack(), run.runId, (row) => row.debitTx !== null);
+  const sent = await waitForRun(stack(), run.runId, (row) => row.debitTx !== null, 30_000);
   const receipt = await until("the debit to be mined", () =>
     stack()
       .marketplace.publicClient.getTransactionReceipt({ hash: sent.debitTx as Hex })

@@ -11,6 +11,11 @@ export const EVERY_METHOD = "*";
 export async function startCountingRpcProxy(rpcUrl: string) {
   const methods: string[] = [];
   const failing = new Set<string>();
+  let stalling = false;
+  let release = () => {};
+  let released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
 
   const server = createServer(async (request, response) => {
     const body = await readBody(request);
@@ -20,6 +25,7 @@ export async function startCountingRpcProxy(rpcUrl: string) {
       response.writeHead(502).end("the chain is unreachable");
       return;
     }
+    if (stalling) await released;
     const upstream = await fetch(rpcUrl, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -44,8 +50,17 @@ export async function startCountingRpcProxy(rpcUrl: string) {
     fail(method: string) {
       failing.add(method);
     },
+    /** Holds every request unanswered until `restore()`: a node that takes calls and never answers. */
+    stall() {
+      stalling = true;
+    },
     restore() {
       failing.clear();
+      stalling = false;
+      release();
+      released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

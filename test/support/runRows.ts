@@ -16,8 +16,9 @@ export async function waitForRun(
   deps: Deps,
   runId: string,
   holds: (row: Awaited<ReturnType<typeof readRun>>) => boolean,
+  timeoutMs = 10_000,
 ) {
-  for (let attempt = 0; attempt < 400; attempt++) {
+  for (let attempt = 0; attempt < timeoutMs / 25; attempt++) {
     const row = await readRun(deps, runId);
     if (holds(row)) return row;
     await new Promise((resolve) => setTimeout(resolve, 25));

@@ -1,9 +1,9 @@
 // The REST API inside the test's own process, over the stack's Postgres and chain: routes answer
 // `app.request()`, with no server, socket or process of their own.
-import { createPublicClient, http as rpc } from "viem";
 import type { Account } from "viem/accounts";
 import { createApp } from "../../api/app.ts";
 import { issueToken, jwtSettings } from "../../api/auth/jwt.ts";
+import { createChainClient } from "../../api/chainClient.ts";
 import type { ApiDeps } from "../../api/context.ts";
 import {
   INPUT_VALIDATION_THREADS,
@@ -53,7 +53,7 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
     bus: createInProcessBus(),
     sealingKey: Buffer.from(SEALING_KEY, "hex"),
     chain: {
-      client: createPublicClient({ transport: rpc(options.rpcUrl ?? stack.anvil.rpcUrl) }),
+      client: createChainClient(options.rpcUrl ?? stack.anvil.rpcUrl),
       marketplace: stack.deployment.address,
       chainId: options.chainId ?? stack.deployment.chainId,
     },
