@@ -30,7 +30,7 @@ const RENTERS = Number(process.env.BENCH_RENTERS ?? 10);
 const GAS_LEVELS = list("BENCH_GAS_CONCURRENCY", "1,10,50");
 const GAS_RUNS_PER_CLIENT = Number(process.env.BENCH_GAS_RUNS_PER_CLIENT ?? 20);
 /** Halvings of the gap between the highest rate sustained and the lowest not. */
-const BISECTIONS = 3;
+const BISECTIONS = Number(process.env.BENCH_BISECTIONS ?? 3);
 const FLOOR_SAMPLES = 500;
 /** The specification's target for the start of execution, p95. */
 const SPEC_P95_MS = 200;
@@ -341,6 +341,7 @@ function report(options: {
         "BENCH_SECONDS",
         "BENCH_WARMUP_SECONDS",
         "BENCH_RENTERS",
+        "BENCH_BISECTIONS",
         "BENCH_GAS_CONCURRENCY",
         "BENCH_GAS_RUNS_PER_CLIENT",
         "BENCH_PROFILE_DIR",

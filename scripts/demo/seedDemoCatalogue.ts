@@ -1,4 +1,4 @@
-import { access, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Address, createPublicClient, createWalletClient, http, parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
@@ -10,8 +10,9 @@ import { demoAgents } from "./demoAgents.ts";
 
 /**
  * Registers and lists the demo agents the way a creator would (through the API, then on-chain), once
- * per deployment: a marker in DATA_DIR remembers it was done. The connected agent is called at
- * `connectedAgentUrl`; the webhook secret its registration returns is kept in DATA_DIR for it.
+ * per deployment: a marker in DATA_DIR remembers it was done, and what was listed. The connected
+ * agent is called at `connectedAgentUrl`; the webhook secret its registration returns is kept in
+ * DATA_DIR for it. Returns the demo listings, "Title (lst_…)", on every start.
  */
 export async function seedDemoCatalogue(options: {
   apiUrl: string;
@@ -23,13 +24,9 @@ export async function seedDemoCatalogue(options: {
   connectedAgentUrl: string;
 }): Promise<string[]> {
   const marker = join(options.dataDir, `demo-seeded-${options.deploymentId}`);
-  if (
-    await access(marker).then(
-      () => true,
-      () => false,
-    )
-  )
-    return [];
+  const seeded = await readFile(marker, "utf8").catch(() => undefined);
+  // An older marker holds a date, not the listings.
+  if (seeded !== undefined) return seeded.split("\n").filter((line) => line.includes("(lst_"));
 
   const token = await signIn(options.apiUrl, options.creator);
   const transport = http(options.rpcUrl);
@@ -54,6 +51,6 @@ export async function seedDemoCatalogue(options: {
     await publicClient.waitForTransactionReceipt({ hash });
     listed.push(`${agent.manifest.title} (${result.listing_id})`);
   }
-  await writeFile(marker, new Date().toISOString());
+  await writeFile(marker, `${listed.join("\n")}\n`);
   return listed;
 }

@@ -1,0 +1,131 @@
+// The README's "Run a task", on the stack as `npm start` composes it (scripts/start.ts): the API
+// with its workers in-process, the demo catalogue seeded through the API, and the demo connected
+// agent served over HTTPS with the dev CA of DATA_DIR. A newcomer buys "Daily Market Brief" with
+// `npm run demo:buy` and runs it the way the README's curl commands do.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
+import type { Api } from "../../devStack/startApi.ts";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { readDemoAgentSecret } from "../../scripts/demo/demoAgentSecret.ts";
+import { startDemoAgent } from "../../scripts/demo/demoAgentServer.ts";
+import { seedDemoCatalogue } from "../../scripts/demo/seedDemoCatalogue.ts";
+import { eventsOf, sseReader } from "../support/sseEvents.ts";
+import { useStack } from "../support/useStack.ts";
+
+const stack = useStack({ api: 0, ponder: true });
+let api: Api;
+let seed: () => ReturnType<typeof seedDemoCatalogue>;
+let listed: string[];
+let marketBrief: string;
+let key: string;
+
+beforeAll(async () => {
+  const dir = stack().dir;
+  // As in scripts/start.ts: the demo agent first (its CA is what the workers trust), then the API.
+  const demoAgent = await startDemoAgent({
+    port: 0,
+    certificates: await ensureDevCertificates(dir),
+    webhookSecret: () => readDemoAgentSecret(dir),
+  });
+  api = await stack().addApi();
+  seed = () =>
+    seedDemoCatalogue({
+      apiUrl: api.url,
+      rpcUrl: stack().anvil.rpcUrl,
+      marketplace: stack().deployment.address,
+      creator: devAccount(9),
+      dataDir: dir,
+      deploymentId: stack().deployment.transactionHash,
+      connectedAgentUrl: demoAgent.url,
+    });
+  listed = await seed();
+  const brief = listed.find((line) => line.startsWith("Daily Market Brief"));
+  marketBrief = /\((lst_[0-9a-f]{64})\)/.exec(brief ?? "")?.[1] ?? "";
+  await stack().ponder.waitForBlock(await stack().marketplace.publicClient.getBlockNumber());
+  return () => demoAgent.stop();
+});
+
+/** `npm run -s demo:buy -- <listing>` against this stack, as `npm start`'s environment sets it. */
+async function demoBuy(listing: string) {
+  const { stdout, stderr } = await promisify(execFile)(
+    process.execPath,
+    ["scripts/demo/buy.ts", listing],
+    {
+      env: {
+        ...process.env,
+        RPC_URL: stack().anvil.rpcUrl,
+        API_PORT: new URL(api.url).port,
+        DATA_DIR: stack().dir,
+        DEPLOYMENT_FILE: stack().deploymentFile,
+      },
+    },
+  );
+  return { stdout: stdout.trim(), stderr };
+}
+
+const execute = (path: string) =>
+  fetch(`${api.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      agent_id: marketBrief,
+      task: "Brief me on today",
+      input: { sector: "semiconductors" },
+    }),
+  });
+
+describe("a newcomer runs the demo's connected agent", () => {
+  it("finds the demo listings named on every start, though they are listed once", async () => {
+    expect(listed).toEqual([
+      expect.stringMatching(/^Solidity Contract Auditor \(lst_[0-9a-f]{64}\)$/),
+      expect.stringMatching(/^Daily Market Brief \(lst_[0-9a-f]{64}\)$/),
+    ]);
+    expect(await seed()).toEqual(listed);
+  });
+
+  it("buys Daily Market Brief with a dev account; the script prints only an API key", async () => {
+    expect(marketBrief).toMatch(/^lst_/);
+    const bought = await demoBuy(marketBrief);
+    expect(bought.stderr).toContain("bought a 30-day subscription");
+    expect(bought.stdout).toMatch(/^intl_test_\S+$/);
+    key = bought.stdout;
+
+    const again = await demoBuy(marketBrief);
+    expect(again.stderr).toContain("already holds a valid subscription credential");
+  });
+
+  it("POST /v1/execute answers with the finished brief", async () => {
+    const response = await execute("/v1/execute");
+    const body = await response.json();
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    expect(body).toEqual({
+      run_id: expect.stringMatching(/^run_/),
+      agent_id: marketBrief,
+      status: "completed",
+      output: expect.stringContaining("semiconductors: the sector"),
+      cost_wei: 0,
+      duration_ms: expect.any(Number),
+    });
+  });
+
+  it("POST /v1/execute/stream sends the brief word by word, then done", async () => {
+    const response = await execute("/v1/execute/stream");
+    expect(response.status).toBe(200);
+    const events = eventsOf(await sseReader(response).rest());
+    const deltas = events.filter((event) => event.event === "output");
+    expect(deltas.length).toBeGreaterThan(10);
+    const text = deltas.map((event) => (event.data as { delta: string }).delta).join("");
+    expect(text).toContain("semiconductors: the sector");
+    expect(events.at(-1)).toEqual({
+      event: "done",
+      data: {
+        run_id: expect.stringMatching(/^run_/),
+        status: "completed",
+        cost_wei: 0,
+        duration_ms: expect.any(Number),
+      },
+    });
+  });
+});
