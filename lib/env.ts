@@ -64,6 +64,10 @@ export const ENV_FIELDS = {
   RUN_LEASE_MS: z.coerce.number().int().min(1_000).default(15_000),
   /** Unset, true only on the local chain (31337): see workers/execution/outbound/outboundPolicy.ts. */
   ALLOW_PRIVATE_ENDPOINTS: flag.optional(),
+  /** Where declarative agents reach the first hosted vendor (regional endpoints, proxies, tests). */
+  OPENAI_BASE_URL: z.url().default("https://api.openai.com/v1"),
+  /** Where declarative agents reach the second hosted vendor. */
+  ANTHROPIC_BASE_URL: z.url().default("https://api.anthropic.com"),
   DEMO_AGENT_PORT: port.default(8443),
 };
 

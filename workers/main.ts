@@ -31,6 +31,8 @@ const env = parseEnvironment(
       "RUN_LEASE_MS",
       "RUN_QUEUE_WAIT_MS",
       "ALLOW_PRIVATE_ENDPOINTS",
+      "OPENAI_BASE_URL",
+      "ANTHROPIC_BASE_URL",
     ),
   ),
 );
@@ -56,6 +58,7 @@ const execution = await startExecution({
     db,
     sealingKey: key,
     policy: await loadOutboundPolicy(env),
+    vendors: { openaiBaseUrl: env.OPENAI_BASE_URL, anthropicBaseUrl: env.ANTHROPIC_BASE_URL },
     log: log,
   }),
   concurrency: env.RUN_WORKER_CONCURRENCY,

@@ -1,33 +1,86 @@
-import { openAgentSecret } from "../../lib/agents/openAgentSecret.ts";
+import { eq } from "drizzle-orm";
+import { type AgentSecret, openAgentSecret } from "../../lib/agents/openAgentSecret.ts";
+import { agents } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
+import type { Manifest } from "../../lib/manifest/validateManifest.ts";
 import { connectedAgent } from "./connectedAgent.ts";
+import { declarativeAgent, type RunTools } from "./declarative/declarativeAgent.ts";
+import { outputContract } from "./declarative/outputContract.ts";
+import { type VendorEndpoints, vendorChatModel } from "./declarative/vendorChatModel.ts";
 import type { OutboundPolicy } from "./outbound/outboundPolicy.ts";
 import type { RuntimeFor } from "./runAgent.ts";
 import type { Runtime } from "./runtime.ts";
 
-/** What a run of an agent this marketplace has no runtime for fails with. */
-export const NO_RUNTIME = "this agent cannot be run yet";
+/** What a run of a listing no agent was registered under fails with. */
+export const NO_RUNTIME = "this agent cannot be run";
 
-const cannotRun: Runtime = async () => ({ status: "failed", output: "", failure: NO_RUNTIME });
+const cannotRun =
+  (failure: string): Runtime =>
+  async () => ({ status: "failed", output: "", failure });
+
+/** The public part of a manifest a declarative run needs. */
+type PublicManifest = Pick<Manifest, "model" | "tools" | "output_schema">;
 
 /**
  * The runtime of each listing's agent, opened from its sealed private part for that run only:
- * connected agents are called through their signed webhook. Declarative agents have no runtime yet,
- * so their runs fail, uncharged, rather than wait for one.
+ * connected agents are called through their signed webhook; declarative agents run on their model
+ * vendor (or self-hosted server) with the creator's credentials and their built-in tools.
  */
 export function runtimeForListing(deps: {
   db: Database;
   sealingKey: Uint8Array;
   policy: OutboundPolicy;
+  vendors: VendorEndpoints;
   log: Logger;
 }): RuntimeFor {
   return async (onChainListingId) => {
     const secret = await openAgentSecret(deps.db, deps.sealingKey, onChainListingId);
-    if (!secret?.entrypoint_url || !secret.webhook_secret) return cannotRun;
-    return connectedAgent(
-      { entrypointUrl: secret.entrypoint_url, webhookSecret: secret.webhook_secret },
-      { policy: deps.policy, log: deps.log },
-    );
+    if (secret?.entrypoint_url && secret.webhook_secret) {
+      return connectedAgent(
+        { entrypointUrl: secret.entrypoint_url, webhookSecret: secret.webhook_secret },
+        { policy: deps.policy, log: deps.log },
+      );
+    }
+    const manifest = secret?.system_prompt && (await readPublicManifest(deps.db, onChainListingId));
+    if (!secret?.system_prompt || !manifest) return cannotRun(NO_RUNTIME);
+    return declarativeRuntime(secret.system_prompt, secret, manifest, deps);
   };
+}
+
+function declarativeRuntime(
+  systemPrompt: string,
+  secret: AgentSecret,
+  manifest: PublicManifest,
+  deps: { policy: OutboundPolicy; vendors: VendorEndpoints; log: Logger },
+): Runtime {
+  const model = vendorChatModel(manifest.model, secret, {
+    endpoints: deps.vendors,
+    selfHostedFetch: fetch,
+  });
+  if ("failure" in model) return cannotRun(model.failure);
+  const noTools: RunTools = { definitions: [], call: async () => "refused: no such tool" };
+  return declarativeAgent(
+    {
+      systemPrompt,
+      model,
+      output: outputContract(manifest.output_schema),
+      openTools: () => noTools,
+      readInputUri: async () => {
+        throw new Error("input_uri is not read yet");
+      },
+    },
+    deps.log,
+  );
+}
+
+async function readPublicManifest(
+  db: Database,
+  onChainListingId: string,
+): Promise<PublicManifest | undefined> {
+  const [agent] = await db
+    .select({ manifest: agents.publicManifest })
+    .from(agents)
+    .where(eq(agents.onChainListingId, onChainListingId.toLowerCase()));
+  return agent?.manifest as PublicManifest | undefined;
 }
