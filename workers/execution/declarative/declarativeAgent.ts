@@ -101,6 +101,8 @@ export function declarativeAgent(agent: DeclarativeAgent, log: Logger): Runtime 
         }
       }
     } catch (error) {
+      // What was held back is clean (a repeat of the prompt is never sent): the renter keeps it.
+      guard.flush();
       if (error instanceof RunFailed || error instanceof OutboundFailure) return failed(error.message);
       const failure = vendorFailure(error);
       if (failure) return failed(failure);

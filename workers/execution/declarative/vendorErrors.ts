@@ -18,6 +18,7 @@ function asVendorError(error: unknown): VendorError | undefined {
  * `retry-after`, in ms, when it sent one). Connection failures are transient too; an abort is not.
  */
 export function transientVendorFailure(error: unknown): { retryAfterMs?: number } | undefined {
+  if (isBrokenConnection(error)) return {};
   const vendorError = asVendorError(error);
   if (!vendorError || isAbort(vendorError)) return undefined;
   if (vendorError.status === undefined) return {};
@@ -31,6 +32,7 @@ export function transientVendorFailure(error: unknown): { retryAfterMs?: number 
  * repeated, since some echo the credentials the call was made with.
  */
 export function vendorFailure(error: unknown): string | undefined {
+  if (isBrokenConnection(error)) return "the connection to the model vendor broke";
   const vendorError = asVendorError(error);
   if (!vendorError) return undefined;
   if (vendorError.status === 401 || vendorError.status === 403) {
@@ -38,6 +40,13 @@ export function vendorFailure(error: unknown): string | undefined {
   }
   if (vendorError.status !== undefined) return `the model vendor answered HTTP ${vendorError.status}`;
   return isAbort(vendorError) ? undefined : "the model vendor could not be reached";
+}
+
+const FETCH_FAILURES = new Set(["terminated", "fetch failed"]);
+
+/** fetch's own failure (`terminated`, `fetch failed`): a connection cut before or while answering. */
+function isBrokenConnection(error: unknown): boolean {
+  return error instanceof TypeError && FETCH_FAILURES.has(error.message);
 }
 
 function isAbort(error: VendorError): boolean {
