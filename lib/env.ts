@@ -69,6 +69,8 @@ export const ENV_FIELDS = {
   /** Where declarative agents reach the second hosted vendor. */
   ANTHROPIC_BASE_URL: z.url().default("https://api.anthropic.com"),
   DEMO_AGENT_PORT: port.default(8443),
+  /** Port of the vendor emulator `npm start` runs the demo's declarative agent on (local chain). */
+  DEMO_VENDOR_PORT: port.default(8444),
 };
 
 type Fields = typeof ENV_FIELDS;

@@ -15,6 +15,7 @@ const startEnvSchema = z.object({
     "API_PORT",
     "VIEWS_SCHEMA",
     "DEMO_AGENT_PORT",
+    "DEMO_VENDOR_PORT",
   ),
   // Unset, `npm start` runs its own chain and database.
   RPC_URL: ENV_FIELDS.RPC_URL.optional(),

@@ -9,6 +9,7 @@ import { startAnvil } from "../devStack/startAnvil.ts";
 import { startApi } from "../devStack/startApi.ts";
 import { startPonder } from "../devStack/startPonder.ts";
 import { startPostgres } from "../devStack/startPostgres.ts";
+import { startVendorEmulator } from "../devStack/vendorEmulator/startVendorEmulator.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
 import { ensureDeployment } from "../lib/chain/ensureDeployment.ts";
 import { readDemoAgentSecret } from "./demo/demoAgentSecret.ts";
@@ -70,8 +71,10 @@ async function main() {
     `Indexer:            ${ponder.url} (GraphQL ${ponder.url}/graphql, SQL ${ponder.url}/sql; projections in schema "${env.VIEWS_SCHEMA}")`,
   );
 
-  // The demo's connected agent, over HTTPS from the dev CA the workers trust on the local chain only.
+  // The demo's connected agent, over HTTPS from the dev CA the workers trust on the local chain only,
+  // and the model vendor its declarative agent runs on: the vendor emulator, unless one is set.
   let demoAgentUrl: string | undefined;
+  const vendorEnv: Record<string, string> = {};
   if (!env.RPC_URL) {
     const demoAgent = await startDemoAgent({
       port: env.DEMO_AGENT_PORT,
@@ -83,6 +86,15 @@ async function main() {
     console.log(
       `Demo agent:         ${demoAgent.url} (connected agent, dev CA in ${env.DATA_DIR}/dev-ca)`,
     );
+    if (!process.env.OPENAI_BASE_URL && !process.env.ANTHROPIC_BASE_URL) {
+      const vendor = await startVendorEmulator({ port: env.DEMO_VENDOR_PORT });
+      services.push(vendor);
+      vendorEnv.OPENAI_BASE_URL = vendor.openaiBaseUrl;
+      vendorEnv.ANTHROPIC_BASE_URL = vendor.anthropicBaseUrl;
+      console.log(
+        `Model vendors:      ${vendor.url} (the vendor emulator, for the demo's declarative agent)`,
+      );
+    }
   }
 
   const api = await startApi({
@@ -93,6 +105,7 @@ async function main() {
       DATA_DIR: env.DATA_DIR,
       DEPLOYMENT_FILE: env.DEPLOYMENT_FILE,
       VIEWS_SCHEMA: env.VIEWS_SCHEMA,
+      ...vendorEnv,
     },
     onOutput: (line) => process.stdout.write(line),
   });

@@ -19,11 +19,17 @@ export const demoAgents = (connectedAgentUrl: string) =>
           "You are a meticulous smart-contract auditor. Report findings as a list with severity, location and fix.",
         tools: [{ name: "read_repository", scope: "repo_scoped" }],
         input_schema: { type: "object", properties: { source: text }, required: ["source"] },
-        output_schema: { type: "object", properties: { findings: { type: "array", items: text } } },
+        output_schema: {
+          type: "object",
+          properties: { findings: { type: "array", items: text, minItems: 1 } },
+          required: ["findings"],
+        },
         timeout_seconds: 120,
         sample_output: ["High: withdraw() sends ETH before zeroing the balance (line 42)."],
         creator_display_name: "Demo Labs",
       },
+      /** Sealed to the listing; `npm start`'s vendor emulator takes any key. */
+      vendorCredentials: { api_key: "demo-vendor-key" },
     },
     {
       rentalModel: 1, // subscription

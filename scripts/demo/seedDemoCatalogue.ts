@@ -34,7 +34,10 @@ export async function seedDemoCatalogue(options: {
   const wallet = createWalletClient({ account: options.creator, transport });
   const listed: string[] = [];
   for (const agent of demoAgents(options.connectedAgentUrl)) {
-    const result = await registerAgent(options.apiUrl, token, agent.manifest);
+    const result = await registerAgent(options.apiUrl, token, {
+      ...agent.manifest,
+      ...("vendorCredentials" in agent && { vendor_credentials: agent.vendorCredentials }),
+    });
     if (result.webhook_secret) await saveDemoAgentSecret(options.dataDir, result.webhook_secret);
     const hash = await wallet.writeContract({
       address: options.marketplace,

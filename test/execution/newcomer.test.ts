@@ -1,12 +1,13 @@
 // The README's "Run a task", on the stack as `npm start` composes it (scripts/start.ts): the API
 // with its workers in-process, the demo catalogue seeded through the API, and the demo connected
-// agent served over HTTPS with the dev CA of DATA_DIR. A newcomer buys "Daily Market Brief" with
-// `npm run demo:buy` and runs it the way the README's curl commands do.
+// agent served over HTTPS with the dev CA of DATA_DIR, the declarative one on the vendor emulator. A
+// newcomer buys each with `npm run demo:buy` and runs it the way the README's curl commands do.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
 import type { Api } from "../../devStack/startApi.ts";
+import { startVendorEmulator } from "../../devStack/vendorEmulator/startVendorEmulator.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { readDemoAgentSecret } from "../../scripts/demo/demoAgentSecret.ts";
 import { startDemoAgent } from "../../scripts/demo/demoAgentServer.ts";
@@ -19,6 +20,7 @@ let api: Api;
 let seed: () => ReturnType<typeof seedDemoCatalogue>;
 let listed: string[];
 let marketBrief: string;
+let auditor: string;
 let key: string;
 
 beforeAll(async () => {
@@ -29,7 +31,11 @@ beforeAll(async () => {
     certificates: await ensureDevCertificates(dir),
     webhookSecret: () => readDemoAgentSecret(dir),
   });
-  api = await stack().addApi();
+  const vendor = await startVendorEmulator();
+  api = await stack().addApi({
+    OPENAI_BASE_URL: vendor.openaiBaseUrl,
+    ANTHROPIC_BASE_URL: vendor.anthropicBaseUrl,
+  });
   seed = () =>
     seedDemoCatalogue({
       apiUrl: api.url,
@@ -43,8 +49,13 @@ beforeAll(async () => {
   listed = await seed();
   const brief = listed.find((line) => line.startsWith("Daily Market Brief"));
   marketBrief = /\((lst_[0-9a-f]{64})\)/.exec(brief ?? "")?.[1] ?? "";
+  const audit = listed.find((line) => line.startsWith("Solidity Contract Auditor"));
+  auditor = /\((lst_[0-9a-f]{64})\)/.exec(audit ?? "")?.[1] ?? "";
   await stack().ponder.waitForBlock(await stack().marketplace.publicClient.getBlockNumber());
-  return () => demoAgent.stop();
+  return async () => {
+    await demoAgent.stop();
+    await vendor.stop();
+  };
 });
 
 /** `npm run -s demo:buy -- <listing>` against this stack, as `npm start`'s environment sets it. */
@@ -65,15 +76,18 @@ async function demoBuy(listing: string) {
   return { stdout: stdout.trim(), stderr };
 }
 
-const execute = (path: string) =>
+const execute = (
+  path: string,
+  body: object = {
+    agent_id: marketBrief,
+    task: "Brief me on today",
+    input: { sector: "semiconductors" },
+  },
+) =>
   fetch(`${api.url}${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      agent_id: marketBrief,
-      task: "Brief me on today",
-      input: { sector: "semiconductors" },
-    }),
+    body: JSON.stringify(body),
   });
 
 describe("a newcomer runs the demo's connected agent", () => {
@@ -127,5 +141,41 @@ describe("a newcomer runs the demo's connected agent", () => {
         duration_ms: expect.any(Number),
       },
     });
+  });
+});
+
+describe("a newcomer runs the demo's declarative agent", () => {
+  const audit = {
+    task: "Audit this contract",
+    input: { source: "contract Vault { function withdraw() external {} }" },
+  };
+
+  it("buys tasks of Solidity Contract Auditor and runs one on the model vendor", async () => {
+    const bought = await demoBuy(auditor);
+    expect(bought.stdout).toMatch(/^intl_test_\S+$/);
+    key = bought.stdout;
+
+    const response = await execute("/v1/execute", { agent_id: auditor, ...audit });
+    const body = await response.json();
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    expect(body).toEqual({
+      run_id: expect.stringMatching(/^run_/),
+      agent_id: auditor,
+      status: "completed",
+      output: { findings: expect.any(Array) },
+      cost_wei: 500_000_000_000_000,
+      duration_ms: expect.any(Number),
+    });
+  });
+
+  it("streams its answer, whose deltas make up the output", async () => {
+    const response = await execute("/v1/execute/stream", { agent_id: auditor, ...audit });
+    const events = eventsOf(await sseReader(response).rest());
+    const text = events
+      .filter((event) => event.event === "output")
+      .map((event) => (event.data as { delta: string }).delta)
+      .join("");
+    expect(JSON.parse(text)).toEqual({ findings: expect.any(Array) });
+    expect(events.at(-1)).toMatchObject({ event: "done", data: { status: "completed" } });
   });
 });

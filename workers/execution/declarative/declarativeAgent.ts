@@ -3,8 +3,8 @@ import { OutboundFailure } from "../outbound/outboundFailure.ts";
 import type { RunContext, RunOutcome, Runtime } from "../runtime.ts";
 import type { ChatMessage, ChatModel, ToolDefinition } from "./chatModel.ts";
 import type { OutputContract } from "./outputContract.ts";
-import { promptLeakGuard } from "./promptLeakGuard.ts";
 import { systemMessage, userMessage } from "./promptLayout.ts";
+import { promptLeakGuard } from "./promptLeakGuard.ts";
 import { vendorFailure } from "./vendorErrors.ts";
 import { callVendorRetrying } from "./vendorRetry.ts";
 
@@ -15,7 +15,8 @@ export const MAX_OUTPUT_CHARS = 256 * 1024;
 /** What each model turn may write at most, in tokens. */
 export const MAX_OUTPUT_TOKENS = 4096;
 
-export const PROMPT_REPEATED = "the answer repeated the agent's private instructions and was withheld";
+export const PROMPT_REPEATED =
+  "the answer repeated the agent's private instructions and was withheld";
 export const TOO_MANY_TURNS = `the agent did not answer within ${MAX_MODEL_TURNS} model turns`;
 export const OUTPUT_TOO_LONG = `the output is longer than ${MAX_OUTPUT_CHARS} characters`;
 export const NOT_JSON = "the model's answer is not valid JSON";
@@ -103,7 +104,8 @@ export function declarativeAgent(agent: DeclarativeAgent, log: Logger): Runtime 
     } catch (error) {
       // What was held back is clean (a repeat of the prompt is never sent): the renter keeps it.
       guard.flush();
-      if (error instanceof RunFailed || error instanceof OutboundFailure) return failed(error.message);
+      if (error instanceof RunFailed || error instanceof OutboundFailure)
+        return failed(error.message);
       const failure = vendorFailure(error);
       if (failure) return failed(failure);
       // An abort: the worker has ended the run already (deadline or interruption).

@@ -16,9 +16,12 @@ export function openaiChatModel(
   { selfHosted = false }: { selfHosted?: boolean } = {},
 ): ChatModel {
   return async (request) => {
-    const stream = await client.chat.completions.create(completionRequest(model, request, selfHosted), {
-      signal: request.signal,
-    });
+    const stream = await client.chat.completions.create(
+      completionRequest(model, request, selfHosted),
+      {
+        signal: request.signal,
+      },
+    );
     let text = "";
     const calls: ToolCall[] = [];
     for await (const chunk of stream) {

@@ -23,6 +23,8 @@ export function outputContract(outputSchema: Record<string, unknown>): OutputCon
       required: [WRAPPER_PROPERTY],
     },
     read: (answer) =>
-      answer && typeof answer === "object" ? (answer as Record<string, unknown>)[WRAPPER_PROPERTY] : undefined,
+      answer && typeof answer === "object"
+        ? (answer as Record<string, unknown>)[WRAPPER_PROPERTY]
+        : undefined,
   };
 }

@@ -18,7 +18,10 @@ export function systemMessage(systemPrompt: string): string {
  * The user message: the task, then the input (an object as JSON; the content of `input_uri` when
  * the run names one) fenced so that it cannot close its own fence.
  */
-export function userMessage(task: string, input: string | Record<string, unknown> | undefined): string {
+export function userMessage(
+  task: string,
+  input: string | Record<string, unknown> | undefined,
+): string {
   const parts = [`Task:\n${task}`];
   if (input !== undefined) {
     const text = typeof input === "string" ? input : JSON.stringify(input, null, 2);

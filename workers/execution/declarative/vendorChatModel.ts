@@ -11,7 +11,8 @@ export type VendorEndpoints = { openaiBaseUrl: string; anthropicBaseUrl: string 
 /** A self-hosted server is called as the model's name when its manifest names none. */
 const SELF_HOSTED_MODEL = "default";
 
-export const NO_VENDOR_CREDENTIALS = "the agent's creator has given no credentials for its model vendor";
+export const NO_VENDOR_CREDENTIALS =
+  "the agent's creator has given no credentials for its model vendor";
 
 /**
  * The chat model a declarative agent runs on, through the vendor's official client, built for one

@@ -1,7 +1,4 @@
-import {
-  APIError as AnthropicError,
-  APIUserAbortError as AnthropicAbort,
-} from "@anthropic-ai/sdk";
+import { APIUserAbortError as AnthropicAbort, APIError as AnthropicError } from "@anthropic-ai/sdk";
 import { APIUserAbortError as OpenAIAbort, APIError as OpenAIError } from "openai";
 
 /** Statuses a vendor answers when trying again later may work: rate limits, overload, outages. */
@@ -38,7 +35,8 @@ export function vendorFailure(error: unknown): string | undefined {
   if (vendorError.status === 401 || vendorError.status === 403) {
     return "the model vendor refused the agent's credentials";
   }
-  if (vendorError.status !== undefined) return `the model vendor answered HTTP ${vendorError.status}`;
+  if (vendorError.status !== undefined)
+    return `the model vendor answered HTTP ${vendorError.status}`;
   return isAbort(vendorError) ? undefined : "the model vendor could not be reached";
 }
 
