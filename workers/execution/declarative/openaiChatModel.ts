@@ -32,7 +32,8 @@ export function openaiChatModel(
         request.onText(delta.content);
       }
       for (const piece of delta.tool_calls ?? []) {
-        const call = (calls[piece.index] ??= { id: "", name: "", arguments: "" });
+        calls[piece.index] ??= { id: "", name: "", arguments: "" };
+        const call = calls[piece.index] as ToolCall;
         call.id ||= piece.id ?? "";
         call.name += piece.function?.name ?? "";
         call.arguments += piece.function?.arguments ?? "";
