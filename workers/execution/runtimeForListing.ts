@@ -8,6 +8,7 @@ import { connectedAgent } from "./connectedAgent.ts";
 import { declarativeAgent, type RunTools } from "./declarative/declarativeAgent.ts";
 import { outputContract } from "./declarative/outputContract.ts";
 import { type VendorEndpoints, vendorChatModel } from "./declarative/vendorChatModel.ts";
+import { guardedFetch } from "./outbound/guardedFetch.ts";
 import type { OutboundPolicy } from "./outbound/outboundPolicy.ts";
 import type { RuntimeFor } from "./runAgent.ts";
 import type { Runtime } from "./runtime.ts";
@@ -56,7 +57,7 @@ function declarativeRuntime(
 ): Runtime {
   const model = vendorChatModel(manifest.model, secret, {
     endpoints: deps.vendors,
-    selfHostedFetch: fetch,
+    selfHostedFetch: guardedFetch({ policy: deps.policy }),
   });
   if ("failure" in model) return cannotRun(model.failure);
   const noTools: RunTools = { definitions: [], call: async () => "refused: no such tool" };

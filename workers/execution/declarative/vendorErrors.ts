@@ -1,5 +1,6 @@
 import { APIUserAbortError as AnthropicAbort, APIError as AnthropicError } from "@anthropic-ai/sdk";
 import { APIUserAbortError as OpenAIAbort, APIError as OpenAIError } from "openai";
+import { OutboundFailure } from "../outbound/outboundFailure.ts";
 
 /** Statuses a vendor answers when trying again later may work: rate limits, overload, outages. */
 const TRANSIENT_STATUSES = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
@@ -17,7 +18,7 @@ function asVendorError(error: unknown): VendorError | undefined {
 export function transientVendorFailure(error: unknown): { retryAfterMs?: number } | undefined {
   if (isBrokenConnection(error)) return {};
   const vendorError = asVendorError(error);
-  if (!vendorError || isAbort(vendorError)) return undefined;
+  if (!vendorError || isAbort(vendorError) || refusedByGuard(vendorError)) return undefined;
   if (vendorError.status === undefined) return {};
   if (!TRANSIENT_STATUSES.has(vendorError.status)) return undefined;
   const retryAfterMs = retryAfter(vendorError.headers);
@@ -32,6 +33,7 @@ export function vendorFailure(error: unknown): string | undefined {
   if (isBrokenConnection(error)) return "the connection to the model vendor broke";
   const vendorError = asVendorError(error);
   if (!vendorError) return undefined;
+  if (refusedByGuard(vendorError)) return (vendorError.cause as OutboundFailure).message;
   if (vendorError.status === 401 || vendorError.status === 403) {
     return "the model vendor refused the agent's credentials";
   }
@@ -41,6 +43,11 @@ export function vendorFailure(error: unknown): string | undefined {
 }
 
 const FETCH_FAILURES = new Set(["terminated", "fetch failed"]);
+
+/** A self-hosted server the outbound guard would not call: its reason, never worth a retry. */
+function refusedByGuard(error: VendorError): boolean {
+  return error.cause instanceof OutboundFailure;
+}
 
 /** fetch's own failure (`terminated`, `fetch failed`): a connection cut before or while answering. */
 function isBrokenConnection(error: unknown): boolean {
