@@ -218,6 +218,8 @@ export async function startStack(options: StackOptions = {}) {
      * One more API process; with NATS it serves alone, without it runs the workers too.
      * `onApiOutput` hears what this process alone prints (as well as the stack's `onOutput`).
      */
+    /** Every API process, those started with the stack first. */
+    const apisAdded: Api[] = [];
     async function addApi(
       env: Record<string, string> = {},
       onApiOutput?: (line: string) => void,
@@ -241,6 +243,7 @@ export async function startStack(options: StackOptions = {}) {
         },
       });
       stops.push(api.stop);
+      apisAdded.push(api);
       return api;
     }
 
@@ -330,8 +333,9 @@ export async function startStack(options: StackOptions = {}) {
       get nats(): TestNats {
         return need(nats, "NATS");
       },
+      /** The first API process: one started with the stack, or else the first added. */
       get api(): Api {
-        return need(apis[0], "an API");
+        return need(apis[0] ?? apisAdded[0], "an API");
       },
       apis,
       /** The worker processes started with the stack (`workers`), e.g. to kill or pause one. */

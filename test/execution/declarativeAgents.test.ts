@@ -1,0 +1,141 @@
+// Declarative agents end to end on the real stack, for each of the three providers: the renter's
+// request through the API, the worker's call through the vendor's official client to the emulator,
+// the answer back synchronously or streamed, and a per-task debit of exactly the price.
+import { parseEther } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MODEL_PROVIDERS } from "../../lib/manifest/validateManifest.ts";
+import { perTaskRenter, type Renter } from "../support/connectedListing.ts";
+import {
+  type DeclarativeListing,
+  listDeclarativeAgent,
+  type ModelServers,
+  serverOf,
+  startModelServers,
+} from "../support/declarativeOnStack.ts";
+import { expectBooksBalance } from "../support/perTaskAccounts.ts";
+import { eventsOf, sseReader } from "../support/sseEvents.ts";
+import { useStack } from "../support/useStack.ts";
+
+const stack = useStack({ api: 0, ponder: true });
+const PRICE = parseEther("0.001");
+const FINDINGS = {
+  type: "object",
+  properties: { findings: { type: "array", items: { type: "string" } } },
+  required: ["findings"],
+};
+
+let servers: ModelServers;
+beforeAll(async () => {
+  servers = await startModelServers(stack());
+  await stack().addApi(servers.env);
+});
+afterAll(() => servers?.stop());
+
+async function streamed(renter: Renter, listing: DeclarativeListing, task: string) {
+  const response = await fetch(`${stack().api.url}/v1/execute/stream`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${renter.bearer}`, "content-type": "application/json" },
+    body: JSON.stringify({ agent_id: listing.agentId, task, input: {} }),
+  });
+  expect(response.status).toBe(200);
+  const events = eventsOf(await sseReader(response).rest());
+  const text = events
+    .filter((event) => event.event === "output")
+    .map((event) => (event.data as { delta: string }).delta)
+    .join("");
+  return { text, done: events.at(-1) };
+}
+
+describe.each(MODEL_PROVIDERS)("a declarative agent on %s", (provider) => {
+  let text: DeclarativeListing;
+  let object: DeclarativeListing;
+  let renter: Renter;
+
+  beforeAll(async () => {
+    text = await listDeclarativeAgent(stack(), servers, {
+      name: `brief-${provider.replace("_", "-")}`,
+      provider,
+      price: PRICE,
+    });
+    object = await listDeclarativeAgent(stack(), servers, {
+      name: `audit-${provider.replace("_", "-")}`,
+      provider,
+      price: PRICE,
+      manifest: { output_schema: FINDINGS },
+    });
+    renter = await perTaskRenter(stack(), text, 4n * PRICE);
+    await stack().marketplace.mined(
+      stack()
+        .marketplace.as(renter.account)
+        .write.purchasePerQuery([object.listingId, PRICE], { value: 4n * PRICE }),
+    );
+  });
+
+  it("answers a text output, charging the price once", async () => {
+    serverOf(servers, text).script(text.model, [{ kind: "text", text: "Chips rose 2% today." }]);
+    const response = await renter.api.post("/v1/execute", {
+      agent_id: text.agentId,
+      task: "Brief me",
+      input: { sector: "chips" },
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body).toEqual({
+      run_id: expect.stringMatching(/^run_/),
+      agent_id: text.agentId,
+      status: "completed",
+      output: "Chips rose 2% today.",
+      cost_wei: Number(PRICE),
+      duration_ms: expect.any(Number),
+    });
+  });
+
+  it("streams a text output whose deltas make up the output", async () => {
+    serverOf(servers, text).script(text.model, [
+      { kind: "text", text: ["Banks ", "fell ", "1% ", "on ", "rates."] },
+    ]);
+    const { text: deltas, done } = await streamed(renter, text, "Brief me on banks");
+    expect(deltas).toBe("Banks fell 1% on rates.");
+    expect(done).toEqual({
+      event: "done",
+      data: {
+        run_id: expect.stringMatching(/^run_/),
+        status: "completed",
+        cost_wei: Number(PRICE),
+        duration_ms: expect.any(Number),
+      },
+    });
+  });
+
+  it("answers an object output conforming to its output_schema, streamed or not", async () => {
+    const findings = { findings: ["withdraw() sends ETH before zeroing the balance"] };
+    serverOf(servers, object).script(object.model, [
+      { kind: "json", value: findings },
+      { kind: "json", value: findings },
+    ]);
+    const response = await renter.api.post("/v1/execute", {
+      agent_id: object.agentId,
+      task: "Audit this",
+      input: {},
+    });
+    expect(response.body).toMatchObject({ status: "completed", output: findings });
+
+    const { text: deltas, done } = await streamed(renter, object, "Audit this again");
+    expect(JSON.parse(deltas)).toEqual(findings);
+    expect(done).toMatchObject({ data: { status: "completed", cost_wei: Number(PRICE) } });
+  });
+
+  it("an answer that breaks its output_schema fails, uncharged", async () => {
+    serverOf(servers, object).script(object.model, [{ kind: "json", value: { findings: 3 } }]);
+    const response = await renter.api.post("/v1/execute", {
+      agent_id: object.agentId,
+      task: "Audit this",
+      input: {},
+    });
+    expect(response.body).toMatchObject({ status: "failed", cost_wei: 0 });
+  });
+
+  it("the balance fell by exactly the price of each completed run", async () => {
+    await expectBooksBalance(stack(), text, [renter]);
+    await expectBooksBalance(stack(), object, [renter]);
+  });
+});

@@ -1,0 +1,109 @@
+// Declarative agents on the test stack: the hosted vendors and a creator's self-hosted model server
+// (HTTPS, its certificate from the stack's dev CA) played by vendor emulators, and agents registered
+// and listed per task over the API the way a creator does.
+import type { Hex } from "viem";
+import { expect } from "vitest";
+import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
+import { PER_QUERY } from "../../devStack/marketplace.ts";
+import type { Stack } from "../../devStack/startStack.ts";
+import {
+  startVendorEmulator,
+  type VendorEmulator,
+} from "../../devStack/vendorEmulator/startVendorEmulator.ts";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { toApiListingId } from "../../lib/ids/listingId.ts";
+import type { ModelProvider } from "../../lib/manifest/validateManifest.ts";
+import type { PerTaskListing } from "./connectedListing.ts";
+import { http, signIn } from "./http.ts";
+import { registerAgent, settledJob } from "./registration.ts";
+
+export type ModelServers = {
+  /** Both hosted vendors. */
+  vendor: VendorEmulator;
+  /** A creator's own OpenAI-compatible server. */
+  selfHosted: VendorEmulator;
+  /** What a process running the workers needs to reach the hosted vendors. */
+  env: Record<string, string>;
+  stop: () => Promise<void>;
+};
+
+/** Starts the model servers; before any worker, since workers read the dev CA at start. */
+export async function startModelServers(stack: Stack): Promise<ModelServers> {
+  const certificates = await ensureDevCertificates(stack.dir);
+  const vendor = await startVendorEmulator();
+  const selfHosted = await startVendorEmulator({
+    tls: { key: certificates.serverKey, cert: certificates.serverCertificate },
+  });
+  return {
+    vendor,
+    selfHosted,
+    env: { OPENAI_BASE_URL: vendor.openaiBaseUrl, ANTHROPIC_BASE_URL: vendor.anthropicBaseUrl },
+    stop: async () => {
+      await vendor.stop();
+      await selfHosted.stop();
+    },
+  };
+}
+
+export type DeclarativeListing = PerTaskListing & { provider: ModelProvider; model: string };
+
+/**
+ * Registers a declarative agent on `provider` (the model named `model`, so a test scripts it alone)
+ * and lists it per task at `price`; `manifest` adds to or overrides the manifest's fields.
+ */
+export async function listDeclarativeAgent(
+  stack: Stack,
+  servers: ModelServers,
+  {
+    name,
+    provider,
+    price,
+    manifest = {},
+    vendorKey = `sk-test-${name}-0123456789`,
+  }: {
+    name: string;
+    provider: ModelProvider;
+    price: bigint;
+    manifest?: Record<string, unknown>;
+    vendorKey?: string;
+  },
+): Promise<DeclarativeListing> {
+  const model = `model-${name}`;
+  const creator = devAccount(2);
+  const creatorApi = http(stack.api.url, { bearer: await signIn(stack.api.url, creator) });
+  const job = await settledJob(
+    creatorApi,
+    await registerAgent(creatorApi, {
+      name,
+      category: "research",
+      description: `Agent ${name}, run on ${provider}`,
+      model:
+        provider === "self_hosted"
+          ? { provider, model, endpoint_url: servers.selfHosted.selfHostedBaseUrl }
+          : { provider, model },
+      system_prompt: `You are ${name}. Answer briefly.`,
+      input_schema: { type: "object" },
+      output_schema: { type: "string" },
+      ...manifest,
+      ...(provider !== "self_hosted" && { vendor_credentials: { api_key: vendorKey } }),
+    }),
+  );
+  expect(job.body.status, JSON.stringify(job.body)).toBe("completed");
+  const { seed, metadata_uri, on_chain_listing_id } = job.body.result.create_listing;
+  const market = stack.marketplace;
+  const receipt = await market.mined(
+    market.as(creator).write.createListing([seed, PER_QUERY, price, metadata_uri]),
+  );
+  await stack.ponder.waitForBlock(receipt.blockNumber);
+  return {
+    listingId: on_chain_listing_id as Hex,
+    agentId: toApiListingId(on_chain_listing_id),
+    price,
+    provider,
+    model,
+  };
+}
+
+/** The emulator a listing's model runs on. */
+export const serverOf = (servers: ModelServers, listing: DeclarativeListing) =>
+  listing.provider === "self_hosted" ? servers.selfHosted : servers.vendor;
