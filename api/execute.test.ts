@@ -362,6 +362,19 @@ describe("GET /v1/runs/:run_id", () => {
     expect((await app.http(bearer).get(path)).body).toEqual(answer.body);
   });
 
+  it("says why a failed run failed", async () => {
+    const { reply, run } = await admitted(renter, { agent_id: listings.counter.id, task });
+    await startRun(deps(), run.id);
+    const failure = "the agent answered HTTP 500";
+    await finishRun(deps(), run.id, { status: "failed", output: "par", failure });
+    const answer = await reply;
+    expect(answer.body).not.toHaveProperty("failure");
+    expect((await app.http(bearer).get(`/v1/runs/${run.id}`)).body).toEqual({
+      ...answer.body,
+      failure,
+    });
+  });
+
   it("is 404 run_not_found for another wallet's run and for an id that cannot exist", async () => {
     const [runId] = await runIdsOf(deps(), renter.address);
     const others = app.http(await app.tokenFor(stranger));

@@ -9,7 +9,10 @@ import { runResult } from "../execution/runResult.ts";
 
 export const runRoutes = new Hono<AppEnv>();
 
-/** One of the caller's runs: its result once final, else how far it got. */
+/**
+ * One of the caller's runs: its result once final, else how far it got; a failed run also says why
+ * (`failure`, a short reason that never holds a secret).
+ */
 runRoutes.get("/:run_id", async (c) => {
   const runId = c.req.param("run_id");
   const notFound = new ApiError("run_not_found", "No run of yours has this id");
@@ -20,5 +23,7 @@ runRoutes.get("/:run_id", async (c) => {
     .from(runs)
     .where(and(eq(runs.id, runId), eq(runs.wallet, callerWallet(c).toLowerCase())));
   if (!row) throw notFound;
-  return c.body(exactJson(runResult(row)), 200, { "Content-Type": "application/json" });
+  const result = runResult(row);
+  const failure = result.status === "failed" ? { failure: row.failure ?? "" } : {};
+  return c.body(exactJson({ ...result, ...failure }), 200, { "Content-Type": "application/json" });
 });

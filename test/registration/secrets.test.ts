@@ -23,6 +23,7 @@ import {
   whilePaused,
 } from "../support/registration.ts";
 import { secretScan } from "../support/secretScan.ts";
+import { dumpEveryTable } from "../support/tableDumps.ts";
 import { useStack } from "../support/useStack.ts";
 
 const creator = devAccount(8);
@@ -369,11 +370,8 @@ describe("secrets stay private through registration", () => {
 
     // Every row of every table, in every schema (the indexer's too), as text: a bytea column
     // shows as hex, so look for the hex form as well.
-    const tables = (await stack().db.execute(sql`
-      select table_schema as schema, table_name as name from information_schema.tables
-      where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema')
-    `)) as unknown as { schema: string; name: string }[];
-    expect(tables.map((table) => `${table.schema}.${table.name}`)).toEqual(
+    const tables = await dumpEveryTable(stack().db);
+    expect(tables.map(({ table }) => table)).toEqual(
       expect.arrayContaining(["app.jobs", "app.agents", "app.agent_secrets", "app.manifests"]),
     );
     expect(webhookSecrets).toHaveLength(1);
@@ -381,22 +379,15 @@ describe("secrets stay private through registration", () => {
       Buffer.from(marker).toString("hex"),
     );
     const publicSeenIn: string[] = [];
-    for (const table of tables) {
-      const [dump] = (await stack().db.execute(
-        sql`select coalesce(string_agg(t::text, E'\n'), '') as text from ${sql.identifier(table.schema)}.${sql.identifier(table.name)} t`,
-      )) as unknown as { text: string }[];
-      const text = dump?.text ?? "";
+    for (const { table, text } of tables) {
       if (text.includes(PUBLIC_MARKER) || text.includes(Buffer.from(PUBLIC_MARKER).toString("hex")))
-        publicSeenIn.push(`${table.schema}.${table.name}`);
+        publicSeenIn.push(table);
       const found = [
         ...leaksIn(text),
         ...webhookSecrets.filter((secret) => text.includes(secret)),
         ...hexMarkers.filter((hex) => text.includes(hex)),
       ];
-      expect({ table: `${table.schema}.${table.name}`, found }).toEqual({
-        table: `${table.schema}.${table.name}`,
-        found: [],
-      });
+      expect({ table, found }).toEqual({ table, found: [] });
     }
     // The public title was seen as text (agents) and as hex (the manifest bytes): the scan reads both.
     expect(publicSeenIn).toEqual(expect.arrayContaining(["app.agents", "app.manifests"]));

@@ -26,7 +26,10 @@ const FINDINGS = {
 
 const certificates = createDevCertificates();
 /** What a worker on the local chain may reach: private addresses, and the dev CA trusted. */
-const LOCAL_POLICY: OutboundPolicy = { allowPrivateAddresses: true, extraCa: certificates.caCertificate };
+const LOCAL_POLICY: OutboundPolicy = {
+  allowPrivateAddresses: true,
+  extraCa: certificates.caCertificate,
+};
 
 /** The hosted vendors; and a self-hosted model server over HTTPS, as a creator runs one. */
 let vendor: VendorEmulator;
