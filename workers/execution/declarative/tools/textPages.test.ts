@@ -55,9 +55,12 @@ describe("numberedLines", () => {
     expect(answer).toBe(`[lines 1 to 1 of 1]\n1: ${"y".repeat(400)}…\n`);
   });
 
-  it("fails a line past the end", () => {
+  it("fails a line past the end, and a last line before the first", () => {
     expect(() => numberedLines(text, 5, 6, 1000)).toThrow(
       "there is no line 5: the text has 4 lines",
+    );
+    expect(() => numberedLines(text, 3, 2, 1000)).toThrow(
+      "the last line asked for, 2, comes before the first",
     );
   });
 });

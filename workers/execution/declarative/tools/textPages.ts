@@ -45,6 +45,7 @@ export function numberedLines(text: string, from: number, to: number, maxBytes: 
   if (from > lines.length) {
     throw new ToolFailure(`there is no line ${from}: the text has ${lines.length} lines`);
   }
+  if (to < from) throw new ToolFailure(`the last line asked for, ${to}, comes before the first`);
   const last = Math.min(to, lines.length);
   const shown: string[] = [];
   let bytes = HEADER_BYTES;
