@@ -64,6 +64,8 @@ export const ENV_FIELDS = {
   RUN_LEASE_MS: z.coerce.number().int().min(1_000).default(15_000),
   /** Unset, true only on the local chain (31337): see workers/execution/outbound/outboundPolicy.ts. */
   ALLOW_PRIVATE_ENDPOINTS: flag.optional(),
+  /** Where repo_scoped tools read repositories' files; unset, https://raw.githubusercontent.com. */
+  TOOL_REPOSITORY_BASE_URL: z.url({ protocol: /^https$/ }).optional(),
   DEMO_AGENT_PORT: port.default(8443),
 };
 

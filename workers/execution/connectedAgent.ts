@@ -2,11 +2,8 @@ import { Webhook } from "standardwebhooks";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
 import type { Logger } from "../../lib/log.ts";
 import { AgentProtocolError } from "./agentProtocolError.ts";
-import {
-  type GuardedPostOptions,
-  type GuardedResponse,
-  guardedPost,
-} from "./outbound/guardedPost.ts";
+import { type GuardedPostOptions, guardedPost } from "./outbound/guardedPost.ts";
+import type { GuardedResponse } from "./outbound/guardedRequest.ts";
 import { OutboundFailure } from "./outbound/outboundFailure.ts";
 import { readAgentStream } from "./readAgentStream.ts";
 import type { RunContext, RunOutcome, Runtime } from "./runtime.ts";

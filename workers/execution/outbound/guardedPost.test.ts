@@ -5,7 +5,8 @@ import { createServer as createTcpServer, type Server, type Socket } from "node:
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDevCertificates } from "../../../devStack/devCertificates.ts";
 import { startHttpsTestServer } from "../../../test/support/httpsTestServer.ts";
-import { type GuardedResponse, guardedPost, type Lookup } from "./guardedPost.ts";
+import { guardedPost } from "./guardedPost.ts";
+import type { GuardedResponse, Lookup } from "./guardedRequest.ts";
 import { OutboundFailure } from "./outboundFailure.ts";
 import { type OutboundPolicy, PUBLIC_ONLY } from "./outboundPolicy.ts";
 
