@@ -40,7 +40,7 @@ function registration(name: string) {
     model: { provider: "anthropic", model: "claude-sonnet-4" },
     system_prompt:
       "You are a careful tax assistant. List every deductible expense with its receipt.",
-    tools: [{ name: "read_statements", scope: "input_only" }],
+    tools: [{ name: "read_input", scope: "input_only" }],
     input_schema: {
       type: "object",
       properties: { statements: { type: "string" }, year: { type: "integer" } },

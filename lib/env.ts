@@ -68,6 +68,8 @@ export const ENV_FIELDS = {
   OPENAI_BASE_URL: z.url().default("https://api.openai.com/v1"),
   /** Where declarative agents reach the second hosted vendor. */
   ANTHROPIC_BASE_URL: z.url().default("https://api.anthropic.com"),
+  /** Where repo_scoped tools read repositories' files; unset, https://raw.githubusercontent.com. */
+  TOOL_REPOSITORY_BASE_URL: z.url({ protocol: /^https$/ }).optional(),
   DEMO_AGENT_PORT: port.default(8443),
   /** Port of the vendor emulator `npm start` runs the demo's declarative agent on (local chain). */
   DEMO_VENDOR_PORT: port.default(8444),

@@ -204,3 +204,34 @@ export const executionLimits = appSchema.table("execution_limits", {
   requestsPerMinute: integer().notNull(),
   updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });
+
+export type ToolCallOutcome = "ok" | "refused" | "failed";
+
+/**
+ * Every call a declarative agent's model asked of a built-in tool, refused ones too (docs/tools.md).
+ * It holds the call's accounting, never its arguments or what the tool read.
+ */
+export const runToolCalls = appSchema.table(
+  "run_tool_calls",
+  {
+    runId: text().notNull(),
+    /** 1 for the run's first call, in the order the calls were asked. */
+    sequence: integer().notNull(),
+    /** The tool the model named; `(invalid name)` when that was not a possible tool name. */
+    tool: text().notNull(),
+    /** The manifest's scope for the tool; null when the manifest does not name it. */
+    scope: text().$type<"read_only" | "input_only" | "repo_scoped">(),
+    outcome: text().$type<ToolCallOutcome>().notNull(),
+    /** Why it was refused or failed, in the tool's own words; never a secret nor what it read. */
+    reason: text(),
+    /** The arguments' size, as the model sent them. */
+    argumentBytes: integer().notNull(),
+    /** The size of what the model read back. */
+    resultBytes: integer().notNull(),
+    /** What the call received from outside (response bodies), counted against the run's budget. */
+    outboundBytes: integer().notNull(),
+    durationMs: integer().notNull(),
+    calledAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.runId, table.sequence] })],
+);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { TOOL_CATALOG, TOOL_NAMES } from "./toolCatalog.ts";
 import { validateManifest } from "./validateManifest.ts";
 
 const inputSchema = {
@@ -16,7 +17,7 @@ function declarativeManifest(): Record<string, unknown> {
     description: "Reviews a pull request diff and points out bugs.",
     model: { provider: "anthropic", model: "claude-sonnet-4-5" },
     system_prompt: "You are a careful code reviewer.",
-    tools: [{ name: "read_repo", scope: "repo_scoped" }],
+    tools: [{ name: "read_repo_file", scope: "repo_scoped" }],
     input_schema: inputSchema,
     output_schema: outputSchema,
     timeout_seconds: 120,
@@ -54,11 +55,12 @@ function violationsOf(input: unknown) {
   return result.ok ? [] : result.violations.map(({ field, rule }) => ({ field, rule }));
 }
 
+/** `count` built-in tools with their scopes, the catalogue over again past its end. */
 function tools(count: number) {
-  return Array.from({ length: count }, (_, index) => ({
-    name: `tool-${index}`,
-    scope: "read_only",
-  }));
+  return Array.from({ length: count }, (_, index) => {
+    const name = TOOL_NAMES[index % TOOL_NAMES.length] as keyof typeof TOOL_CATALOG;
+    return { name, scope: TOOL_CATALOG[name].scope };
+  });
 }
 
 describe("validateManifest", () => {
@@ -166,16 +168,17 @@ describe("validateManifest", () => {
     expect(violationsOf(manifest)).toEqual([{ field: "entrypoint_url", rule }]);
   });
 
-  it("accepts 10 tools and rejects 11", () => {
+  it("accepts 10 tools and rejects 11 (the 11th repeating one, as it must)", () => {
     expect(violationsOf(declarativeWith({ tools: tools(10) }))).toEqual([]);
     expect(violationsOf(declarativeWith({ tools: tools(11) }))).toEqual([
       { field: "tools", rule: "max_items" },
+      { field: "tools[10].name", rule: "duplicate_tool" },
     ]);
   });
 
   it("rejects a tool scope outside read_only, input_only and repo_scoped", () => {
     const manifest = declarativeWith({
-      tools: [...tools(3), { name: "shell", scope: "full_access" }],
+      tools: [...tools(3), { name: "fetch_url", scope: "full_access" }],
     });
     expect(violationsOf(manifest)).toEqual([{ field: "tools[3].scope", rule: "enum" }]);
   });
@@ -183,6 +186,49 @@ describe("validateManifest", () => {
   it("rejects a tool without a name", () => {
     const manifest = declarativeWith({ tools: [{ scope: "read_only" }] });
     expect(violationsOf(manifest)).toEqual([{ field: "tools[0].name", rule: "required" }]);
+  });
+
+  it("rejects a tool that is not built in, naming the ones that are", () => {
+    const result = validateManifest(
+      declarativeWith({ tools: [{ name: "shell", scope: "read_only" }] }),
+    );
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.violations).toEqual([
+      {
+        field: "tools[0].name",
+        rule: "unknown_tool",
+        message: `is not a built-in tool; they are: ${TOOL_NAMES.join(", ")}`,
+      },
+    ]);
+    expect(result.violations[0]?.message).toContain("read_repo_file");
+  });
+
+  it.each([
+    ["fetch_url", "input_only", "read_only"],
+    ["read_input", "read_only", "input_only"],
+    ["read_repo_file", "read_only", "repo_scoped"],
+  ])("rejects %s declared %s: it runs in %s only", (name, scope, ownScope) => {
+    const result = validateManifest(declarativeWith({ tools: [{ name, scope }] }));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.violations).toEqual([
+      {
+        field: "tools[0].scope",
+        rule: "tool_scope",
+        message: `must be ${ownScope}, the scope ${name} runs in`,
+      },
+    ]);
+  });
+
+  it("rejects a tool listed twice", () => {
+    const manifest = declarativeWith({ tools: [...tools(2), tools(1)[0]] });
+    expect(violationsOf(manifest)).toEqual([{ field: "tools[2].name", rule: "duplicate_tool" }]);
+  });
+
+  it("accepts every built-in tool in its own scope", () => {
+    const result = validateManifest(declarativeWith({ tools: tools(TOOL_NAMES.length) }));
+    expect(result.ok && result.manifest.tools).toEqual(tools(TOOL_NAMES.length));
   });
 
   it.each([1, 300])("accepts a timeout of %d seconds", (timeout_seconds) => {
@@ -233,7 +279,7 @@ describe("validateManifest", () => {
     const manifest = declarativeWith({
       price: 5,
       model: { provider: "openai", model: "gpt-5", api_key: "sk-..." },
-      tools: [{ name: "read_repo", scope: "read_only", config: {} }],
+      tools: [{ name: "fetch_url", scope: "read_only", config: {} }],
     });
     expect(violationsOf(manifest)).toEqual([
       { field: "price", rule: "unknown_field" },
@@ -274,6 +320,7 @@ describe("validateManifest", () => {
       { field: "description", rule: "required" },
       { field: "model.endpoint_url", rule: "https" },
       { field: "system_prompt", rule: "exclusive" },
+      { field: "tools[0].name", rule: "unknown_tool" },
       { field: "tools[0].scope", rule: "enum" },
       { field: "input_schema", rule: "json_schema" },
       { field: "output_schema", rule: "type" },

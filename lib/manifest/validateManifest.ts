@@ -3,6 +3,7 @@ import { CATEGORIES, type Category } from "../marketplace/vocabulary.ts";
 import { compileSchema, SCHEMA_COMPILER_OPTIONS } from "./compileInputValidator.ts";
 import { schemaLimitViolation } from "./schemaLimits.ts";
 import { unsupportedPatterns } from "./schemaPatterns.ts";
+import { isToolName, TOOL_CATALOG, TOOL_NAMES, type ToolName } from "./toolCatalog.ts";
 
 export const MODEL_PROVIDERS = ["openai", "anthropic", "self_hosted"] as const;
 export const TOOL_SCOPES = ["read_only", "input_only", "repo_scoped"] as const;
@@ -282,6 +283,7 @@ function readTools(report: Report, value: unknown): Manifest["tools"] {
     report("tools", "max_items", `must have at most ${MAX_TOOLS} tools`);
   }
   const tools: NonNullable<Manifest["tools"]> = [];
+  const listed = new Set<string>();
   value.forEach((tool: unknown, index) => {
     const field = `tools[${index}]`;
     if (!isJsonObject(tool)) {
@@ -289,11 +291,38 @@ function readTools(report: Report, value: unknown): Manifest["tools"] {
       return;
     }
     rejectUnknownFields(report, tool, ["name", "scope"], `${field}.`);
-    const name = readString(report, `${field}.name`, tool.name, { required: true, maxLength: 64 });
+    const name = readToolName(report, `${field}.name`, tool.name, listed);
     const scope = readEnum(report, `${field}.scope`, tool.scope, TOOL_SCOPES, { required: true });
-    if (name !== undefined && scope !== undefined) tools.push({ name, scope });
+    if (name === undefined || scope === undefined) return;
+    const ownScope = TOOL_CATALOG[name].scope;
+    if (scope !== ownScope) {
+      report(`${field}.scope`, "tool_scope", `must be ${ownScope}, the scope ${name} runs in`);
+      return;
+    }
+    tools.push({ name, scope });
   });
   return tools;
+}
+
+/** A built-in tool's name (lib/manifest/toolCatalog.ts), not one `listed` before it. */
+function readToolName(
+  report: Report,
+  field: string,
+  value: unknown,
+  listed: Set<string>,
+): ToolName | undefined {
+  const name = readString(report, field, value, { required: true, maxLength: 64 });
+  if (name === undefined) return undefined;
+  if (!isToolName(name)) {
+    report(field, "unknown_tool", `is not a built-in tool; they are: ${TOOL_NAMES.join(", ")}`);
+    return undefined;
+  }
+  if (listed.has(name)) {
+    report(field, "duplicate_tool", `names ${name}, which an earlier entry already lists`);
+    return undefined;
+  }
+  listed.add(name);
+  return name;
 }
 
 function readSampleOutput(report: Report, value: unknown): string[] | undefined {

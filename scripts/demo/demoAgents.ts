@@ -17,8 +17,13 @@ export const demoAgents = (connectedAgentUrl: string) =>
         model: { provider: "openai", model: "gpt-4.1-mini" },
         system_prompt:
           "You are a meticulous smart-contract auditor. Report findings as a list with severity, location and fix.",
-        tools: [{ name: "read_repository", scope: "repo_scoped" }],
-        input_schema: { type: "object", properties: { source: text }, required: ["source"] },
+        tools: [{ name: "read_repo_file", scope: "repo_scoped" }],
+        input_schema: {
+          type: "object",
+          // `repository` (owner/name or its GitHub URL) is the one read_repo_file may read.
+          properties: { source: text, repository: text },
+          required: ["source"],
+        },
         output_schema: {
           type: "object",
           properties: { findings: { type: "array", items: text, minItems: 1 } },

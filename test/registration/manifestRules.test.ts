@@ -5,6 +5,7 @@ import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { jobs } from "../../lib/db/appSchema.ts";
+import { TOOL_CATALOG, TOOL_NAMES } from "../../lib/manifest/toolCatalog.ts";
 import { expectError, http, signIn } from "../support/http.ts";
 import { postOversized } from "../support/postOversized.ts";
 import {
@@ -56,12 +57,12 @@ function without(manifest: Manifest, field: string): Manifest {
   return rest;
 }
 
+/** `count` built-in tools with their scopes, the catalogue over again past its end. */
 function tools(count: number) {
-  const scopes = ["read_only", "input_only", "repo_scoped"];
-  return Array.from({ length: count }, (_, index) => ({
-    name: `tool-${index}`,
-    scope: scopes[index % scopes.length],
-  }));
+  return Array.from({ length: count }, (_, index) => {
+    const name = TOOL_NAMES[index % TOOL_NAMES.length] as keyof typeof TOOL_CATALOG;
+    return { name, scope: TOOL_CATALOG[name].scope };
+  });
 }
 
 const postManifest = (body: string, options?: { headers: Record<string, string> }) =>
@@ -191,14 +192,24 @@ const brokenRules: Record<string, Record<string, Manifest>> = {
       entrypoint_url: "https://me:hunter2@agents.example.com/run",
     }),
   },
-  "tools max_items": { "11 tools": declarative({ tools: tools(11) }) },
   "tools[3].scope enum": {
     "a tool scope outside read_only, input_only, repo_scoped": declarative({
-      tools: [...tools(3), { name: "shell", scope: "full_access" }],
+      tools: [...tools(3), { name: "fetch_url", scope: "full_access" }],
     }),
   },
   "tools[0].scope required": {
-    "a tool without a scope": declarative({ tools: [{ name: "shell" }] }),
+    "a tool without a scope": declarative({ tools: [{ name: "fetch_url" }] }),
+  },
+  "tools[0].name unknown_tool": {
+    "a tool that is not built in": declarative({ tools: [{ name: "shell", scope: "read_only" }] }),
+  },
+  "tools[0].scope tool_scope": {
+    "a built-in tool in another scope than its own": declarative({
+      tools: [{ name: "fetch_url", scope: "repo_scoped" }],
+    }),
+  },
+  "tools[2].name duplicate_tool": {
+    "a tool listed twice": declarative({ tools: [...tools(2), ...tools(1)] }),
   },
   "timeout_seconds max": { "timeout_seconds 301": declarative({ timeout_seconds: 301 }) },
   "timeout_seconds min": { "timeout_seconds 0": declarative({ timeout_seconds: 0 }) },
@@ -262,6 +273,13 @@ describe.concurrent("each manifest rule rejects the job precisely, naming the fi
     expect(await rejectionOf(manifest)).toEqual([{ field, rule }]);
   });
 
+  it("11 tools (the 11th necessarily repeating one)", async () => {
+    expect(await rejectionOf(declarative({ tools: tools(11) }))).toEqual([
+      { field: "tools", rule: "max_items" },
+      { field: "tools[10].name", rule: "duplicate_tool" },
+    ]);
+  });
+
   it("reports every violation of a manifest at once, not just the first", async () => {
     const violations = await rejectionOf({
       ...without(declarative(), "description"),
@@ -276,11 +294,12 @@ describe.concurrent("each manifest rule rejects the job precisely, naming the fi
         { field: "category", rule: "enum" },
         { field: "description", rule: "required" },
         { field: "tools", rule: "max_items" },
+        { field: "tools[10].name", rule: "unknown_tool" },
         { field: "tools[10].scope", rule: "enum" },
         { field: "timeout_seconds", rule: "max" },
       ]),
     );
-    expect(violations).toHaveLength(6);
+    expect(violations).toHaveLength(7);
   });
 
   it("accepts the valid baselines the cases start from (so each rejection is that rule's)", async () => {

@@ -1,5 +1,6 @@
 // The guard as a `fetch`, against real HTTPS servers on loopback, used directly and by the official
 // `openai` client: every refusal of the guard holds, and what passes reads like any `Response`.
+import { gzipSync } from "node:zlib";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDevCertificates } from "../../../devStack/devCertificates.ts";
@@ -48,6 +49,9 @@ beforeAll(async () => {
     } else if (received.path === "/big") {
       response.writeHead(200, { "content-type": "text/plain" });
       response.end("x".repeat(64 * 1024));
+    } else if (received.path === "/gzip") {
+      response.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" });
+      response.end(gzipSync("z".repeat(10 * 1024 * 1024)));
     } else if (received.path === "/empty") {
       response.writeHead(204, { "x-empty": "yes" }).end();
     } else if (received.path === "/hang" || received.path === "/hang/chat/completions") {
@@ -148,6 +152,14 @@ describe("guardedFetch keeps every refusal of the guard", () => {
     );
     expect(response.status).toBe(200);
     expect(await failureOf(response.text())).toBe("the endpoint's answer is larger than 16 KB");
+  });
+
+  it("asks for answers uncompressed and fails a compressed one, which could grow past the cap", async () => {
+    const call = guardedFetch({ policy: DEV })(server.url("/gzip"), {
+      headers: { "accept-encoding": "gzip, br" },
+    });
+    expect(await failureOf(call)).toBe("the endpoint answered compressed, which was not asked for");
+    expect(server.received.at(-1)?.headers["accept-encoding"]).toBe("identity");
   });
 
   it("rejects with the signal's reason when init.signal aborts while waiting", async () => {

@@ -10,7 +10,7 @@ const NULL_BODY_STATUSES = new Set([204, 205, 304]);
  * honoured, before and while the body streams. It is what a client taking a `fetch` (the official
  * `openai` one) is given to reach an address someone outside gave us.
  *
- * Only GET and POST are sent. A refusal or failure of the guard rejects with its `OutboundFailure`
+ * Only GET and POST are sent, asking for answers uncompressed (a compressed one fails). A refusal or failure of the guard rejects with its `OutboundFailure`
  * (words fit for the renter; a client wraps it as the `cause` of its connection error); an abort
  * rejects, and errors the body, with the signal's reason, as `fetch` does.
  */
@@ -27,12 +27,23 @@ export function guardedFetch(options: GuardedRequestOptions): typeof fetch {
     try {
       answer = await guardedRequest(
         request.url,
-        { method, headers: Object.fromEntries(request.headers), body, signal },
+        {
+          method,
+          // Answers come as sent: a compressed one would pass the size cap and grow past it.
+          headers: { ...Object.fromEntries(request.headers), "accept-encoding": "identity" },
+          body,
+          signal,
+        },
         options,
       );
     } catch (error) {
       signal.throwIfAborted();
       throw error;
+    }
+    const encoding = answer.headers["content-encoding"] ?? "identity";
+    if (encoding.toLowerCase() !== "identity") {
+      answer.close();
+      throw new OutboundFailure("the endpoint answered compressed, which was not asked for");
     }
     if (answer.status < 200 || answer.status > 599) {
       answer.close();

@@ -4,7 +4,7 @@ import { request } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { createSecureContext, getCACertificates, type SecureContext } from "node:tls";
 import { isForbiddenAddress } from "./forbiddenAddress.ts";
-import { OutboundFailure } from "./outboundFailure.ts";
+import { OutboundFailure, OutboundRefusal } from "./outboundFailure.ts";
 import type { OutboundPolicy } from "./outboundPolicy.ts";
 
 /** The most an endpoint's answer may hold: far above any output a renter reads, far below memory. */
@@ -114,7 +114,7 @@ export async function guardedRequest(
   const status = response.statusCode ?? 0;
   if (status >= 300 && status < 400) {
     response.destroy();
-    throw new OutboundFailure("the endpoint answered with a redirect, which is not followed");
+    throw new OutboundRefusal("the endpoint answered with a redirect, which is not followed");
   }
   const declaredLength = Number(response.headers["content-length"] ?? 0);
   if (declaredLength > maxResponseBytes) {
@@ -164,11 +164,11 @@ function parseHttpsUrl(url: string): {
   try {
     parsed = new URL(url);
   } catch {
-    throw new OutboundFailure("the endpoint's URL is not valid");
+    throw new OutboundRefusal("the endpoint's URL is not valid");
   }
-  if (parsed.protocol !== "https:") throw new OutboundFailure("the endpoint is not an HTTPS URL");
+  if (parsed.protocol !== "https:") throw new OutboundRefusal("the endpoint is not an HTTPS URL");
   if (parsed.username || parsed.password) {
-    throw new OutboundFailure("the endpoint's URL must not carry credentials");
+    throw new OutboundRefusal("the endpoint's URL must not carry credentials");
   }
   // The WHATWG parser has already turned every IPv4 spelling (`2130706433`, `0x7f.1`) into dotted
   // form; an IPv6 literal keeps its brackets.
@@ -207,7 +207,7 @@ async function resolvePermitted(
     !policy.allowPrivateAddresses &&
     addresses.some(({ address }) => isForbiddenAddress(address))
   ) {
-    throw new OutboundFailure("the endpoint's address is not a public internet address");
+    throw new OutboundRefusal("the endpoint's address is not a public internet address");
   }
   return first;
 }

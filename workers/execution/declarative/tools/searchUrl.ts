@@ -1,0 +1,26 @@
+import type { BuiltInTool } from "./builtInTool.ts";
+import { IGNORE_CASE, objectSchema, SEARCH_TEXT, URL_PARAMETER } from "./parameters.ts";
+import { readNote } from "./readNote.ts";
+import { matchingLines } from "./textPages.ts";
+
+export const searchUrl: BuiltInTool<"read_only"> = {
+  scope: "read_only",
+  parameters: objectSchema({ url: URL_PARAMETER, text: SEARCH_TEXT, ignore_case: IGNORE_CASE }, [
+    "url",
+    "text",
+  ]),
+  run: async (args, { fetchText, maxResultBytes }) => {
+    const fetched = await fetchText(
+      args.url as string,
+      "text/*, application/json;q=0.9, */*;q=0.1",
+    );
+    const note = fetched.truncated ? `[searched the page${readNote(fetched)}]\n` : "";
+    return (
+      note +
+      matchingLines(fetched.text, args.text as string, {
+        ignoreCase: args.ignore_case === true,
+        maxBytes: maxResultBytes - Buffer.byteLength(note),
+      })
+    );
+  },
+};
