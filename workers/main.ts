@@ -33,6 +33,7 @@ const env = parseEnvironment(
       "ALLOW_PRIVATE_ENDPOINTS",
       "OPENAI_BASE_URL",
       "ANTHROPIC_BASE_URL",
+      "TOOL_REPOSITORY_BASE_URL",
     ),
   ),
 );
@@ -59,6 +60,7 @@ const execution = await startExecution({
     sealingKey: key,
     policy: await loadOutboundPolicy(env),
     vendors: { openaiBaseUrl: env.OPENAI_BASE_URL, anthropicBaseUrl: env.ANTHROPIC_BASE_URL },
+    repositoryBaseUrl: env.TOOL_REPOSITORY_BASE_URL,
     log: log,
   }),
   concurrency: env.RUN_WORKER_CONCURRENCY,

@@ -5,8 +5,10 @@ import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
 import type { Manifest } from "../../lib/manifest/validateManifest.ts";
 import { connectedAgent } from "./connectedAgent.ts";
-import { declarativeAgent, type RunTools } from "./declarative/declarativeAgent.ts";
+import { declarativeAgent } from "./declarative/declarativeAgent.ts";
 import { outputContract } from "./declarative/outputContract.ts";
+import { readInputUri } from "./declarative/readInputUri.ts";
+import { openToolbox } from "./declarative/tools/toolbox.ts";
 import { type VendorEndpoints, vendorChatModel } from "./declarative/vendorChatModel.ts";
 import { guardedFetch } from "./outbound/guardedFetch.ts";
 import type { OutboundPolicy } from "./outbound/outboundPolicy.ts";
@@ -28,13 +30,17 @@ type PublicManifest = Pick<Manifest, "model" | "tools" | "output_schema">;
  * connected agents are called through their signed webhook; declarative agents run on their model
  * vendor (or self-hosted server) with the creator's credentials and their built-in tools.
  */
-export function runtimeForListing(deps: {
+type RuntimeDeps = {
   db: Database;
   sealingKey: Uint8Array;
   policy: OutboundPolicy;
   vendors: VendorEndpoints;
+  /** Where `repo_scoped` tools read files (TOOL_REPOSITORY_BASE_URL). */
+  repositoryBaseUrl?: string;
   log: Logger;
-}): RuntimeFor {
+};
+
+export function runtimeForListing(deps: RuntimeDeps): RuntimeFor {
   return async (onChainListingId) => {
     const secret = await openAgentSecret(deps.db, deps.sealingKey, onChainListingId);
     if (secret?.entrypoint_url && secret.webhook_secret) {
@@ -53,23 +59,29 @@ function declarativeRuntime(
   systemPrompt: string,
   secret: AgentSecret,
   manifest: PublicManifest,
-  deps: { policy: OutboundPolicy; vendors: VendorEndpoints; log: Logger },
+  deps: RuntimeDeps,
 ): Runtime {
   const model = vendorChatModel(manifest.model, secret, {
     endpoints: deps.vendors,
     selfHostedFetch: guardedFetch({ policy: deps.policy }),
   });
   if ("failure" in model) return cannotRun(model.failure);
-  const noTools: RunTools = { definitions: [], call: async () => "refused: no such tool" };
+  const { db, policy, repositoryBaseUrl } = deps;
   return declarativeAgent(
     {
       systemPrompt,
       model,
       output: outputContract(manifest.output_schema),
-      openTools: () => noTools,
-      readInputUri: async () => {
-        throw new Error("input_uri is not read yet");
-      },
+      openTools: (run, inputText, signal) =>
+        openToolbox({
+          tools: manifest.tools ?? [],
+          run: { runId: run.runId, input: run.input, inputText },
+          policy,
+          repositoryBaseUrl,
+          db,
+          signal,
+        }),
+      readInputUri: (uri, signal) => readInputUri(uri, { policy, signal }),
     },
     deps.log,
   );

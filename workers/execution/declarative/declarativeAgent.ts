@@ -12,6 +12,8 @@ import { callVendorRetrying } from "./vendorRetry.ts";
 export const MAX_MODEL_TURNS = 10;
 /** The longest output a run keeps, in characters. */
 export const MAX_OUTPUT_CHARS = 256 * 1024;
+/** Tool calls of one turn that are run; more are answered as refused, unrun. */
+export const MAX_TOOL_CALLS_PER_TURN = 10;
 /** What each model turn may write at most, in tokens. */
 export const MAX_OUTPUT_TOKENS = 4096;
 
@@ -92,13 +94,14 @@ export function declarativeAgent(agent: DeclarativeAgent, log: Logger): Runtime 
         }
         if (turn === MAX_MODEL_TURNS) throw new RunFailed(TOO_MANY_TURNS);
         messages.push({ role: "assistant", text: answer.text, toolCalls: answer.toolCalls });
-        for (const call of answer.toolCalls) {
+        for (const [index, call] of answer.toolCalls.entries()) {
           if (guard.repeats(call.arguments)) throw new RunFailed(PROMPT_REPEATED);
-          messages.push({
-            role: "tool",
-            callId: call.id,
-            content: await tools.call(call.name, call.arguments),
-          });
+          // Every call needs an answer; past the cap, one that costs nothing.
+          const content =
+            index < MAX_TOOL_CALLS_PER_TURN
+              ? await tools.call(call.name, call.arguments)
+              : `refused: at most ${MAX_TOOL_CALLS_PER_TURN} tool calls a turn are run`;
+          messages.push({ role: "tool", callId: call.id, content });
         }
       }
     } catch (error) {
