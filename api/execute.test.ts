@@ -20,8 +20,10 @@ import {
 } from "../test/support/finishRun.ts";
 import { expectError, expectOnChainError } from "../test/support/http.ts";
 import {
-  type ListingDraft,
-  listingIdsOf,
+  agentDrafts,
+  listingIdsByKey,
+  oneTimePurchase,
+  perTaskDeposit,
   publishListings,
 } from "../test/support/listingFixtures.ts";
 import { mineIndexedBlock, transaction } from "../test/support/mineBlock.ts";
@@ -44,15 +46,7 @@ const stack = useStack({ chain: true, postgres: true, ponder: true });
 let app: TestApp;
 let bearer: string;
 
-function draft(name: string, model: number, price: bigint, manifest = {}): ListingDraft {
-  return {
-    creator,
-    seed: `execute-${name}`,
-    model,
-    price,
-    manifest: { name, category: "coding", description: `${name}, run`, ...manifest },
-  };
-}
+const draft = agentDrafts(creator, { seedPrefix: "execute", category: "coding", described: "run" });
 
 const drafts = {
   reviewer: draft("reviewer", ONE_TIME, PRICE, {
@@ -62,25 +56,17 @@ const drafts = {
   counter: draft("counter", PER_QUERY, TASK_PRICE),
   discounted: draft("discounted", PER_QUERY, TASK_PRICE),
 };
-const listings = Object.fromEntries(
-  Object.entries(drafts).map(([key, one]) => [key, listingIdsOf(one)]),
-) as Record<keyof typeof drafts, ReturnType<typeof listingIdsOf>>;
+const listings = listingIdsByKey(drafts);
 
 const deposit = (buyer: HDAccount, listing: keyof typeof listings, tasks: bigint) =>
-  transaction(buyer, (market) =>
-    market.write.purchasePerQuery([listings[listing].onChainId, TASK_PRICE], {
-      value: tasks * TASK_PRICE,
-    }),
-  );
+  perTaskDeposit(buyer, listings[listing], TASK_PRICE, tasks);
 
 beforeAll(async () => {
   app = createTestApp(stack());
   bearer = await app.tokenFor(renter);
   await publishListings(stack(), Object.values(drafts));
   await mineIndexedBlock(stack(), [
-    transaction(renter, (market) =>
-      market.write.purchaseOneTime([listings.reviewer.onChainId], { value: PRICE }),
-    ),
+    oneTimePurchase(renter, listings.reviewer, PRICE),
     deposit(renter, "counter", 10n),
     deposit(tight, "counter", 2n),
     deposit(tight, "discounted", 2n),

@@ -19,8 +19,11 @@ import { runs } from "../lib/db/appSchema.ts";
 import { agentIdOf } from "../lib/ids/agentId.ts";
 import { expectError, expectOnChainError, type JsonResponse } from "../test/support/http.ts";
 import {
-  type ListingDraft,
-  listingIdsOf,
+  agentDrafts,
+  type ListingIds,
+  listingIdsByKey,
+  oneTimePurchase,
+  perTaskDeposit,
   publishListings,
   registerAgent,
 } from "../test/support/listingFixtures.ts";
@@ -44,15 +47,13 @@ const stack = useStack({ chain: true, postgres: true, ponder: true });
 let app: TestApp;
 let bearer: string;
 
-function draft(name: string, model: number, manifest: Record<string, unknown> = {}): ListingDraft {
-  return {
-    creator,
-    seed: `execute-errors-${name}`,
-    model,
-    price: PRICE,
-    manifest: { name, category: "coding", description: `${name}, refused`, ...manifest },
-  };
-}
+const agentDraft = agentDrafts(creator, {
+  seedPrefix: "execute-errors",
+  category: "coding",
+  described: "refused",
+});
+const draft = (name: string, model: number, manifest: Record<string, unknown> = {}) =>
+  agentDraft(name, model, PRICE, manifest);
 
 const drafts = {
   active: draft("reviewer", ONE_TIME, {
@@ -72,17 +73,12 @@ const drafts = {
   unlisted: draft("unlisted", ONE_TIME),
   unregistered: { ...draft("unregistered", ONE_TIME), registered: false },
 };
-const listings = Object.fromEntries(
-  Object.entries(drafts).map(([key, one]) => [key, listingIdsOf(one)]),
-) as Record<keyof typeof drafts, ReturnType<typeof listingIdsOf>>;
+const listings = listingIdsByKey(drafts);
 
 const setChainTime = (seconds: bigint) =>
   rpcRequest(stack().anvil.rpcUrl, "evm_setTime", [Number(seconds)]);
 
-const buy = (buyer: HDAccount, listing: { onChainId: `0x${string}` }) =>
-  transaction(buyer, (market) =>
-    market.write.purchaseOneTime([listing.onChainId], { value: PRICE }),
-  );
+const buy = (buyer: HDAccount, listing: ListingIds) => oneTimePurchase(buyer, listing, PRICE);
 
 beforeAll(async () => {
   app = createTestApp(stack());
@@ -102,13 +98,9 @@ beforeAll(async () => {
         value: PRICE,
       }),
     ),
-    transaction(renter, (market) =>
-      market.write.purchasePerQuery([listings.funded.onChainId, PRICE], { value: 2n * PRICE }),
-    ),
+    perTaskDeposit(renter, listings.funded, PRICE, 2n),
     // One task's deposit, spent below: the balance is zero.
-    transaction(renter, (market) =>
-      market.write.purchasePerQuery([listings.spent.onChainId, PRICE], { value: PRICE }),
-    ),
+    perTaskDeposit(renter, listings.spent, PRICE, 1n),
     buy(renter, listings.active),
     buy(renter, listings.paused),
     buy(renter, listings.revoked),

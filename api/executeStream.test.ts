@@ -19,11 +19,13 @@ import {
 } from "../test/support/finishRun.ts";
 import { expectError } from "../test/support/http.ts";
 import {
-  type ListingDraft,
-  listingIdsOf,
+  agentDrafts,
+  listingIdsByKey,
+  oneTimePurchase,
+  perTaskDeposit,
   publishListings,
 } from "../test/support/listingFixtures.ts";
-import { mineIndexedBlock, transaction } from "../test/support/mineBlock.ts";
+import { mineIndexedBlock } from "../test/support/mineBlock.ts";
 import { nextRunOf, runIdsOf, waitForRun } from "../test/support/runRows.ts";
 import { eventsOf, type SseItem, sseReader } from "../test/support/sseEvents.ts";
 import { createTestApp, type TestApp } from "../test/support/testApp.ts";
@@ -41,41 +43,27 @@ const HEARTBEAT_MS = 100;
 const stack = useStack({ chain: true, postgres: true, ponder: true });
 let app: TestApp;
 
-function draft(name: string, model: number, price: bigint): ListingDraft {
-  return {
-    creator,
-    seed: `stream-${name}`,
-    model,
-    price,
-    manifest: { name, category: "content", description: `${name}, streamed` },
-  };
-}
+const draft = agentDrafts(creator, {
+  seedPrefix: "stream",
+  category: "content",
+  described: "streamed",
+});
 
 const drafts = {
   writer: draft("writer", ONE_TIME, PRICE),
   counter: draft("counter", PER_QUERY, TASK_PRICE),
   busy: draft("busy", ONE_TIME, PRICE),
 };
-const listings = Object.fromEntries(
-  Object.entries(drafts).map(([key, one]) => [key, listingIdsOf(one)]),
-) as Record<keyof typeof drafts, ReturnType<typeof listingIdsOf>>;
+const listings = listingIdsByKey(drafts);
 
 beforeAll(async () => {
   app = createTestApp(stack(), { streamHeartbeatMs: HEARTBEAT_MS });
   await publishListings(stack(), Object.values(drafts));
-  const buy = (buyer: HDAccount, listing: keyof typeof listings) =>
-    transaction(buyer, (market) =>
-      market.write.purchaseOneTime([listings[listing].onChainId], { value: PRICE }),
-    );
   await mineIndexedBlock(stack(), [
-    buy(renter, "writer"),
-    buy(renter, "busy"),
-    buy(crowd, "busy"),
-    transaction(renter, (market) =>
-      market.write.purchasePerQuery([listings.counter.onChainId, TASK_PRICE], {
-        value: 5n * TASK_PRICE,
-      }),
-    ),
+    oneTimePurchase(renter, listings.writer, PRICE),
+    oneTimePurchase(renter, listings.busy, PRICE),
+    oneTimePurchase(crowd, listings.busy, PRICE),
+    perTaskDeposit(renter, listings.counter, TASK_PRICE, 5n),
   ]);
 });
 
@@ -225,51 +213,32 @@ describe("POST /v1/execute/stream", () => {
     ]);
   });
 
-  it("ends a run failed mid-stream with done: failed, the partial output, still HTTP 200", async () => {
+  // The run streams "An old", then fails with `stored` as its row's output; done carries `output`.
+  it.each([
+    {
+      name: "ends a run failed mid-stream with done: failed, the partial output, still HTTP 200",
+      stored: { output: "An old pond", failure: "the agent timed out" },
+      output: "An old pond",
+    },
+    {
+      name: "ends a run whose worker died with done: failed and what was streamed, which the sweeper never saw",
+      stored: { output: "", failure: RUN_INTERRUPTED },
+      output: "An old",
+    },
+  ])("$name", async ({ stored, output }) => {
     const { response, run } = await openStream({ agent_id: listings.writer.id, task });
     expect(response.status).toBe(200);
     const stream = sseReader(response);
     await startRun(deps(), run.id);
     sendDelta(deps(), run.id, "An old");
     expect(await stream.next()).toMatchObject({ event: "output" });
-    await finishRun(deps(), run.id, {
-      status: "failed",
-      output: "An old pond",
-      failure: "the agent timed out",
-    });
+    await finishRun(deps(), run.id, { status: "failed", ...stored });
     const items = await stream.rest();
     expectConformingStream(items);
     expect(eventsOf(items)).toEqual([
       {
         event: "done",
-        data: {
-          run_id: run.id,
-          status: "failed",
-          cost_wei: 0,
-          duration_ms: 1234,
-          output: "An old pond",
-        },
-      },
-    ]);
-  });
-
-  it("ends a run whose worker died with done: failed and what was streamed, which the sweeper never saw", async () => {
-    const { response, run } = await openStream({ agent_id: listings.writer.id, task });
-    const stream = sseReader(response);
-    await startRun(deps(), run.id);
-    sendDelta(deps(), run.id, "An old");
-    expect(await stream.next()).toMatchObject({ event: "output" });
-    await finishRun(deps(), run.id, { status: "failed", output: "", failure: RUN_INTERRUPTED });
-    expect(eventsOf(await stream.rest())).toEqual([
-      {
-        event: "done",
-        data: {
-          run_id: run.id,
-          status: "failed",
-          cost_wei: 0,
-          duration_ms: 1234,
-          output: "An old",
-        },
+        data: { run_id: run.id, status: "failed", cost_wei: 0, duration_ms: 1234, output },
       },
     ]);
   });

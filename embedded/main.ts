@@ -13,10 +13,7 @@ import { requeueUnpublishedJobs } from "../lib/jobs/outboxRelay.ts";
 import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
 import { loadOutboundPolicy } from "../workers/execution/outbound/outboundPolicy.ts";
-import { runtimeForListing } from "../workers/execution/runtimeForListing.ts";
-import { startExecution } from "../workers/execution/startExecution.ts";
-import { startRegistrationWorker } from "../workers/registration/registrationWorker.ts";
-import { startSettlement } from "../workers/settlement/startSettlement.ts";
+import { startWorkers } from "../workers/startWorkers.ts";
 
 const env = parseApiEnv(
   apiEnvSchema.extend(
@@ -40,50 +37,36 @@ const bus = createInProcessBus();
 const key = await sealingKey(env);
 // The in-process bus starts empty: whatever it held when the last process stopped goes out again.
 await requeueUnpublishedJobs(db);
-const worker = await startRegistrationWorker({
+// Runs still `running` from the last process fail once their leases lapse; those `queued` are
+// published again by the sweeper.
+const workers = await startWorkers({
   db,
   bus,
   sealingKey: key,
-  log: createLogger("worker"),
-  concurrency: env.WORKER_CONCURRENCY,
-  schemaCompileBudgetMs: env.SCHEMA_COMPILE_BUDGET_MS,
-});
-// Runs still `running` from the last process fail once their leases lapse; those `queued` are
-// published again by the sweeper.
-const execution = await startExecution({
-  db,
-  bus,
-  log: createLogger("worker"),
-  runtimeFor: runtimeForListing({
-    db,
-    sealingKey: key,
+  databaseUrl: env.DATABASE_URL,
+  registration: {
+    concurrency: env.WORKER_CONCURRENCY,
+    schemaCompileBudgetMs: env.SCHEMA_COMPILE_BUDGET_MS,
+  },
+  execution: {
     policy: await loadOutboundPolicy(env),
     vendors: { openaiBaseUrl: env.OPENAI_BASE_URL, anthropicBaseUrl: env.ANTHROPIC_BASE_URL },
     repositoryBaseUrl: env.TOOL_REPOSITORY_BASE_URL,
-    log: createLogger("worker"),
-  }),
-  concurrency: env.RUN_WORKER_CONCURRENCY,
-  leaseMs: env.RUN_LEASE_MS,
-  queueWaitMs: env.RUN_QUEUE_WAIT_MS,
-});
-const settlement = await startSettlement({
-  db,
-  bus,
-  databaseUrl: env.DATABASE_URL,
+    concurrency: env.RUN_WORKER_CONCURRENCY,
+    leaseMs: env.RUN_LEASE_MS,
+    queueWaitMs: env.RUN_QUEUE_WAIT_MS,
+  },
   chain: {
     rpcUrl: env.RPC_URL,
     deployment: await requireDeployment(env.DEPLOYMENT_FILE),
     operatorKey: env.OPERATOR_PRIVATE_KEY,
   },
-  log: createLogger("settlement"),
 });
 const api = await serveApi({ env, db, bus, sealingKey: key, log: createLogger("api") });
 
 stopOnSignal(async () => {
   await api.close();
-  await execution.stop();
-  await settlement.stop();
-  await worker.stop();
+  await workers.stop();
   await bus.close();
   await close();
 });

@@ -8,10 +8,7 @@ import { deploymentFileOf, envFields, parseEnvironment } from "../lib/env.ts";
 import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
 import { loadOutboundPolicy } from "./execution/outbound/outboundPolicy.ts";
-import { runtimeForListing } from "./execution/runtimeForListing.ts";
-import { startExecution } from "./execution/startExecution.ts";
-import { startRegistrationWorker } from "./registration/registrationWorker.ts";
-import { startSettlement } from "./settlement/startSettlement.ts";
+import { startWorkers } from "./startWorkers.ts";
 
 const env = parseEnvironment(
   z.object(
@@ -38,52 +35,36 @@ const env = parseEnvironment(
   ),
 );
 
-const log = createLogger("worker");
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
 const bus = await createJetStreamBus(env.NATS_URL);
-const key = await sealingKey(env);
-const registration = await startRegistrationWorker({
+const workers = await startWorkers({
   db,
   bus,
-  sealingKey: key,
-  log,
-  concurrency: env.WORKER_CONCURRENCY,
-  ackWaitMs: env.REGISTRATION_ACK_WAIT_MS,
-  schemaCompileBudgetMs: env.SCHEMA_COMPILE_BUDGET_MS,
-});
-const execution = await startExecution({
-  db,
-  bus,
-  log,
-  runtimeFor: runtimeForListing({
-    db,
-    sealingKey: key,
+  sealingKey: await sealingKey(env),
+  databaseUrl: env.DATABASE_URL,
+  registration: {
+    concurrency: env.WORKER_CONCURRENCY,
+    ackWaitMs: env.REGISTRATION_ACK_WAIT_MS,
+    schemaCompileBudgetMs: env.SCHEMA_COMPILE_BUDGET_MS,
+  },
+  execution: {
     policy: await loadOutboundPolicy(env),
     vendors: { openaiBaseUrl: env.OPENAI_BASE_URL, anthropicBaseUrl: env.ANTHROPIC_BASE_URL },
     repositoryBaseUrl: env.TOOL_REPOSITORY_BASE_URL,
-    log: log,
-  }),
-  concurrency: env.RUN_WORKER_CONCURRENCY,
-  leaseMs: env.RUN_LEASE_MS,
-  queueWaitMs: env.RUN_QUEUE_WAIT_MS,
-});
-const settlement = await startSettlement({
-  db,
-  bus,
-  databaseUrl: env.DATABASE_URL,
+    concurrency: env.RUN_WORKER_CONCURRENCY,
+    leaseMs: env.RUN_LEASE_MS,
+    queueWaitMs: env.RUN_QUEUE_WAIT_MS,
+  },
   chain: {
     rpcUrl: env.RPC_URL,
     deployment: await requireDeployment(deploymentFileOf(env)),
     operatorKey: env.OPERATOR_PRIVATE_KEY,
   },
-  log: createLogger("settlement"),
 });
-log.info("workers started", { bus: "jetstream" });
+createLogger("worker").info("workers started", { bus: "jetstream" });
 
 stopOnSignal(async () => {
-  await execution.stop();
-  await settlement.stop();
-  await registration.stop();
+  await workers.stop();
   await bus.close();
   await close();
 });

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
+import {StdAssertions} from "forge-std/StdAssertions.sol";
 import {IServiceMarketplace} from "../src/interfaces/IServiceMarketplace.sol";
 
 /// @notice The rule the API applies to `getAccessState` before a run (api/execution/accessRefusal.ts), written
@@ -45,5 +46,27 @@ library AccessRule {
     /// credentials stay valid (a run already started settles) but start no run.
     function mayRun(IServiceMarketplace.AccessState memory state) internal pure returns (bool) {
         return state.isValid && state.listingStatus == IServiceMarketplace.ListingStatus.Active;
+    }
+}
+
+/// @notice Holds `requireAccess` to the access rule, for the tests that check it in every state they reach.
+abstract contract AccessRuleAssertions is StdAssertions {
+    /// @dev `requireAccess` refuses `buyer` on `listingId` with the rule's error over `getAccessState`, and lets
+    /// run exactly a valid credential on an active listing.
+    function _assertRequireAccessFollowsTheRule(IServiceMarketplace market, bytes32 listingId, address buyer)
+        internal
+        view
+    {
+        IServiceMarketplace.AccessState memory state = market.getAccessState(listingId, buyer);
+        bytes memory expected = AccessRule.refusal(listingId, buyer, state, block.timestamp);
+        try market.requireAccess(listingId, buyer) {
+            assertEq(expected, "", "ran where the rule refuses");
+            assertTrue(
+                AccessRule.mayRun(state), "ran where getAccessState is invalid or the listing inactive"
+            );
+        } catch (bytes memory refusal) {
+            assertEq(refusal, expected, "refused with another error than the rule's");
+            assertFalse(AccessRule.mayRun(state), "refused a valid credential on an active listing");
+        }
     }
 }

@@ -2,12 +2,12 @@
 pragma solidity 0.8.37;
 
 import {BaseTest} from "./Base.t.sol";
-import {AccessRule} from "./AccessRule.sol";
+import {AccessRuleAssertions} from "./AccessRule.sol";
 import {IServiceMarketplace} from "../src/interfaces/IServiceMarketplace.sol";
 
 /// @notice `requireAccess` refuses a run with the error the API names for it, and lets exactly the
 /// credentials `getAccessState` calls valid on an active listing run.
-contract RequireAccessTest is BaseTest {
+contract RequireAccessTest is BaseTest, AccessRuleAssertions {
     function _expectRefusal(bytes memory refusal, bytes32 listingId, address buyer) internal {
         vm.expectRevert(refusal);
         market.requireAccess(listingId, buyer);
@@ -152,17 +152,7 @@ contract RequireAccessTest is BaseTest {
         if (status == 3) id = UNKNOWN;
         vm.warp(block.timestamp + bound(elapsed, 0, 400 days));
 
-        IServiceMarketplace.AccessState memory state = market.getAccessState(id, renter);
-        bytes memory expected = AccessRule.refusal(id, renter, state, block.timestamp);
-        try market.requireAccess(id, renter) {
-            assertEq(expected, "", "ran where the rule refuses");
-            assertTrue(
-                AccessRule.mayRun(state), "ran where getAccessState is invalid or the listing inactive"
-            );
-        } catch (bytes memory refusal) {
-            assertEq(refusal, expected, "refused with another error than the rule's");
-            assertFalse(AccessRule.mayRun(state), "refused a valid credential on an active listing");
-        }
+        _assertRequireAccessFollowsTheRule(market, id, renter);
     }
 
     function _buy(

@@ -4,41 +4,18 @@
 // and is charged once.
 import { eq } from "drizzle-orm";
 import { parseEther } from "viem";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
+import { expect, it } from "vitest";
 import { runs } from "../../lib/db/appSchema.ts";
 import { outputMismatch, runTimedOut } from "../../lib/runs/runFailures.ts";
-import {
-  type AgentBehaviour,
-  type BehavingAgent,
-  behaving,
-  startBehavingAgent,
-} from "../support/behavingAgent.ts";
-import {
-  listPerTaskAgent,
-  type PerTaskListing,
-  perTaskRenter,
-  type Renter,
-} from "../support/connectedListing.ts";
-import { expectBooksBalance } from "../support/perTaskAccounts.ts";
-import { useStack } from "../support/useStack.ts";
+import { type AgentBehaviour, behaving } from "../support/behavingAgent.ts";
+import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
 
 const PRICE = parseEther("0.001");
 const MB = 1024 * 1024;
-const stack = useStack({ nats: true, api: 1, workers: 0, rateLimitPerMinute: 10_000 });
-let agent: BehavingAgent;
-let listing: PerTaskListing;
-const renters: Renter[] = [];
-
-beforeAll(async () => {
-  // Workers trust the dev CA of their DATA_DIR on the local chain: made before they start.
-  agent = await startBehavingAgent(await ensureDevCertificates(stack().dir));
-  await stack().addWorker();
-  listing = await listPerTaskAgent(stack(), agent, { name: "faulty-agent", price: PRICE });
-});
-
-afterAll(async () => {
-  await agent?.close();
+const { stack, agent, listing, addRenter, expectBooksBalance } = usePerTaskAgentOnStack({
+  name: "faulty-agent",
+  price: PRICE,
+  startProcesses: () => stack().addWorker(),
 });
 
 async function failureOf(runId: string) {
@@ -66,11 +43,10 @@ it.each<[string, AgentBehaviour, number, string | RegExp]>([
   "a webhook that %s: 200 failed and uncharged; the credential's next run completes, charged once",
   async (_, behaviour, timeoutSeconds, failure) => {
     // Exactly one run's price: a reservation the failure kept would refuse the next run.
-    const renter = await perTaskRenter(stack(), listing, PRICE);
-    renters.push(renter);
+    const renter = await addRenter(PRICE);
 
     const failed = await renter.api.post("/v1/execute", {
-      agent_id: listing.agentId,
+      agent_id: listing().agentId,
       task: behaving(behaviour),
       timeout_seconds: timeoutSeconds,
     });
@@ -79,7 +55,7 @@ it.each<[string, AgentBehaviour, number, string | RegExp]>([
     expect(await failureOf(failed.body.run_id)).toEqual({ failure, charge: "released" });
 
     const next = await renter.api.post("/v1/execute", {
-      agent_id: listing.agentId,
+      agent_id: listing().agentId,
       task: behaving(),
     });
     expect(next.body).toMatchObject({
@@ -87,11 +63,13 @@ it.each<[string, AgentBehaviour, number, string | RegExp]>([
       output: { summary: "done" },
       cost_wei: Number(PRICE),
     });
-    expect([agent.callsOf(failed.body.run_id), agent.callsOf(next.body.run_id)]).toEqual([1, 1]);
+    expect([agent().callsOf(failed.body.run_id), agent().callsOf(next.body.run_id)]).toEqual([
+      1, 1,
+    ]);
   },
 );
 
 it("kept the books: only the completed runs charged, each once", async () => {
-  const books = await expectBooksBalance(stack(), listing, renters);
+  const books = await expectBooksBalance();
   expect([...books.values()].filter((run) => run.status === "completed")).toHaveLength(5);
 });

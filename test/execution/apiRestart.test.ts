@@ -2,59 +2,31 @@
 // the agent answers, or while the debit is held back, and a client that leaves its stream, leave the
 // run to complete and be charged exactly once, and a new API process answers it with its cost.
 import { parseEther } from "viem";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
+import { expect, it } from "vitest";
 import type { Api } from "../../devStack/startApi.ts";
-import { type BehavingAgent, behaving, startBehavingAgent } from "../support/behavingAgent.ts";
-import {
-  listPerTaskAgent,
-  type PerTaskListing,
-  perTaskRenter,
-  type Renter,
-} from "../support/connectedListing.ts";
-import {
-  type CountingRpcProxy,
-  EVERY_METHOD,
-  startCountingRpcProxy,
-} from "../support/countingRpcProxy.ts";
+import { behaving } from "../support/behavingAgent.ts";
+import type { Renter } from "../support/connectedListing.ts";
+import { EVERY_METHOD } from "../support/countingRpcProxy.ts";
 import { expectError, type JsonResponse } from "../support/http.ts";
-import { expectBooksBalance } from "../support/perTaskAccounts.ts";
+import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
 import { until } from "../support/registration.ts";
 import { nextRunOf, runIdsOf, waitForRun } from "../support/runRows.ts";
 import { eventsOf, sseReader } from "../support/sseEvents.ts";
-import { useStack } from "../support/useStack.ts";
 
 const PRICE = parseEther("0.001");
-const stack = useStack({ nats: true, api: 1, workers: 0, rateLimitPerMinute: 10_000 });
-let agent: BehavingAgent;
-let listing: PerTaskListing;
-/** The worker's way to the chain: failing it holds settlement back. */
-let proxy: CountingRpcProxy;
 let api: Api;
-const renters: Renter[] = [];
-
-beforeAll(async () => {
-  agent = await startBehavingAgent(await ensureDevCertificates(stack().dir));
-  proxy = await startCountingRpcProxy(stack().anvil.rpcUrl);
-  await stack().addWorker({ RPC_URL: proxy.url });
-  api = stack().api;
-  listing = await listPerTaskAgent(stack(), agent, { name: "outlives-its-api", price: PRICE });
+const { stack, agent, proxy, listing, addRenter, expectBooksBalance } = usePerTaskAgentOnStack({
+  name: "outlives-its-api",
+  price: PRICE,
+  chainProxy: true,
+  startProcesses: async () => {
+    // The worker's way to the chain: failing it holds settlement back.
+    await stack().addWorker({ RPC_URL: proxy().url });
+    api = stack().api;
+  },
 });
 
-afterEach(() => {
-  proxy.restore();
-});
-
-afterAll(async () => {
-  await agent?.close();
-  await proxy?.close();
-});
-
-async function newRenter() {
-  const renter = await perTaskRenter(stack(), listing, PRICE * 2n, () => api.url);
-  renters.push(renter);
-  return renter;
-}
+const newRenter = () => addRenter(PRICE * 2n, () => api.url);
 
 /** SIGKILLs the API process and starts another; renters follow it. */
 async function restartApi() {
@@ -75,10 +47,10 @@ async function admitted(renter: Renter, body: object, headers: Record<string, st
 
 it("completes and charges once a run whose API was SIGKILLed while the agent answered; a retry under its Idempotency-Key on the new API gets it", async () => {
   const renter = await newRenter();
-  const body = { agent_id: listing.agentId, task: behaving({ delayMs: 2_000 }) };
+  const body = { agent_id: listing().agentId, task: behaving({ delayMs: 2_000 }) };
   const headers = { "idempotency-key": "review-7" };
   const { run, cut } = await admitted(renter, body, headers);
-  await until("the agent to be called", () => agent.callsOf(run.id) === 1);
+  await until("the agent to be called", () => agent().callsOf(run.id) === 1);
 
   await restartApi();
   expect(await cut).toBeInstanceOf(Error);
@@ -86,20 +58,20 @@ it("completes and charges once a run whose API was SIGKILLed while the agent ans
   const retry = await renter.api.post("/v1/execute", body, { headers });
   expect(retry.body).toEqual({
     run_id: run.id,
-    agent_id: listing.agentId,
+    agent_id: listing().agentId,
     status: "completed",
     output: { summary: "done" },
     cost_wei: Number(PRICE),
     duration_ms: expect.any(Number),
   });
   expect((await renter.api.get(`/v1/runs/${run.id}`)).body).toEqual(retry.body);
-  expect(agent.callsOf(run.id)).toBe(1);
+  expect(agent().callsOf(run.id)).toBe(1);
 });
 
 it("settles exactly once a run completed while its API was SIGKILLed and its debit held back; the new API answers it with its cost", async () => {
   const renter = await newRenter();
-  proxy.fail(EVERY_METHOD);
-  const { run, cut } = await admitted(renter, { agent_id: listing.agentId, task: behaving() });
+  proxy().fail(EVERY_METHOD);
+  const { run, cut } = await admitted(renter, { agent_id: listing().agentId, task: behaving() });
   await waitForRun(stack(), run.id, (row) => row.charge === "debit_pending", 30_000);
 
   await restartApi();
@@ -110,7 +82,7 @@ it("settles exactly once a run completed while its API was SIGKILLed and its deb
     cost_wei: 0,
   });
 
-  proxy.restore();
+  proxy().restore();
   const answered = await until("the run to be answered", async () => {
     const reply = await renter.api.get(`/v1/runs/${run.id}`);
     return reply.body.status !== "running" && reply.body;
@@ -120,13 +92,13 @@ it("settles exactly once a run completed while its API was SIGKILLed and its deb
 
 it("answers at once, 503 naming the run, renters waiting on an API stopped in order; the runs settle once and the new API has them", async () => {
   const renter = await newRenter();
-  proxy.fail(EVERY_METHOD);
-  const { run, cut } = await admitted(renter, { agent_id: listing.agentId, task: behaving() });
+  proxy().fail(EVERY_METHOD);
+  const { run, cut } = await admitted(renter, { agent_id: listing().agentId, task: behaving() });
   const known = await runIdsOf(stack(), renter.account.address);
   const response = await fetch(`${api.url}/v1/execute/stream`, {
     method: "POST",
     headers: { authorization: `Bearer ${renter.bearer}`, "content-type": "application/json" },
-    body: JSON.stringify({ agent_id: listing.agentId, task: behaving({ delayMs: 1_000 }) }),
+    body: JSON.stringify({ agent_id: listing().agentId, task: behaving({ delayMs: 1_000 }) }),
   });
   const streamed = await nextRunOf(stack(), renter.account.address, known);
   await waitForRun(stack(), run.id, (row) => row.charge === "debit_pending", 30_000);
@@ -154,7 +126,7 @@ it("answers at once, 503 naming the run, renters waiting on an API stopped in or
     },
   ]);
 
-  proxy.restore();
+  proxy().restore();
   for (const runId of [run.id, streamed.id]) {
     const answered = await until("the run to be answered", async () => {
       const reply = await renter.api.get(`/v1/runs/${runId}`);
@@ -172,7 +144,7 @@ it("completes and charges once the run of a client that left its stream mid-run;
     method: "POST",
     headers: { authorization: `Bearer ${renter.bearer}`, "content-type": "application/json" },
     body: JSON.stringify({
-      agent_id: listing.agentId,
+      agent_id: listing().agentId,
       task: behaving({
         deltas: ["first ", "second"],
         deltaGapMs: 1_000,
@@ -197,10 +169,10 @@ it("completes and charges once the run of a client that left its stream mid-run;
     output: { summary: "done" },
     cost_wei: Number(PRICE),
   });
-  expect(agent.callsOf(run.id)).toBe(1);
+  expect(agent().callsOf(run.id)).toBe(1);
 });
 
 it("kept the books: every run charged once", async () => {
-  const books = await expectBooksBalance(stack(), listing, renters);
+  const books = await expectBooksBalance();
   expect([...books.values()].map((run) => run.charge)).toEqual(Array(5).fill("debited"));
 });

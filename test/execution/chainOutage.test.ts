@@ -4,66 +4,40 @@
 // going completes, waits for its debit, and is settled and answered with its cost once the chain
 // answers again.
 import { parseEther } from "viem";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { CHAIN_READ_TIMEOUT_MS } from "../../api/limits.ts";
-import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
 import type { Api } from "../../devStack/startApi.ts";
-import { type BehavingAgent, behaving, startBehavingAgent } from "../support/behavingAgent.ts";
-import {
-  listPerTaskAgent,
-  type PerTaskListing,
-  perTaskRenter,
-  type Renter,
-} from "../support/connectedListing.ts";
-import {
-  type CountingRpcProxy,
-  EVERY_METHOD,
-  startCountingRpcProxy,
-} from "../support/countingRpcProxy.ts";
+import { behaving } from "../support/behavingAgent.ts";
+import { EVERY_METHOD } from "../support/countingRpcProxy.ts";
 import { expectError } from "../support/http.ts";
-import { expectBooksBalance } from "../support/perTaskAccounts.ts";
+import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
 import { until } from "../support/registration.ts";
 import { nextRunOf, readRun, runIdsOf } from "../support/runRows.ts";
-import { useStack } from "../support/useStack.ts";
 
 const PRICE = parseEther("0.001");
-const stack = useStack({ nats: true, api: 1, workers: 0, rateLimitPerMinute: 10_000 });
-let agent: BehavingAgent;
-let listing: PerTaskListing;
-let proxy: CountingRpcProxy;
 /** An API process whose chain is behind the proxy (the stack's own reaches anvil directly). */
 let api: Api;
-const renters: Renter[] = [];
-
-beforeAll(async () => {
-  agent = await startBehavingAgent(await ensureDevCertificates(stack().dir));
-  proxy = await startCountingRpcProxy(stack().anvil.rpcUrl);
-  [api] = await Promise.all([
-    stack().addApi({ RPC_URL: proxy.url }),
-    stack().addWorker({ RPC_URL: proxy.url }),
-  ]);
-  listing = await listPerTaskAgent(stack(), agent, { name: "off-chain-hours", price: PRICE });
-});
-
-afterEach(() => {
-  proxy.restore();
-});
-
-afterAll(async () => {
-  await agent?.close();
-  await proxy?.close();
+const { stack, agent, proxy, listing, addRenter, expectBooksBalance } = usePerTaskAgentOnStack({
+  name: "off-chain-hours",
+  price: PRICE,
+  chainProxy: true,
+  startProcesses: async () => {
+    [api] = await Promise.all([
+      stack().addApi({ RPC_URL: proxy().url }),
+      stack().addWorker({ RPC_URL: proxy().url }),
+    ]);
+  },
 });
 
 it("refuses executions with 503 while the chain is unreachable, admitting none; a run already going is settled once it answers", async () => {
-  const renter = await perTaskRenter(stack(), listing, PRICE * 2n, () => api.url);
-  renters.push(renter);
+  const renter = await addRenter(PRICE * 2n, () => api.url);
   const wallet = renter.account.address;
-  const body = { agent_id: listing.agentId, task: behaving({ delayMs: 1_500 }) };
+  const body = { agent_id: listing().agentId, task: behaving({ delayMs: 1_500 }) };
   const going = renter.api.post("/v1/execute", body);
   const run = await nextRunOf(stack(), wallet, []);
-  await until("the agent to be called", () => agent.callsOf(run.id) === 1);
+  await until("the agent to be called", () => agent().callsOf(run.id) === 1);
 
-  proxy.fail(EVERY_METHOD);
+  proxy().fail(EVERY_METHOD);
   expectError(await renter.api.post("/v1/execute", body), 503, "service_unavailable");
   const stream = await renter.api.post("/v1/execute/stream", body);
   expectError(stream, 503, "service_unavailable");
@@ -78,7 +52,7 @@ it("refuses executions with 503 while the chain is unreachable, admitting none; 
   expect(await readRun(stack(), run.id)).toMatchObject({ charge: "debit_pending", debitTx: null });
   expect((await renter.api.get(`/v1/runs/${run.id}`)).body.status).toBe("running");
 
-  proxy.restore();
+  proxy().restore();
   expect((await going).body).toMatchObject({
     run_id: run.id,
     status: "completed",
@@ -91,18 +65,17 @@ it("refuses executions with 503 while the chain is unreachable, admitting none; 
 });
 
 it("answers 503 within seconds when the chain takes calls and never answers, admitting no run", async () => {
-  const renter = await perTaskRenter(stack(), listing, PRICE, () => api.url);
-  renters.push(renter);
-  const body = { agent_id: listing.agentId, task: behaving() };
+  const renter = await addRenter(PRICE, () => api.url);
+  const body = { agent_id: listing().agentId, task: behaving() };
 
-  proxy.stall();
+  proxy().stall();
   const asked = Date.now();
   expectError(await renter.api.post("/v1/execute", body), 503, "service_unavailable");
   // Two attempts of CHAIN_READ_TIMEOUT_MS, not viem's default of four 10 s attempts.
   expect(Date.now() - asked).toBeLessThan(2 * CHAIN_READ_TIMEOUT_MS + 2_000);
   expect(await runIdsOf(stack(), renter.account.address)).toEqual([]);
 
-  proxy.restore();
+  proxy().restore();
   expect((await renter.api.post("/v1/execute", body)).body).toMatchObject({
     status: "completed",
     cost_wei: Number(PRICE),
@@ -110,6 +83,6 @@ it("answers 503 within seconds when the chain takes calls and never answers, adm
 });
 
 it("kept the books: every completed run charged once", async () => {
-  const books = await expectBooksBalance(stack(), listing, renters);
+  const books = await expectBooksBalance();
   expect([...books.values()].map((run) => run.charge)).toEqual(Array(3).fill("debited"));
 });

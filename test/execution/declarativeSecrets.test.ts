@@ -67,12 +67,16 @@ async function execute(agent: Agent, stream: boolean) {
   const response = await fetch(`${stack().api.url}/v1/execute${stream ? "/stream" : ""}`, {
     method: "POST",
     headers: { authorization: `Bearer ${renter.bearer}`, "content-type": "application/json" },
-    body: JSON.stringify({ agent_id: agent.listing.agentId, task: INJECTION, input: INJECTION }),
+    body: JSON.stringify({
+      agent_id: agent.listing.agentId,
+      task: INJECTION,
+      input: { note: INJECTION },
+    }),
   });
   const body = stream ? JSON.stringify(await sseReader(response).rest()) : await response.text();
   received.push(body);
   const runId = /run_[0-9a-f]{24}/.exec(body)?.[0];
-  if (runId) received.push(await (await renter.api.get(`/v1/runs/${runId}`)).text);
+  if (runId) received.push(JSON.stringify((await renter.api.get(`/v1/runs/${runId}`)).body));
   return body;
 }
 

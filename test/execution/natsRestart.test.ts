@@ -3,47 +3,24 @@
 // answered with its run completed and charged once, the agent called once per run.
 import { eq } from "drizzle-orm";
 import { parseEther } from "viem";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
+import { expect, it } from "vitest";
 import { runs } from "../../lib/db/appSchema.ts";
-import { type BehavingAgent, behaving, startBehavingAgent } from "../support/behavingAgent.ts";
-import {
-  listPerTaskAgent,
-  type PerTaskListing,
-  perTaskRenter,
-  type Renter,
-} from "../support/connectedListing.ts";
-import { expectBooksBalance } from "../support/perTaskAccounts.ts";
+import { behaving } from "../support/behavingAgent.ts";
+import type { Renter } from "../support/connectedListing.ts";
+import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
 import { until } from "../support/registration.ts";
 import { eventsOf, sseReader } from "../support/sseEvents.ts";
-import { useStack } from "../support/useStack.ts";
 
 const PRICE = parseEther("0.001");
 const BEFORE_OUTAGE = 40;
 const DURING_OUTAGE = 10;
-const stack = useStack({
-  nats: true,
-  api: 1,
-  workers: 0,
-  rateLimitPerMinute: 10_000,
-  env: { RUN_LEASE_MS: "3000" },
-});
-let agent: BehavingAgent;
-let listing: PerTaskListing;
-
-beforeAll(async () => {
-  agent = await startBehavingAgent(await ensureDevCertificates(stack().dir));
-  await Promise.all([stack().addWorker(), stack().addWorker()]);
+const { stack, agent, listing, addRenter, expectBooksBalance } = usePerTaskAgentOnStack({
+  name: "under-load",
+  price: PRICE,
   // Text output, the deltas joined: a stream completes deltas lost with NATS from the stored output.
-  listing = await listPerTaskAgent(stack(), agent, {
-    name: "under-load",
-    price: PRICE,
-    outputSchema: { type: "string" },
-  });
-});
-
-afterAll(async () => {
-  await agent?.close();
+  outputSchema: { type: "string" },
+  env: { RUN_LEASE_MS: "3000" },
+  startProcesses: () => Promise.all([stack().addWorker(), stack().addWorker()]),
 });
 
 /** What a renter was answered: the run, and for a stream the output its events spelled. */
@@ -52,7 +29,7 @@ type Answer = { status: number; runId: string; outcome: string; costWei: number;
 /** Every third run streamed, the others synchronous; resolves with what the renter was answered. */
 async function request(renter: Renter, n: number): Promise<Answer> {
   const body = {
-    agent_id: listing.agentId,
+    agent_id: listing().agentId,
     task: behaving({ deltas: ["a", "b"], deltaGapMs: 200 + ((n * 137) % 1_200) }),
   };
   if (n % 3 !== 0) {
@@ -91,20 +68,18 @@ async function statusesOf(listingId: string) {
 }
 
 it("answers every per-task run completed and charged once when NATS restarts under load", async () => {
-  const renters = await Promise.all(
-    [1, 2, 3].map(() => perTaskRenter(stack(), listing, PRICE * 20n)),
-  );
+  const renters = await Promise.all([1, 2, 3].map(() => addRenter(PRICE * 20n)));
   const renterOf = (n: number) => renters[n % renters.length] as Renter;
   const answers = Array.from({ length: BEFORE_OUTAGE }, (_, n) => request(renterOf(n), n));
   await until("some runs to be charged", async () => {
-    const rows = await statusesOf(listing.listingId);
+    const rows = await statusesOf(listing().listingId);
     return rows.filter((row) => row.charge === "debited").length >= 8;
   });
 
   await stack().nats.stopServer();
   let atOutage: Awaited<ReturnType<typeof statusesOf>>;
   try {
-    atOutage = await statusesOf(listing.listingId);
+    atOutage = await statusesOf(listing().listingId);
     for (let n = BEFORE_OUTAGE; n < BEFORE_OUTAGE + DURING_OUTAGE; n++) {
       answers.push(request(renterOf(n), n));
     }
@@ -128,8 +103,8 @@ it("answers every per-task run completed and charged once when NATS restarts und
   );
   const runIds = answered.map(({ runId }) => runId);
   expect(new Set(runIds).size).toBe(runIds.length);
-  expect(runIds.map((runId) => agent.callsOf(runId))).toEqual(Array(runIds.length).fill(1));
+  expect(runIds.map((runId) => agent().callsOf(runId))).toEqual(Array(runIds.length).fill(1));
 
-  const books = await expectBooksBalance(stack(), listing, renters);
+  const books = await expectBooksBalance();
   expect([...books.keys()].sort()).toEqual([...runIds].sort());
 });

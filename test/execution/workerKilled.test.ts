@@ -2,51 +2,29 @@
 // settlement leader between sending a debit and reading its receipt. Every request is answered, the
 // agent is never called twice for a run, and the books balance.
 import { type Hex, parseEther } from "viem";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
+import { expect, it } from "vitest";
 import type { Worker } from "../../devStack/startWorker.ts";
 import { RUN_INTERRUPTED } from "../../lib/runs/runFailures.ts";
-import { type BehavingAgent, behaving, startBehavingAgent } from "../support/behavingAgent.ts";
-import {
-  listPerTaskAgent,
-  type PerTaskListing,
-  perTaskRenter,
-  type Renter,
-} from "../support/connectedListing.ts";
-import { type CountingRpcProxy, startCountingRpcProxy } from "../support/countingRpcProxy.ts";
+import { behaving } from "../support/behavingAgent.ts";
+import type { Renter } from "../support/connectedListing.ts";
 import { expectOnChainError } from "../support/http.ts";
-import { expectBooksBalance } from "../support/perTaskAccounts.ts";
+import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
 import { until } from "../support/registration.ts";
 import { nextRunOf, readRun, runIdsOf, waitForRun } from "../support/runRows.ts";
 import { eventsOf, sseReader } from "../support/sseEvents.ts";
-import { useStack } from "../support/useStack.ts";
 
 const PRICE = parseEther("0.001");
 const LEASE_MS = 3_000;
-const stack = useStack({
-  nats: true,
-  api: 1,
-  workers: 0,
-  rateLimitPerMinute: 10_000,
-  env: { RUN_LEASE_MS: String(LEASE_MS) },
-});
-let agent: BehavingAgent;
-let listing: PerTaskListing;
-let proxy: CountingRpcProxy;
 /** The worker processes alive, oldest first. */
 const workers: Worker[] = [];
-const renters: Renter[] = [];
-
-beforeAll(async () => {
-  agent = await startBehavingAgent(await ensureDevCertificates(stack().dir));
-  proxy = await startCountingRpcProxy(stack().anvil.rpcUrl);
-  workers.push(await stack().addWorker());
-  listing = await listPerTaskAgent(stack(), agent, { name: "side-effects", price: PRICE });
-});
-
-afterAll(async () => {
-  await agent?.close();
-  await proxy?.close();
+const { stack, agent, proxy, listing, addRenter, expectBooksBalance } = usePerTaskAgentOnStack({
+  name: "side-effects",
+  price: PRICE,
+  env: { RUN_LEASE_MS: String(LEASE_MS) },
+  chainProxy: true,
+  startProcesses: async () => {
+    workers.push(await stack().addWorker());
+  },
 });
 
 async function kill(worker: Worker) {
@@ -56,7 +34,7 @@ async function kill(worker: Worker) {
 }
 
 const execute = (renter: Renter, task: string) =>
-  renter.api.post("/v1/execute", { agent_id: listing.agentId, task });
+  renter.api.post("/v1/execute", { agent_id: listing().agentId, task });
 
 /** Starts a run on the synchronous endpoint; resolves with its run id once admitted, and its answer. */
 async function startRun(renter: Renter, task: string) {
@@ -67,8 +45,7 @@ async function startRun(renter: Renter, task: string) {
 }
 
 it("answers a run whose worker was SIGKILLed mid-call failed and uncharged, never calling the agent again", async () => {
-  const renter = await perTaskRenter(stack(), listing, PRICE * 2n);
-  renters.push(renter);
+  const renter = await addRenter(PRICE * 2n);
   const [victim] = workers as [Worker];
 
   const synchronous = await startRun(renter, behaving({ hang: true }));
@@ -77,7 +54,7 @@ it("answers a run whose worker was SIGKILLed mid-call failed and uncharged, neve
     method: "POST",
     headers: { authorization: `Bearer ${renter.bearer}`, "content-type": "application/json" },
     body: JSON.stringify({
-      agent_id: listing.agentId,
+      agent_id: listing().agentId,
       task: behaving({ deltas: ["acted "], deltaGapMs: 120_000 }),
     }),
   });
@@ -89,7 +66,7 @@ it("answers a run whose worker was SIGKILLed mid-call failed and uncharged, neve
   const streamed = (await nextRunOf(stack(), renter.account.address, known)).id;
   await until(
     "the agent to be called for both runs",
-    () => agent.callsOf(synchronous.runId) === 1 && agent.callsOf(streamed) === 1,
+    () => agent().callsOf(synchronous.runId) === 1 && agent().callsOf(streamed) === 1,
   );
 
   workers.push(await stack().addWorker());
@@ -98,7 +75,7 @@ it("answers a run whose worker was SIGKILLed mid-call failed and uncharged, neve
   const answer = await synchronous.answer;
   expect(answer.body).toEqual({
     run_id: synchronous.runId,
-    agent_id: listing.agentId,
+    agent_id: listing().agentId,
     status: "failed",
     output: "",
     cost_wei: 0,
@@ -136,15 +113,14 @@ it("answers a run whose worker was SIGKILLed mid-call failed and uncharged, neve
     "insufficient_balance",
     "InsufficientBalance",
   );
-  expect([agent.callsOf(synchronous.runId), agent.callsOf(streamed)]).toEqual([1, 1]);
+  expect([agent().callsOf(synchronous.runId), agent().callsOf(streamed)]).toEqual([1, 1]);
 });
 
 it("charges once, and answers with its cost, a run whose settlement leader was SIGKILLed between sending its debit and reading the receipt", async () => {
-  const renter = await perTaskRenter(stack(), listing, PRICE);
-  renters.push(renter);
+  const renter = await addRenter(PRICE);
   // Soon the only worker, so the settlement leader: it can send transactions, never read a receipt.
-  proxy.fail("eth_getTransactionReceipt");
-  const blind = await stack().addWorker({ RPC_URL: proxy.url });
+  proxy().fail("eth_getTransactionReceipt");
+  const blind = await stack().addWorker({ RPC_URL: proxy().url });
   for (const worker of [...workers]) await kill(worker);
   workers.push(blind);
 
@@ -160,7 +136,7 @@ it("charges once, and answers with its cost, a run whose settlement leader was S
 
   workers.push(await stack().addWorker());
   await kill(blind);
-  proxy.restore();
+  proxy().restore();
 
   expect((await run.answer).body).toMatchObject({
     run_id: run.runId,
@@ -174,5 +150,5 @@ it("charges once, and answers with its cost, a run whose settlement leader was S
 });
 
 it("kept the books: only the completed runs charged, each once", async () => {
-  await expectBooksBalance(stack(), listing, renters);
+  await expectBooksBalance();
 });

@@ -2,7 +2,7 @@
 // killed (SIGKILL) in the middle of a batch, it loses the lock with its connection, a standby takes
 // over, reads back the batch the dead leader sent, and no run is debited twice.
 import { sql } from "drizzle-orm";
-import { type Hex, parseEther } from "viem";
+import { parseEther } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Stack } from "../../devStack/startStack.ts";
@@ -11,7 +11,7 @@ import { until } from "../support/registration.ts";
 import { useStack } from "../support/useStack.ts";
 import {
   balanceOf,
-  insertFinishedRuns,
+  insertDebitPendingRuns,
   newListing,
   perTaskRenters,
   runEvents,
@@ -43,34 +43,34 @@ async function settlingProcesses(stack: Stack): Promise<number> {
   return row?.count ?? 0;
 }
 
-/** 100 completed per-task runs spread over the renters, awaiting their debit. */
-function insertPendingRuns(count: number) {
-  return insertFinishedRuns(
-    stack(),
-    Array.from({ length: count }, (_, i) => ({
-      wallet: renters[i % RENTERS]?.address as Hex,
-      listingId: listing.listingId,
-      rentalModel: "per_query" as const,
-      status: "completed" as const,
-      charge: "debit_pending" as const,
-      reservedWei: PRICE,
-    })),
-  );
-}
-
-async function allDebited(ids: string[]) {
-  return until(`${ids.length} runs debited`, async () => {
-    const rows = await runRows(stack(), ids);
-    return rows.every((row) => row.charge === "debited") && rows;
-  });
-}
-
 const totalBalance = async () =>
   (
     await Promise.all(
       renters.map((renter) => balanceOf(stack(), listing.listingId, renter.address)),
     )
   ).reduce((sum, balance) => sum + balance, 0n);
+
+/**
+ * Waits until the `count` runs of `ids` are debited, then holds them to exactly once: one debit per
+ * run id on-chain, `count` prices charged, all out of the renters' balances as they were `before`.
+ */
+async function expectDebitedOnce(
+  count: number,
+  { ids, onChainRunIds }: { ids: string[]; onChainRunIds: bigint[] },
+  before: bigint,
+) {
+  const rows = await until(`${ids.length} runs debited`, async () => {
+    const rows = await runRows(stack(), ids);
+    return rows.every((row) => row.charge === "debited") && rows;
+  });
+  const consumed = await runEvents(stack(), "QueryConsumed", onChainRunIds);
+  expect(consumed).toHaveLength(count);
+  expect(new Set(consumed.map((log) => log.args.runId)).size).toBe(count);
+  const costs = rows.reduce((sum, row) => sum + BigInt(row.costWei), 0n);
+  expect(costs).toBe(BigInt(count) * PRICE);
+  expect(before - (await totalBalance())).toBe(costs);
+  return rows;
+}
 
 describe("settlement leadership", () => {
   it("lets one of two workers lead; killed mid-batch, the other takes over and debits nothing twice", async () => {
@@ -83,9 +83,7 @@ describe("settlement leadership", () => {
     const before = await totalBalance();
     // The leader sends its batch, the chain mines it, and the leader never reads the receipt.
     proxy.fail("eth_getTransactionReceipt");
-    const inserted = await insertPendingRuns(100);
-    const ids = inserted.map(({ id }) => id);
-    const onChainRunIds = inserted.map(({ onChainRunId }) => onChainRunId);
+    const { ids, onChainRunIds } = await insertDebitPendingRuns(stack(), listing, renters, 100);
     const inFlight = await until("a batch sent and mined", async () => {
       const logs = await runEvents(stack(), "QueryConsumed", onChainRunIds);
       return logs.length > 0 && logs;
@@ -103,13 +101,7 @@ describe("settlement leadership", () => {
     });
     expect(secondLeader).toMatch(/^settlement \d+$/);
 
-    const rows = await allDebited(ids);
-    const consumed = await runEvents(stack(), "QueryConsumed", onChainRunIds);
-    expect(consumed).toHaveLength(100);
-    expect(new Set(consumed.map((log) => log.args.runId)).size).toBe(100);
-    const costs = rows.reduce((sum, row) => sum + BigInt(row.costWei), 0n);
-    expect(costs).toBe(100n * PRICE);
-    expect(before - (await totalBalance())).toBe(costs);
+    const rows = await expectDebitedOnce(100, { ids, onChainRunIds }, before);
     // The dead leader's batch was read back from its receipt, not sent again.
     const readBack = rows.filter((row) => row.debitTx === inFlightTx);
     expect(readBack.map((row) => row.onChainRunId).sort()).toEqual(
@@ -125,9 +117,7 @@ describe("settlement leadership", () => {
     );
     const leader = await settlementLeader(stack());
     const before = await totalBalance();
-    const inserted = await insertPendingRuns(150);
-    const ids = inserted.map(({ id }) => id);
-    const onChainRunIds = inserted.map(({ onChainRunId }) => onChainRunId);
+    const { ids, onChainRunIds } = await insertDebitPendingRuns(stack(), listing, renters, 150);
     await until("the first debits", async () => {
       const logs = await runEvents(stack(), "QueryConsumed", onChainRunIds);
       return logs.length > 0;
@@ -139,12 +129,6 @@ describe("settlement leadership", () => {
       return next !== undefined && next !== leader;
     });
 
-    const rows = await allDebited(ids);
-    const consumed = await runEvents(stack(), "QueryConsumed", onChainRunIds);
-    expect(consumed).toHaveLength(150);
-    expect(new Set(consumed.map((log) => log.args.runId)).size).toBe(150);
-    const costs = rows.reduce((sum, row) => sum + BigInt(row.costWei), 0n);
-    expect(costs).toBe(150n * PRICE);
-    expect(before - (await totalBalance())).toBe(costs);
+    await expectDebitedOnce(150, { ids, onChainRunIds }, before);
   });
 });

@@ -3,7 +3,7 @@
 // changes nothing. The worker reaches the chain through a proxy that can fail its requests.
 import { eq } from "drizzle-orm";
 import { type Hex, parseEther, toFunctionSelector } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Bus } from "../../lib/bus/bus.ts";
 import { createJetStreamBus } from "../../lib/bus/jetStreamBus.ts";
 import { runs } from "../../lib/db/appSchema.ts";
@@ -19,6 +19,8 @@ import { until } from "../support/registration.ts";
 import { useStack } from "../support/useStack.ts";
 import {
   balanceOf,
+  debitPendingRun,
+  insertDebitPendingRuns,
   insertFinishedRuns,
   newListing,
   perTaskRenters,
@@ -45,6 +47,10 @@ beforeAll(async () => {
   await stack().addWorker({ RPC_URL: proxy.url });
   bus = await createJetStreamBus(stack().nats.natsUrl);
   await until("a settlement leader", () => settlementLeader(stack()));
+});
+
+afterEach(() => {
+  proxy.restore();
 });
 
 afterAll(async () => {
@@ -80,15 +86,7 @@ describe("settlement debits per-task runs exactly once", () => {
     const changes = listenForChanges(ids);
     const inserted = await insertFinishedRuns(
       stack(),
-      ids.map((id, i) => ({
-        id,
-        wallet: renters[i % renters.length]?.address as Hex,
-        listingId: listing.listingId,
-        rentalModel: "per_query" as const,
-        status: "completed" as const,
-        charge: "debit_pending" as const,
-        reservedWei: PRICE,
-      })),
+      ids.map((id, i) => debitPendingRun(listing, renters[i % renters.length]?.address as Hex, id)),
     );
     wake();
 
@@ -144,14 +142,7 @@ describe("settlement debits per-task runs exactly once", () => {
     );
     const [refusedRun, debitedRun] = await insertFinishedRuns(
       stack(),
-      [revoked, kept].map((renter) => ({
-        wallet: renter.address,
-        listingId: listing.listingId,
-        rentalModel: "per_query" as const,
-        status: "completed" as const,
-        charge: "debit_pending" as const,
-        reservedWei: PRICE,
-      })),
+      [revoked, kept].map((renter) => debitPendingRun(listing, renter.address)),
     );
     if (!refusedRun || !debitedRun) throw new Error("two runs expected");
     wake();
@@ -265,46 +256,38 @@ describe("settlement while the chain fails", () => {
     const listing = await newListing(stack(), "per_query", PRICE);
     const renters = await perTaskRenters(stack(), listing, 2, PRICE * 10n);
     proxy.fail(EVERY_METHOD);
-    try {
-      const inserted = await insertFinishedRuns(
-        stack(),
-        Array.from({ length: 10 }, (_, i) => ({
-          wallet: renters[i % 2]?.address as Hex,
-          listingId: listing.listingId,
-          rentalModel: "per_query" as const,
-          status: i === 9 ? ("failed" as const) : ("completed" as const),
-          charge: i === 9 ? ("released" as const) : ("debit_pending" as const),
-          reservedWei: PRICE,
-        })),
-      );
-      const ids = inserted.map(({ id }) => id);
-      const heardBefore = output.length;
-      wake();
-      await until("the leader to find the chain unreachable", () =>
-        output.slice(heardBefore).some((line) => line.includes("chain unreachable")),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const inserted = await insertFinishedRuns(
+      stack(),
+      Array.from({ length: 10 }, (_, i) => {
+        const run = debitPendingRun(listing, renters[i % 2]?.address as Hex);
+        return i === 9 ? { ...run, status: "failed" as const, charge: "released" as const } : run;
+      }),
+    );
+    const ids = inserted.map(({ id }) => id);
+    const heardBefore = output.length;
+    wake();
+    await until("the leader to find the chain unreachable", () =>
+      output.slice(heardBefore).some((line) => line.includes("chain unreachable")),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
 
-      const rows = await runRows(stack(), ids);
-      for (const row of rows) {
-        expect(row).toMatchObject({ debitTx: null, costWei: "0", logged: false });
-        expect(["debit_pending", "released"]).toContain(row.charge);
-      }
-      const onChainRunIds = inserted.map(({ onChainRunId }) => onChainRunId);
-      expect(await runEvents(stack(), "QueryConsumed", onChainRunIds)).toEqual([]);
-      expect(await runEvents(stack(), "RunRecorded", onChainRunIds)).toEqual([]);
-
-      proxy.restore();
-      const settled = await until("the runs settled once the chain answers", async () => {
-        const rows = await runRows(stack(), ids);
-        return rows.every((row) => row.logged) && rows;
-      });
-      expect(settled.filter((row) => row.charge === "debited")).toHaveLength(9);
-      expect(await runEvents(stack(), "QueryConsumed", onChainRunIds)).toHaveLength(9);
-      expect(await runEvents(stack(), "RunRecorded", onChainRunIds)).toHaveLength(1);
-    } finally {
-      proxy.restore();
+    const rows = await runRows(stack(), ids);
+    for (const row of rows) {
+      expect(row).toMatchObject({ debitTx: null, costWei: "0", logged: false });
+      expect(["debit_pending", "released"]).toContain(row.charge);
     }
+    const onChainRunIds = inserted.map(({ onChainRunId }) => onChainRunId);
+    expect(await runEvents(stack(), "QueryConsumed", onChainRunIds)).toEqual([]);
+    expect(await runEvents(stack(), "RunRecorded", onChainRunIds)).toEqual([]);
+
+    proxy.restore();
+    const settled = await until("the runs settled once the chain answers", async () => {
+      const rows = await runRows(stack(), ids);
+      return rows.every((row) => row.logged) && rows;
+    });
+    expect(settled.filter((row) => row.charge === "debited")).toHaveLength(9);
+    expect(await runEvents(stack(), "QueryConsumed", onChainRunIds)).toHaveLength(9);
+    expect(await runEvents(stack(), "RunRecorded", onChainRunIds)).toHaveLength(1);
   });
 
   it("reads back a debit batch whose receipt was lost instead of sending it again", async () => {
@@ -312,45 +295,29 @@ describe("settlement while the chain fails", () => {
     const [renter] = await perTaskRenters(stack(), listing, 1, PRICE * 10n);
     if (!renter) throw new Error("a renter expected");
     proxy.fail("eth_getTransactionReceipt");
-    try {
-      const inserted = await insertFinishedRuns(
-        stack(),
-        Array.from({ length: 5 }, () => ({
-          wallet: renter.address,
-          listingId: listing.listingId,
-          rentalModel: "per_query" as const,
-          status: "completed" as const,
-          charge: "debit_pending" as const,
-          reservedWei: PRICE,
-        })),
-      );
-      const ids = inserted.map(({ id }) => id);
-      const onChainRunIds = inserted.map(({ onChainRunId }) => onChainRunId);
-      wake();
-      // Sent and mined, but the leader cannot read its receipt.
-      const consumed = await until("the debits mined", async () => {
-        const logs = await runEvents(stack(), "QueryConsumed", onChainRunIds);
-        return logs.length === 5 && logs;
-      });
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-      const waiting = await runRows(stack(), ids);
-      const sent = new Set(consumed.map((log) => log.transactionHash));
-      expect(sent.size).toBe(1);
-      for (const row of waiting) {
-        expect(row).toMatchObject({ charge: "debit_pending", debitTx: [...sent][0] });
-      }
-
-      proxy.restore();
-      const rows = await until("the runs debited from the receipt", async () => {
-        const rows = await runRows(stack(), ids);
-        return rows.every((row) => row.charge === "debited") && rows;
-      });
-      expect(await runEvents(stack(), "QueryConsumed", onChainRunIds)).toHaveLength(5);
-      expect(sum(rows.map((row) => BigInt(row.costWei)))).toBe(5n * PRICE);
-      expect(await balanceOf(stack(), listing.listingId, renter.address)).toBe(5n * PRICE);
-    } finally {
-      proxy.restore();
+    const { ids, onChainRunIds } = await insertDebitPendingRuns(stack(), listing, [renter], 5);
+    wake();
+    // Sent and mined, but the leader cannot read its receipt.
+    const consumed = await until("the debits mined", async () => {
+      const logs = await runEvents(stack(), "QueryConsumed", onChainRunIds);
+      return logs.length === 5 && logs;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const waiting = await runRows(stack(), ids);
+    const sent = new Set(consumed.map((log) => log.transactionHash));
+    expect(sent.size).toBe(1);
+    for (const row of waiting) {
+      expect(row).toMatchObject({ charge: "debit_pending", debitTx: [...sent][0] });
     }
+
+    proxy.restore();
+    const rows = await until("the runs debited from the receipt", async () => {
+      const rows = await runRows(stack(), ids);
+      return rows.every((row) => row.charge === "debited") && rows;
+    });
+    expect(await runEvents(stack(), "QueryConsumed", onChainRunIds)).toHaveLength(5);
+    expect(sum(rows.map((row) => BigInt(row.costWei)))).toBe(5n * PRICE);
+    expect(await balanceOf(stack(), listing.listingId, renter.address)).toBe(5n * PRICE);
   });
 
   it("sends again, once, a debit batch recorded but never broadcast", async () => {
@@ -358,44 +325,28 @@ describe("settlement while the chain fails", () => {
     const [renter] = await perTaskRenters(stack(), listing, 1, PRICE * 10n);
     if (!renter) throw new Error("a renter expected");
     proxy.fail("eth_sendRawTransaction");
-    try {
-      const inserted = await insertFinishedRuns(
-        stack(),
-        Array.from({ length: 3 }, () => ({
-          wallet: renter.address,
-          listingId: listing.listingId,
-          rentalModel: "per_query" as const,
-          status: "completed" as const,
-          charge: "debit_pending" as const,
-          reservedWei: PRICE,
-        })),
-      );
-      const ids = inserted.map(({ id }) => id);
-      wake();
-      const recorded = await until("the batch recorded before it is sent", async () => {
-        const rows = await runRows(stack(), ids);
-        return rows.every((row) => row.debitTx !== null) && rows;
-      });
-      const onChainRunIds = inserted.map(({ onChainRunId }) => onChainRunId);
-      expect(await runEvents(stack(), "QueryConsumed", onChainRunIds)).toEqual([]);
-      expect(new Set(recorded.map((row) => row.charge))).toEqual(new Set(["debit_pending"]));
+    const { ids, onChainRunIds } = await insertDebitPendingRuns(stack(), listing, [renter], 3);
+    wake();
+    const recorded = await until("the batch recorded before it is sent", async () => {
+      const rows = await runRows(stack(), ids);
+      return rows.every((row) => row.debitTx !== null) && rows;
+    });
+    expect(await runEvents(stack(), "QueryConsumed", onChainRunIds)).toEqual([]);
+    expect(new Set(recorded.map((row) => row.charge))).toEqual(new Set(["debit_pending"]));
 
-      proxy.restore();
-      const rows = await until("the runs debited", async () => {
-        const rows = await runRows(stack(), ids);
-        return rows.every((row) => row.charge === "debited") && rows;
-      });
-      const consumed = await runEvents(stack(), "QueryConsumed", onChainRunIds);
-      expect(consumed).toHaveLength(3);
-      for (const row of rows) {
-        expect(row.debitTx).toBe(
-          consumed.find((log) => log.args.runId === BigInt(row.onChainRunId))?.transactionHash,
-        );
-      }
-      expect(await balanceOf(stack(), listing.listingId, renter.address)).toBe(7n * PRICE);
-    } finally {
-      proxy.restore();
+    proxy.restore();
+    const rows = await until("the runs debited", async () => {
+      const rows = await runRows(stack(), ids);
+      return rows.every((row) => row.charge === "debited") && rows;
+    });
+    const consumed = await runEvents(stack(), "QueryConsumed", onChainRunIds);
+    expect(consumed).toHaveLength(3);
+    for (const row of rows) {
+      expect(row.debitTx).toBe(
+        consumed.find((log) => log.args.runId === BigInt(row.onChainRunId))?.transactionHash,
+      );
     }
+    expect(await balanceOf(stack(), listing.listingId, renter.address)).toBe(7n * PRICE);
   });
 });
 

@@ -91,6 +91,42 @@ export async function insertFinishedRuns(stack: Stack, finished: FinishedRun[]) 
   return rows.map((row) => ({ id: row.id, onChainRunId: BigInt(row.onChainRunId) }));
 }
 
+/** A completed per-task run of `wallet` on `listing`, awaiting the debit of the price it reserved. */
+export function debitPendingRun(
+  listing: { listingId: Hex; price: bigint },
+  wallet: Address,
+  id?: string,
+): FinishedRun {
+  return {
+    id,
+    wallet,
+    listingId: listing.listingId,
+    rentalModel: "per_query",
+    status: "completed",
+    charge: "debit_pending",
+    reservedWei: listing.price,
+  };
+}
+
+/** `count` runs awaiting their debit on `listing`, `renters` taking turns: their ids, in order. */
+export async function insertDebitPendingRuns(
+  stack: Stack,
+  listing: { listingId: Hex; price: bigint },
+  renters: { address: Address }[],
+  count: number,
+): Promise<{ ids: string[]; onChainRunIds: bigint[] }> {
+  const inserted = await insertFinishedRuns(
+    stack,
+    Array.from({ length: count }, (_, i) =>
+      debitPendingRun(listing, (renters[i % renters.length] as { address: Address }).address),
+    ),
+  );
+  return {
+    ids: inserted.map(({ id }) => id),
+    onChainRunIds: inserted.map(({ onChainRunId }) => onChainRunId),
+  };
+}
+
 export async function runRows(stack: Stack, ids: string[]) {
   return stack.db.select().from(runs).where(inArray(runs.id, ids));
 }

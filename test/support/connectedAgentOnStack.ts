@@ -4,13 +4,11 @@
 import { Webhook } from "standardwebhooks";
 import type { Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
-import { expect } from "vitest";
 import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
 import type { Stack } from "../../devStack/startStack.ts";
-import { toApiListingId } from "../../lib/ids/listingId.ts";
+import { registerAndListAgent } from "./connectedListing.ts";
 import type { http } from "./http.ts";
 import { startHttpsTestServer } from "./httpsTestServer.ts";
-import { registerAgent, settledJob } from "./registration.ts";
 
 /** What the agent saw: calls per run (webhook id), and the most it was running at once. */
 export type AgentCalls = {
@@ -78,9 +76,12 @@ export async function listConnectedAgent(
   },
 ): Promise<{ onChainListingId: Hex; listingId: string }> {
   const path = `/agents/${name}`;
-  const job = await settledJob(
+  const { listingId, agentId, webhookSecret } = await registerAndListAgent(stack, {
+    creator,
     creatorApi,
-    await registerAgent(creatorApi, {
+    model,
+    price,
+    manifest: {
       name,
       category: "coding",
       description: "Summarises a task",
@@ -92,15 +93,8 @@ export async function listConnectedAgent(
         properties: { summary: { type: "string" } },
         required: ["summary"],
       },
-    }),
-  );
-  expect(job.body.status, JSON.stringify(job.body)).toBe("completed");
-  agent.secrets.set(path, job.body.result.webhook_secret);
-  const { seed, metadata_uri, on_chain_listing_id } = job.body.result.create_listing;
-  const market = stack.marketplace;
-  const receipt = await market.mined(
-    market.as(creator).write.createListing([seed, model, price, metadata_uri]),
-  );
-  await stack.ponder.waitForBlock(receipt.blockNumber);
-  return { onChainListingId: on_chain_listing_id, listingId: toApiListingId(on_chain_listing_id) };
+    },
+  });
+  agent.secrets.set(path, webhookSecret);
+  return { onChainListingId: listingId, listingId: agentId };
 }

@@ -1,7 +1,7 @@
 // A connected agent listed per task the way a creator lists one (registered through the API, its
 // listing created on-chain and indexed), and renters each holding a per-task balance of their own.
 import type { Hex } from "viem";
-import type { PrivateKeyAccount } from "viem/accounts";
+import type { HDAccount, PrivateKeyAccount } from "viem/accounts";
 import { expect } from "vitest";
 import { PER_QUERY } from "../../devStack/marketplace.ts";
 import type { Stack } from "../../devStack/startStack.ts";
@@ -30,9 +30,12 @@ export async function listPerTaskAgent(
 ): Promise<PerTaskListing> {
   const creator = devAccount(2);
   const creatorApi = http(stack.api.url, { bearer: await signIn(stack.api.url, creator) });
-  const job = await settledJob(
+  const { listingId, agentId, webhookSecret } = await registerAndListAgent(stack, {
+    creator,
     creatorApi,
-    await registerAgent(creatorApi, {
+    model: PER_QUERY,
+    price,
+    manifest: {
       name,
       category: "coding",
       description: "Answers as its task says",
@@ -41,20 +44,45 @@ export async function listPerTaskAgent(
       input_schema: { type: "object" },
       output_schema: outputSchema,
       timeout_seconds: timeoutSeconds,
-    }),
-  );
+    },
+  });
+  agent.trust(webhookSecret);
+  return { listingId, agentId, price };
+}
+
+/**
+ * Registers the agent of `manifest` over `creatorApi`, as `creator` (needs a worker process for the
+ * registration), lists it on-chain under `model` at `price`, and waits for Ponder to index it; returns
+ * the listing's ids and the webhook secret its agent is to trust.
+ */
+export async function registerAndListAgent(
+  stack: Stack,
+  {
+    creator,
+    creatorApi,
+    manifest,
+    model,
+    price,
+  }: {
+    creator: HDAccount;
+    creatorApi: ReturnType<typeof http>;
+    manifest: Record<string, unknown>;
+    model: number;
+    price: bigint;
+  },
+): Promise<{ listingId: Hex; agentId: string; webhookSecret: string }> {
+  const job = await settledJob(creatorApi, await registerAgent(creatorApi, manifest));
   expect(job.body.status, JSON.stringify(job.body)).toBe("completed");
-  agent.trust(job.body.result.webhook_secret);
   const { seed, metadata_uri, on_chain_listing_id } = job.body.result.create_listing;
   const market = stack.marketplace;
   const receipt = await market.mined(
-    market.as(creator).write.createListing([seed, PER_QUERY, price, metadata_uri]),
+    market.as(creator).write.createListing([seed, model, price, metadata_uri]),
   );
   await stack.ponder.waitForBlock(receipt.blockNumber);
   return {
     listingId: on_chain_listing_id,
     agentId: toApiListingId(on_chain_listing_id),
-    price,
+    webhookSecret: job.body.result.webhook_secret,
   };
 }
 

@@ -1,5 +1,5 @@
 // Listings as API tests publish them: the agent saved as registration saves it, then
-// `createListing` on-chain, many in one block.
+// `createListing` on-chain, many in one block; and bought.
 import type { Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { METADATA_URI, seedOf } from "../../devStack/marketplace.ts";
@@ -32,6 +32,37 @@ export function listingIdsOf({
   return { onChainId, id: toApiListingId(onChainId) };
 }
 
+/**
+ * Drafts of `creator`'s agents for one test file: seeds `${seedPrefix}-${name}`, each agent in
+ * `category`, described `${name}, ${described}`, with the `manifest` fields given.
+ */
+export function agentDrafts(
+  creator: HDAccount,
+  { seedPrefix, category, described }: { seedPrefix: string; category: string; described: string },
+) {
+  return (
+    name: string,
+    model: number,
+    price: bigint,
+    manifest: Record<string, unknown> = {},
+  ): ListingDraft => ({
+    creator,
+    seed: `${seedPrefix}-${name}`,
+    model,
+    price,
+    manifest: { name, category, description: `${name}, ${described}`, ...manifest },
+  });
+}
+
+/** Each draft's ids, under the draft's key. */
+export function listingIdsByKey<Key extends string>(
+  drafts: Record<Key, ListingDraft>,
+): Record<Key, ListingIds> {
+  return Object.fromEntries(
+    Object.entries<ListingDraft>(drafts).map(([key, draft]) => [key, listingIdsOf(draft)]),
+  ) as Record<Key, ListingIds>;
+}
+
 /** Saves the draft's agent as the registration code path does. */
 export async function registerAgent(db: Database, draft: ListingDraft): Promise<void> {
   const { onChainId } = listingIdsOf(draft);
@@ -48,6 +79,25 @@ export async function registerAgent(db: Database, draft: ListingDraft): Promise<
 export function createListing(draft: ListingDraft): Transaction {
   return transaction(draft.creator, (marketplace) =>
     marketplace.write.createListing([seedOf(draft.seed), draft.model, draft.price, METADATA_URI]),
+  );
+}
+
+/** `buyer`'s `purchaseOneTime` of `listing` at `price`, for `mineBlock`. */
+export function oneTimePurchase(buyer: HDAccount, listing: ListingIds, price: bigint): Transaction {
+  return transaction(buyer, (marketplace) =>
+    marketplace.write.purchaseOneTime([listing.onChainId], { value: price }),
+  );
+}
+
+/** `buyer`'s `purchasePerQuery` of `tasks` tasks of `listing` at `price` each, for `mineBlock`. */
+export function perTaskDeposit(
+  buyer: HDAccount,
+  listing: ListingIds,
+  price: bigint,
+  tasks: bigint,
+): Transaction {
+  return transaction(buyer, (marketplace) =>
+    marketplace.write.purchasePerQuery([listing.onChainId, price], { value: tasks * price }),
   );
 }
 

@@ -80,7 +80,13 @@ export function runAgent({
       });
     };
     run().then(
-      (outcome) => end(acceptedOutcome(outcome) ?? failed(RUN_INTERNAL_ERROR), false),
+      (outcome) => {
+        // A runtime that stopped itself at the deadline beat this timer to it: the run timed out.
+        if (outcome?.status === "failed" && Date.now() >= deadline) {
+          return end(failed(runTimedOut(request.timeoutSeconds)), false);
+        }
+        end(acceptedOutcome(outcome) ?? failed(RUN_INTERNAL_ERROR), false);
+      },
       (error: unknown) => {
         if (!ended) {
           log.error("the runtime failed", {

@@ -30,7 +30,7 @@ type PublicManifest = Pick<Manifest, "model" | "tools" | "output_schema">;
  * connected agents are called through their signed webhook; declarative agents run on their model
  * vendor (or self-hosted server) with the creator's credentials and their built-in tools.
  */
-type RuntimeDeps = {
+export type RuntimeDeps = {
   db: Database;
   sealingKey: Uint8Array;
   policy: OutboundPolicy;
