@@ -3,6 +3,7 @@
 // streamed), and the run's timeout stops a slow model at the timeout.
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NO_VENDOR_CREDENTIALS } from "../../workers/execution/declarative/vendorChatModel.ts";
 import { perTaskRenter, type Renter } from "../support/connectedListing.ts";
 import {
   type DeclarativeListing,
@@ -109,6 +110,25 @@ describe("a vendor's faults", () => {
     expect(response.body).toMatchObject({ status: "failed", cost_wei: 0 });
     expect(response.body.duration_ms).toBeGreaterThanOrEqual(2_000);
     expect(response.body.duration_ms).toBeLessThan(5_000);
+  });
+
+  it("an agent registered without its vendor's credentials fails its runs at once, uncharged", async () => {
+    const keyless = await listDeclarativeAgent(stack(), servers, {
+      name: "keyless-brief",
+      provider: "openai",
+      price: PRICE,
+      vendorKey: null,
+    });
+    const keylessRenter = await perTaskRenter(stack(), keyless, PRICE);
+    const response = await keylessRenter.api.post("/v1/execute", {
+      agent_id: keyless.agentId,
+      task: "Brief me",
+    });
+    expect(response.body).toMatchObject({ status: "failed", output: "", cost_wei: 0 });
+    const fetched = await keylessRenter.api.get(`/v1/runs/${response.body.run_id}`);
+    expect(fetched.body.failure).toBe(NO_VENDOR_CREDENTIALS);
+    expect(servers.vendor.requests.some((request) => request.model === keyless.model)).toBe(false);
+    await expectBooksBalance(stack(), keyless, [keylessRenter]);
   });
 
   it("charged only the completed run", async () => {

@@ -65,7 +65,8 @@ export async function listDeclarativeAgent(
     provider: ModelProvider;
     price: bigint;
     manifest?: Record<string, unknown>;
-    vendorKey?: string;
+    /** The creator's key for a hosted vendor; null registers the agent without one. */
+    vendorKey?: string | null;
   },
 ): Promise<DeclarativeListing> {
   const model = `model-${name}`;
@@ -85,7 +86,8 @@ export async function listDeclarativeAgent(
       input_schema: { type: "object" },
       output_schema: { type: "string" },
       ...manifest,
-      ...(provider !== "self_hosted" && { vendor_credentials: { api_key: vendorKey } }),
+      ...(provider !== "self_hosted" &&
+        vendorKey !== null && { vendor_credentials: { api_key: vendorKey } }),
     }),
   );
   expect(job.body.status, JSON.stringify(job.body)).toBe("completed");
