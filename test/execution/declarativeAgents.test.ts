@@ -3,6 +3,7 @@
 // the answer back synchronously or streamed, and a per-task debit of exactly the price.
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
 import { MODEL_PROVIDERS } from "../../lib/manifest/validateManifest.ts";
 import { perTaskRenter, type Renter } from "../support/connectedListing.ts";
 import {
@@ -12,6 +13,7 @@ import {
   serverOf,
   startModelServers,
 } from "../support/declarativeOnStack.ts";
+import { startHttpsTestServer } from "../support/httpsTestServer.ts";
 import { expectBooksBalance } from "../support/perTaskAccounts.ts";
 import { eventsOf, sseReader } from "../support/sseEvents.ts";
 import { useStack } from "../support/useStack.ts";
@@ -24,12 +26,22 @@ const FINDINGS = {
   required: ["findings"],
 };
 
+const LEDGER_TEXT = "2026-01-03 rent 1200\n2026-01-09 coffee 4\n";
+
 let servers: ModelServers;
+/** Where a renter keeps an input too large to send: an HTTPS page on loopback (the local chain). */
+let pages: Awaited<ReturnType<typeof startHttpsTestServer>>;
 beforeAll(async () => {
   servers = await startModelServers(stack());
+  pages = await startHttpsTestServer(await ensureDevCertificates(stack().dir), (_, response) => {
+    response.writeHead(200, { "content-type": "text/plain" }).end(LEDGER_TEXT);
+  });
   await stack().addApi(servers.env);
 });
-afterAll(() => servers?.stop());
+afterAll(async () => {
+  await servers?.stop();
+  await pages?.close();
+});
 
 async function streamed(renter: Renter, listing: DeclarativeListing, task: string) {
   const response = await fetch(`${stack().api.url}/v1/execute/stream`, {
@@ -138,4 +150,23 @@ describe.each(MODEL_PROVIDERS)("a declarative agent on %s", (provider) => {
     await expectBooksBalance(stack(), text, [renter]);
     await expectBooksBalance(stack(), object, [renter]);
   });
+});
+
+it("reads a run's input_uri through the guard and gives the model its text as the input", async () => {
+  const listing = await listDeclarativeAgent(stack(), servers, {
+    name: "uri-reader",
+    provider: "openai",
+    price: PRICE,
+  });
+  const renter = await perTaskRenter(stack(), listing, PRICE);
+  const response = await renter.api.post("/v1/execute", {
+    agent_id: listing.agentId,
+    task: "Sum the ledger",
+    input_uri: pages.url("/ledger.txt"),
+  });
+  expect(response.body).toMatchObject({ status: "completed" });
+  const [request] = servers.vendor.requests.filter((sent) => sent.model === listing.model);
+  expect(JSON.stringify(request?.body)).toContain(
+    JSON.stringify(`Task:\nSum the ledger\n\n<input>\n${LEDGER_TEXT}\n</input>`),
+  );
 });
