@@ -52,8 +52,10 @@ async function toolCallsOf(runId: string) {
 /** What the model read back from each tool call of the last run: its last request holds them all. */
 function toolAnswers() {
   const last = servers.vendor.requests.filter((request) => request.model === listing.model).at(-1);
-  const { messages } = last?.body as { messages: { role: string; content: string }[] };
-  return messages.filter((message) => message.role === "tool").map((message) => message.content);
+  const body = last?.body as { messages: { role: string; content: string }[] } | undefined;
+  return (body?.messages ?? [])
+    .filter((message) => message.role === "tool")
+    .map((message) => message.content);
 }
 
 describe("a declarative agent's tools", () => {

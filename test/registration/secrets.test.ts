@@ -5,7 +5,7 @@
 // listing (and, while queued, to the job). A connected agent's webhook signing secret is shown to its
 // creator in the registration job and is otherwise held sealed only.
 import { randomBytes } from "node:crypto";
-import { eq, inArray, sql } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { type Hex, parseEther } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ONE_TIME, PER_QUERY, SUBSCRIPTION } from "../../devStack/marketplace.ts";
