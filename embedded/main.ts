@@ -12,24 +12,14 @@ import { envFields } from "../lib/env.ts";
 import { requeueUnpublishedJobs } from "../lib/jobs/outboxRelay.ts";
 import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
-import { loadOutboundPolicy } from "../workers/execution/outbound/outboundPolicy.ts";
+import { EXECUTION_ENV, executionSettings } from "../workers/executionSettings.ts";
 import { startWorkers } from "../workers/startWorkers.ts";
 
 const env = parseApiEnv(
-  apiEnvSchema.extend(
-    envFields(
-      "WORKER_CONCURRENCY",
-      "SCHEMA_COMPILE_BUDGET_MS",
-      "RUN_WORKER_CONCURRENCY",
-      "RUN_LEASE_MS",
-      "RUN_QUEUE_WAIT_MS",
-      "ALLOW_PRIVATE_ENDPOINTS",
-      "OPENAI_BASE_URL",
-      "ANTHROPIC_BASE_URL",
-      "TOOL_REPOSITORY_BASE_URL",
-      "OPERATOR_PRIVATE_KEY",
-    ),
-  ),
+  apiEnvSchema.extend({
+    ...envFields("WORKER_CONCURRENCY", "SCHEMA_COMPILE_BUDGET_MS", "OPERATOR_PRIVATE_KEY"),
+    ...EXECUTION_ENV,
+  }),
 );
 await migrateAppSchema(env.DATABASE_URL);
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
@@ -48,14 +38,7 @@ const workers = await startWorkers({
     concurrency: env.WORKER_CONCURRENCY,
     schemaCompileBudgetMs: env.SCHEMA_COMPILE_BUDGET_MS,
   },
-  execution: {
-    policy: await loadOutboundPolicy(env),
-    vendors: { openaiBaseUrl: env.OPENAI_BASE_URL, anthropicBaseUrl: env.ANTHROPIC_BASE_URL },
-    repositoryBaseUrl: env.TOOL_REPOSITORY_BASE_URL,
-    concurrency: env.RUN_WORKER_CONCURRENCY,
-    leaseMs: env.RUN_LEASE_MS,
-    queueWaitMs: env.RUN_QUEUE_WAIT_MS,
-  },
+  execution: await executionSettings(env),
   chain: {
     rpcUrl: env.RPC_URL,
     deployment: await requireDeployment(env.DEPLOYMENT_FILE),

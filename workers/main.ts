@@ -7,32 +7,24 @@ import { connectProjections } from "../lib/db/projections.ts";
 import { deploymentFileOf, envFields, parseEnvironment } from "../lib/env.ts";
 import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
-import { loadOutboundPolicy } from "./execution/outbound/outboundPolicy.ts";
+import { EXECUTION_ENV, executionSettings } from "./executionSettings.ts";
 import { startWorkers } from "./startWorkers.ts";
 
 const env = parseEnvironment(
-  z.object(
-    envFields(
+  z.object({
+    ...envFields(
       "DATABASE_URL",
       "NATS_URL",
       "RPC_URL",
-      "DATA_DIR",
-      "DEPLOYMENT_FILE",
       "OPERATOR_PRIVATE_KEY",
       "VIEWS_SCHEMA",
       "SEALING_KEY",
       "WORKER_CONCURRENCY",
       "REGISTRATION_ACK_WAIT_MS",
       "SCHEMA_COMPILE_BUDGET_MS",
-      "RUN_WORKER_CONCURRENCY",
-      "RUN_LEASE_MS",
-      "RUN_QUEUE_WAIT_MS",
-      "ALLOW_PRIVATE_ENDPOINTS",
-      "OPENAI_BASE_URL",
-      "ANTHROPIC_BASE_URL",
-      "TOOL_REPOSITORY_BASE_URL",
     ),
-  ),
+    ...EXECUTION_ENV,
+  }),
 );
 
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
@@ -47,14 +39,7 @@ const workers = await startWorkers({
     ackWaitMs: env.REGISTRATION_ACK_WAIT_MS,
     schemaCompileBudgetMs: env.SCHEMA_COMPILE_BUDGET_MS,
   },
-  execution: {
-    policy: await loadOutboundPolicy(env),
-    vendors: { openaiBaseUrl: env.OPENAI_BASE_URL, anthropicBaseUrl: env.ANTHROPIC_BASE_URL },
-    repositoryBaseUrl: env.TOOL_REPOSITORY_BASE_URL,
-    concurrency: env.RUN_WORKER_CONCURRENCY,
-    leaseMs: env.RUN_LEASE_MS,
-    queueWaitMs: env.RUN_QUEUE_WAIT_MS,
-  },
+  execution: await executionSettings(env),
   chain: {
     rpcUrl: env.RPC_URL,
     deployment: await requireDeployment(deploymentFileOf(env)),
