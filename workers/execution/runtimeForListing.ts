@@ -25,11 +25,6 @@ const cannotRun =
 /** The public part of a manifest a declarative run needs. */
 type PublicManifest = Pick<Manifest, "model" | "tools" | "output_schema">;
 
-/**
- * The runtime of each listing's agent, opened from its sealed private part for that run only:
- * connected agents are called through their signed webhook; declarative agents run on their model
- * vendor (or self-hosted server) with the creator's credentials and their built-in tools.
- */
 export type RuntimeDeps = {
   db: Database;
   sealingKey: Uint8Array;
@@ -40,6 +35,11 @@ export type RuntimeDeps = {
   log: Logger;
 };
 
+/**
+ * The runtime of each listing's agent, opened from its sealed private part for that run only:
+ * connected agents are called through their signed webhook; declarative agents run on their model
+ * vendor (or self-hosted server) with the creator's credentials and their built-in tools.
+ */
 export function runtimeForListing(deps: RuntimeDeps): RuntimeFor {
   return async (onChainListingId) => {
     const secret = await openAgentSecret(deps.db, deps.sealingKey, onChainListingId);
