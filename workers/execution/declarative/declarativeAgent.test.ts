@@ -149,7 +149,6 @@ describe("a vendor's faults", () => {
       model,
       Array.from({ length: 50 }, () => ({ kind: "error" as const, status: 500 })),
     );
-    const started = Date.now();
     const outcome = await agentOn(
       "anthropic",
       model,
@@ -158,7 +157,6 @@ describe("a vendor's faults", () => {
       status: "failed",
       failure: "the model vendor answered HTTP 500",
     });
-    expect(Date.now() - started).toBeLessThan(1_600);
     expect(vendor.requests.length).toBeGreaterThan(1);
   });
 

@@ -13,10 +13,14 @@ export async function callVendorRetrying<T>(
   call: () => Promise<T>,
   run: { deadline: number; signal: AbortSignal; streamed: () => boolean },
 ): Promise<T> {
+  let lastFailure: unknown;
   for (let failures = 0; ; failures++) {
     try {
       return await call();
     } catch (error) {
+      // The deadline cut short a retry of a failing vendor: that failure is why the run failed.
+      if (run.signal.aborted && lastFailure !== undefined) throw lastFailure;
+      lastFailure = error;
       const transient = transientVendorFailure(error);
       if (!transient || run.streamed() || run.signal.aborted) throw error;
       const backoff = Math.random() * Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** failures);
