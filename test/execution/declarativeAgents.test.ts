@@ -3,14 +3,13 @@
 // the answer back synchronously or streamed, and a per-task debit of exactly the price.
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ModelServers, startModelServers } from "../../devStack/startModelServers.ts";
 import { MODEL_PROVIDERS } from "../../lib/manifest/validateManifest.ts";
 import { perTaskRenter, type Renter } from "../support/connectedListing.ts";
 import {
   type DeclarativeListing,
   listDeclarativeAgent,
-  type ModelServers,
   serverOf,
-  startModelServers,
 } from "../support/declarativeOnStack.ts";
 import { expectBooksBalance } from "../support/perTaskAccounts.ts";
 import { eventsOf, sseReader } from "../support/sseEvents.ts";
