@@ -2,6 +2,7 @@
 // one-time and a per-task listing, both listed on-chain and indexed) and renters holding both
 // credentials and an API key each.
 import { type Hex, parseEther, toHex } from "viem";
+import type { HDAccount } from "viem/accounts";
 import { createApiKey } from "../devStack/client/createApiKey.ts";
 import { registerAgent } from "../devStack/client/registerAgent.ts";
 import { signIn } from "../devStack/client/signIn.ts";
@@ -22,6 +23,8 @@ export type ExecutionFixture = {
   listings: Record<BenchModel, Hex>;
   /** One API key per renter; request i goes out under key i mod renters. */
   keys: string[];
+  /** The renters, in the order of their keys. */
+  renters: HDAccount[];
 };
 
 const echoManifest = (name: string, entrypointUrl: string) => ({
@@ -70,10 +73,10 @@ export async function setUpExecution(
   }
   await echo.setSecrets(secrets);
 
+  // Past anvil's ten funded accounts: funded here.
+  const accounts = Array.from({ length: renters }, (_, index) => devAccount(10 + index));
   const keys = await Promise.all(
-    Array.from({ length: renters }, async (_, index) => {
-      // Past anvil's ten funded accounts: funded here.
-      const renter = devAccount(10 + index);
+    accounts.map(async (renter) => {
       await rpcRequest(stack.anvil.rpcUrl, "anvil_setBalance", [
         renter.address,
         toHex(parseEther("1000")),
@@ -89,5 +92,5 @@ export async function setUpExecution(
     }),
   );
   await stack.ponder.waitForBlock(lastBlock);
-  return { listings, keys };
+  return { listings, keys, renters: accounts };
 }

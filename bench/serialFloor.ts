@@ -12,7 +12,7 @@ export type SerialFloor = {
   jetStreamMs: number[];
 };
 
-async function timed(samples: number, warmUp: number, once: () => Promise<unknown>) {
+export async function timed(samples: number, warmUp: number, once: () => Promise<unknown>) {
   for (let i = 0; i < warmUp; i++) await once();
   const ms: number[] = [];
   for (let i = 0; i < samples; i++) {

@@ -4,14 +4,13 @@
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
+import { type ModelServers, startModelServers } from "../../devStack/startModelServers.ts";
 import { MODEL_PROVIDERS } from "../../lib/manifest/validateManifest.ts";
 import { perTaskRenter, type Renter } from "../support/connectedListing.ts";
 import {
   type DeclarativeListing,
   listDeclarativeAgent,
-  type ModelServers,
   serverOf,
-  startModelServers,
 } from "../support/declarativeOnStack.ts";
 import { startHttpsTestServer } from "../support/httpsTestServer.ts";
 import { expectBooksBalance } from "../support/perTaskAccounts.ts";

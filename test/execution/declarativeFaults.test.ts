@@ -3,14 +3,10 @@
 // streamed), and the run's timeout stops a slow model at the timeout.
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ModelServers, startModelServers } from "../../devStack/startModelServers.ts";
 import { NO_VENDOR_CREDENTIALS } from "../../workers/execution/declarative/vendorChatModel.ts";
 import { perTaskRenter, type Renter } from "../support/connectedListing.ts";
-import {
-  type DeclarativeListing,
-  listDeclarativeAgent,
-  type ModelServers,
-  startModelServers,
-} from "../support/declarativeOnStack.ts";
+import { type DeclarativeListing, listDeclarativeAgent } from "../support/declarativeOnStack.ts";
 import { expectBooksBalance } from "../support/perTaskAccounts.ts";
 import { eventsOf, sseReader } from "../support/sseEvents.ts";
 import { useStack } from "../support/useStack.ts";

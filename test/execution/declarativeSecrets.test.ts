@@ -4,14 +4,13 @@
 import { randomBytes } from "node:crypto";
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ModelServers, startModelServers } from "../../devStack/startModelServers.ts";
 import type { ModelProvider } from "../../lib/manifest/validateManifest.ts";
 import { perTaskRenter, type Renter } from "../support/connectedListing.ts";
 import {
   type DeclarativeListing,
   listDeclarativeAgent,
-  type ModelServers,
   serverOf,
-  startModelServers,
 } from "../support/declarativeOnStack.ts";
 import { secretScan } from "../support/secretScan.ts";
 import { sseReader } from "../support/sseEvents.ts";

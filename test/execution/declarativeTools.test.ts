@@ -4,14 +4,10 @@
 import { asc, eq } from "drizzle-orm";
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ModelServers, startModelServers } from "../../devStack/startModelServers.ts";
 import { runToolCalls } from "../../lib/db/appSchema.ts";
 import { perTaskRenter, type Renter } from "../support/connectedListing.ts";
-import {
-  type DeclarativeListing,
-  listDeclarativeAgent,
-  type ModelServers,
-  startModelServers,
-} from "../support/declarativeOnStack.ts";
+import { type DeclarativeListing, listDeclarativeAgent } from "../support/declarativeOnStack.ts";
 import { useStack } from "../support/useStack.ts";
 
 const stack = useStack({ api: 0, ponder: true });

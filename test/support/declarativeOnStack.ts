@@ -1,49 +1,16 @@
-// Declarative agents on the test stack: the hosted vendors and a creator's self-hosted model server
-// (HTTPS, its certificate from the stack's dev CA) played by vendor emulators, and agents registered
-// and listed per task over the API the way a creator does.
+// Declarative agents on the test stack, on the model servers of devStack/startModelServers.ts:
+// registered and listed per task over the API the way a creator does.
 import type { Hex } from "viem";
 import { expect } from "vitest";
-import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
 import { PER_QUERY } from "../../devStack/marketplace.ts";
+import type { ModelServers } from "../../devStack/startModelServers.ts";
 import type { Stack } from "../../devStack/startStack.ts";
-import {
-  startVendorEmulator,
-  type VendorEmulator,
-} from "../../devStack/vendorEmulator/startVendorEmulator.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
 import type { ModelProvider } from "../../lib/manifest/validateManifest.ts";
 import type { PerTaskListing } from "./connectedListing.ts";
 import { http, signIn } from "./http.ts";
 import { registerAgent, settledJob } from "./registration.ts";
-
-export type ModelServers = {
-  /** Both hosted vendors. */
-  vendor: VendorEmulator;
-  /** A creator's own OpenAI-compatible server. */
-  selfHosted: VendorEmulator;
-  /** What a process running the workers needs to reach the hosted vendors. */
-  env: Record<string, string>;
-  stop: () => Promise<void>;
-};
-
-/** Starts the model servers; before any worker, since workers read the dev CA at start. */
-export async function startModelServers(stack: Stack): Promise<ModelServers> {
-  const certificates = await ensureDevCertificates(stack.dir);
-  const vendor = await startVendorEmulator();
-  const selfHosted = await startVendorEmulator({
-    tls: { key: certificates.serverKey, cert: certificates.serverCertificate },
-  });
-  return {
-    vendor,
-    selfHosted,
-    env: { OPENAI_BASE_URL: vendor.openaiBaseUrl, ANTHROPIC_BASE_URL: vendor.anthropicBaseUrl },
-    stop: async () => {
-      await vendor.stop();
-      await selfHosted.stop();
-    },
-  };
-}
 
 export type DeclarativeListing = PerTaskListing & { provider: ModelProvider; model: string };
 
