@@ -21,10 +21,19 @@ export type AccessRead = {
   protocolPaused?: boolean;
 };
 
+type StateRead = Promise<[Awaited<ReturnType<typeof readState>>, boolean | undefined]>;
+
+/** Distinct reads kept for one block: a chain whose blocks stop coming must not grow them forever. */
+const MAX_READS_PER_BLOCK = 10_000;
+
+/** Per client, the reads of its latest block seen: one per listing, wallet and pause question. */
+const readsOfBlock = new WeakMap<PublicClient, { block: bigint; reads: Map<string, StateRead> }>();
+
 /**
  * One `getAccessState` read at the chain's latest block: reads, no gas; with `protocolPause`,
- * `paused()` is read beside it at the same block. A chain that cannot be read is 503
- * `service_unavailable`.
+ * `paused()` is read beside it at the same block. Requests that find the same latest block share
+ * the read of their listing and wallet (a newer block starts afresh). A chain that cannot be read is
+ * 503 `service_unavailable`.
  */
 export async function readAccessState(
   client: PublicClient,
@@ -33,15 +42,27 @@ export async function readAccessState(
   { protocolPause = false }: { protocolPause?: boolean } = {},
 ): Promise<AccessRead> {
   const block = await readChainTime(client);
-  const read = { address: marketplace, abi: serviceMarketplaceAbi, blockNumber: block.number };
-  const [state, protocolPaused] = await Promise.all([
-    client.readContract({
-      ...read,
-      functionName: "getAccessState",
-      args: [onChainListingId, wallet],
-    }),
-    protocolPause ? client.readContract({ ...read, functionName: "paused" }) : undefined,
-  ]).catch(unavailableChain);
+  let seen = readsOfBlock.get(client);
+  if (!seen || seen.block < block.number || seen.reads.size >= MAX_READS_PER_BLOCK) {
+    seen = { block: block.number, reads: new Map() };
+    readsOfBlock.set(client, seen);
+  }
+  const key = `${marketplace}:${onChainListingId}:${wallet}:${protocolPause}`.toLowerCase();
+  let shared = seen.block === block.number ? seen.reads.get(key) : undefined;
+  if (!shared) {
+    const read = { address: marketplace, abi: serviceMarketplaceAbi, blockNumber: block.number };
+    shared = Promise.all([
+      readState(client, read, onChainListingId, wallet),
+      protocolPause ? client.readContract({ ...read, functionName: "paused" }) : undefined,
+    ]);
+    if (seen.block === block.number) {
+      const reads = seen.reads;
+      reads.set(key, shared);
+      // A failed read is not kept: the next request tries the chain again.
+      shared.catch(() => reads.delete(key));
+    }
+  }
+  const [state, protocolPaused] = await shared.catch(unavailableChain);
   if (state.listingStatus === 0) {
     return { block, listing: "none", credential: undefined, protocolPaused };
   }
@@ -61,4 +82,17 @@ export async function readAccessState(
       agreedPrice: state.agreedPrice,
     },
   };
+}
+
+function readState(
+  client: PublicClient,
+  read: { address: Address; abi: typeof serviceMarketplaceAbi; blockNumber: bigint },
+  onChainListingId: Hex,
+  wallet: Address,
+) {
+  return client.readContract({
+    ...read,
+    functionName: "getAccessState",
+    args: [onChainListingId, wallet],
+  });
 }
