@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { isDatabaseUnavailable } from "../../lib/db/databaseUnavailable.ts";
 import { RUN_NOT_STARTED } from "../../lib/runs/runNotStarted.ts";
 import { ApiError } from "../errors.ts";
 import { EXECUTION_RETRY_AFTER_SECONDS } from "../limits.ts";
@@ -37,4 +38,15 @@ export function stillGoingError(runId: string, c?: Context): ApiError {
     "service_unavailable",
     `Run ${runId} is still going; its result will be at GET /v1/runs/${runId}`,
   );
+}
+
+/**
+ * For a run whose row could not be read (the database did not answer): it goes on regardless, so
+ * the answer is the one past its answer's time, naming the run. Anything else is rethrown.
+ */
+export function stillGoingUnread(runId: string, c?: Context) {
+  return (error: unknown): never => {
+    if (isDatabaseUnavailable(error)) throw stillGoingError(runId, c);
+    throw error;
+  };
 }
