@@ -29,9 +29,9 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 // Every wait on a dependency ends in time for a request to be answered within 3 s: a 503 with
 // `Retry-After` when the dependency did not answer (docs/operations.md).
 
-/** One read of the chain gives up after this long (a node that takes calls and never answers)… */
-export const CHAIN_READ_TIMEOUT_MS = 3_000;
-/** …and is tried this many times more, after a timeout or a failed HTTP exchange, before a 503. */
+/** One read of the chain, its retry included, gives up after this long… */
+export const CHAIN_READ_DEADLINE_MS = 2_000;
+/** …within which a read that failed fast (a dropped connection, a 502) is tried this many times more. */
 export const CHAIN_READ_RETRIES = 1;
 /** Each call to Postgres, waiting for a connection included, gives up after this long… */
 export const DATABASE_DEADLINE_MS = 1_500;
