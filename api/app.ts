@@ -72,20 +72,22 @@ export function createApp(deps: ApiDeps) {
 
   app.notFound((c) => errorResponse(c, new ApiError("not_found", "No such endpoint")));
   app.onError((error, c) => {
-    if (error instanceof ApiError) return errorResponse(c, error);
-    const dependency = unavailableDependency(error);
+    // A dependency's failure, as it came or as the 503 a route made of it.
+    const cause = error instanceof ApiError ? error.cause : error;
+    const dependency = unavailableDependency(cause);
     if (dependency) {
       // The cause's code or name only: a chain error's message quotes the request, signatures and all.
       const reason =
-        error instanceof Error ? ((error as { code?: unknown }).code ?? error.name) : "";
+        cause instanceof Error ? ((cause as { code?: unknown }).code ?? cause.name) : "";
       deps.log.warn("dependency unavailable", {
         request_id: c.get("requestId"),
         path: loggedPath(c.req.path),
         dependency,
         reason: String(reason),
       });
-      return errorResponse(c, dependencyError(dependency, error));
     }
+    if (error instanceof ApiError) return errorResponse(c, error);
+    if (dependency) return errorResponse(c, dependencyError(dependency, error));
     deps.log.error("unhandled error", {
       request_id: c.get("requestId"),
       path: c.req.path,

@@ -32,11 +32,12 @@ export function stoppingError(c: Context): ApiError {
  * 503 for a run still going past the time its answer was due; it goes on and is kept. With `c`, the
  * response's `Retry-After` is set (not once a stream has sent its headers).
  */
-export function stillGoingError(runId: string, c?: Context): ApiError {
+export function stillGoingError(runId: string, c?: Context, cause?: unknown): ApiError {
   c?.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
   return new ApiError(
     "service_unavailable",
     `Run ${runId} is still going; its result will be at GET /v1/runs/${runId}`,
+    { cause },
   );
 }
 
@@ -46,7 +47,7 @@ export function stillGoingError(runId: string, c?: Context): ApiError {
  */
 export function stillGoingUnread(runId: string, c?: Context) {
   return (error: unknown): never => {
-    if (isDatabaseUnavailable(error)) throw stillGoingError(runId, c);
+    if (isDatabaseUnavailable(error)) throw stillGoingError(runId, c, error);
     throw error;
   };
 }
