@@ -93,12 +93,13 @@ export function boundedPool({
   const client = {
     options,
     unsafe: (query: string, parameters?: postgres.ParameterOrJSON<never>[]) => {
+      let result: Promise<unknown> | undefined;
+      // drizzle awaits the query for objects, or calls `values()` for arrays: run it either way, once.
       const rows = (asArrays: boolean) =>
-        withConnection((sql) => {
+        (result ??= withConnection((sql) => {
           const pending = sql.unsafe(query, parameters);
           return asArrays ? pending.values() : pending;
-        });
-      // drizzle awaits the query for objects, or calls `values()` for arrays: run it either way.
+        }));
       return {
         values: () => rows(true),
         // biome-ignore lint/suspicious/noThenProperty: a postgres.js query is a thenable
