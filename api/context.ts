@@ -9,11 +9,14 @@ import type { Network } from "./auth/apiKeys.ts";
 import type { JwtSettings } from "./auth/jwt.ts";
 import { ApiError } from "./errors.ts";
 import type { RateLimitBudget } from "./middleware/rateLimit.ts";
+import type { LeasedBudgets } from "./rateLimit/leasedBudgets.ts";
 
 /** What the API is built from; tests build it against the real stack too. */
 export type ApiDeps = {
   /** One database: the `app` schema and the indexer's views. */
   db: Database;
+  /** Rate-limit budgets shared by every API process, leased ahead. */
+  budgets: LeasedBudgets;
   bus: Bus;
   /** Seals registration requests and agents' private parts at rest. */
   sealingKey: Uint8Array;

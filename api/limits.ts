@@ -46,3 +46,10 @@ export const RUN_ANSWER_GRACE_MS = 120_000;
 export const DEBIT_WAIT_MS = 30_000;
 /** The `Retry-After` of a 503 an execution answers: no slot freed, or the answer is still coming. */
 export const EXECUTION_RETRY_AFTER_SECONDS = 5;
+
+/** The most rate-limit units a process leases at once (docs/decisions.md, "Rate limits"). */
+export const MAX_LEASE = 64;
+/** How long a request the window's last units are recalled for waits for them to come back… */
+export const RECALL_WAIT_MS = 1_000;
+/** …asking again this often, in case a notice that they did was missed. */
+export const RECALL_POLL_MS = 25;

@@ -1,0 +1,34 @@
+import { createPostgresListener } from "../lib/db/postgresListener.ts";
+import type { Database } from "../lib/db/projections.ts";
+import type { Logger } from "../lib/log.ts";
+import { createLeasedBudgets } from "./rateLimit/leasedBudgets.ts";
+
+/**
+ * What an API process keeps in memory so that a request needs no database round trip (rate-limit
+ * units leased ahead), kept coherent with the other API processes through Postgres notices heard on
+ * one listen connection. `stop()` gives leased units back.
+ */
+export function startLocalState({
+  db,
+  databaseUrl,
+  log,
+}: {
+  db: Database;
+  databaseUrl: string;
+  log: Logger;
+}) {
+  const listener = createPostgresListener({ databaseUrl, log });
+  const budgets = createLeasedBudgets({ db, listener, log });
+  listener.start();
+  return {
+    budgets,
+    /** Resolves once notices are heard: until then no block is leased. */
+    whenListening: listener.whenListening,
+    stop: async () => {
+      await budgets.stop();
+      await listener.stop();
+    },
+  };
+}
+
+export type LocalState = ReturnType<typeof startLocalState>;
