@@ -40,6 +40,8 @@ export async function serveApi({
   const local = startLocalState({ db, databaseUrl: env.DATABASE_URL, log });
   const app = createApp({
     db,
+    apiKeys: local.apiKeys,
+    revocations: local.revocations,
     budgets: local.budgets,
     bus,
     sealingKey,

@@ -53,6 +53,8 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
   const local = startLocalState({ db: stack.db, databaseUrl: stack.postgres.databaseUrl, log });
   const deps: ApiDeps = {
     db: stack.db,
+    apiKeys: local.apiKeys,
+    revocations: local.revocations,
     budgets: local.budgets,
     bus: createInProcessBus(),
     sealingKey: Buffer.from(SEALING_KEY, "hex"),
