@@ -33,7 +33,8 @@ export async function countExecution(
   const { nowSeconds, windowStart, reset } = rateLimitWindow(now());
   const subject = `execution:${wallet.toLowerCase()}:${onChainListingId}`;
   const limit = await executionLimitOf(c, onChainListingId);
-  const { count } = await budgets.spend(subject, limit, windowStart);
+  // An execution writes its run anyway: a lease each keeps every count exact across processes.
+  const { count } = await budgets.spend(subject, limit, windowStart, { leaseAhead: false });
   const execution: RateLimitBudget = { limit, count, reset };
   const general = c.get("rateLimit");
   setRateLimitHeaders(c, general ? tighter(general, execution) : execution, nowSeconds);

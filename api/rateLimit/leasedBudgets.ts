@@ -101,11 +101,11 @@ export function createLeasedBudgets({
   }
 
   /** Leases for the requests waiting now, and a block beyond them while this process is alone. */
-  async function lease(budget: Budget, limit: number) {
+  async function lease(budget: Budget, limit: number, leaseAhead: boolean) {
     const { subject, windowStart } = budget;
     let needed = budget.waiting;
     // A block stays only with a process that would hear it recalled.
-    const recallable = listener.isListening();
+    const recallable = leaseAhead && listener.isListening();
     let granted: Lease = await leaseUnits(db, {
       subject,
       windowStart,
@@ -173,14 +173,23 @@ export function createLeasedBudgets({
   }
 
   return {
-    /** Spends one unit of `subject`'s window (its start in Unix seconds) of `limit` units. */
-    async spend(subject: string, limit: number, windowStart: number): Promise<Spending> {
+    /**
+     * Spends one unit of `subject`'s window (its start in Unix seconds) of `limit` units. Without
+     * `leaseAhead`, units are leased only for the requests waiting, so every count is exact across
+     * processes, at a database write per request (or per batch of requests at once).
+     */
+    async spend(
+      subject: string,
+      limit: number,
+      windowStart: number,
+      { leaseAhead = true } = {},
+    ): Promise<Spending> {
       const budget = budgetOf(subject, windowStart);
       while (budget.unused === 0) {
         if (budget.exhausted) return { limit, count: limit + 1 };
         budget.waiting += 1;
         try {
-          budget.leasing ??= lease(budget, limit).finally(() => {
+          budget.leasing ??= lease(budget, limit, leaseAhead).finally(() => {
             budget.leasing = undefined;
           });
           await budget.leasing;
