@@ -1,8 +1,8 @@
-import { createPostgresListener } from "../lib/db/postgresListener.ts";
 import type { Database } from "../lib/db/projections.ts";
 import type { Logger } from "../lib/log.ts";
 import { createApiKeyCache } from "./auth/apiKeyCache.ts";
 import { createRevocationReceipts } from "./auth/revocationReceipts.ts";
+import { createPostgresListener } from "./postgresListener.ts";
 import { createLeasedBudgets } from "./rateLimit/leasedBudgets.ts";
 
 /**

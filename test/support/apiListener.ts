@@ -1,9 +1,9 @@
-// The Postgres listen connection of an API process (lib/db/postgresListener.ts), for tests that
+// The Postgres listen connection of an API process (api/postgresListener.ts), for tests that
 // break the path revocation notices and rate-limit recalls travel on.
 import { sql } from "drizzle-orm";
+import { LISTENER_APPLICATION } from "../../api/postgresListener.ts";
 import type { Api } from "../../devStack/startApi.ts";
 import type { Stack } from "../../devStack/startStack.ts";
-import { LISTENER_APPLICATION } from "../../lib/db/postgresListener.ts";
 import { captureOutput } from "./processOutput.ts";
 
 const LISTENING = "listening for Postgres notices";

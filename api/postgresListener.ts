@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../lib/log.ts";
 
 /** Every listener's connection is named `<LISTENER_APPLICATION> <id>` in `pg_stat_activity`. */
 export const LISTENER_APPLICATION = "api-listener";
