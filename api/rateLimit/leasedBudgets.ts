@@ -32,8 +32,8 @@ type Budget = {
   /** Requests waiting for units. */
   waiting: number;
   leasing?: Promise<void>;
-  /** The window has no unit left for anyone: refused without asking again. */
-  exhausted: boolean;
+  /** The limit under which the window had no unit left for anyone: refused without asking again. */
+  exhaustedUnder?: number;
 };
 
 export type LeasedBudgets = ReturnType<typeof createLeasedBudgets>;
@@ -64,7 +64,9 @@ export function createLeasedBudgets({
   listener.on(RECALL_CHANNEL, (payload) => {
     const { windowStart, subject } = parse(payload);
     const budget = budgets.get(subject);
-    if (budget?.windowStart === windowStart && budget.open > 0) void giveBack(budget);
+    // A lease in flight may be opening the block the recall is about.
+    if (budget?.windowStart !== windowStart) return;
+    if (budget.open > 0 || budget.leasing) void giveBack(budget);
   });
   listener.on(RETURNED_CHANNEL, (payload) => {
     for (const wake of waitingForReturns.get(payload) ?? []) wake();
@@ -86,7 +88,6 @@ export function createLeasedBudgets({
       lastLeased: 0,
       seen: null,
       waiting: 0,
-      exhausted: false,
     };
     budgets.set(subject, budget);
     return budget;
@@ -94,9 +95,8 @@ export function createLeasedBudgets({
 
   function forgetIdle(currentWindow: number) {
     for (const [subject, budget] of budgets) {
-      const idle = budget.unused === 0 && budget.open === 0 && budget.waiting === 0;
-      if (budget.windowStart !== currentWindow || (idle && !budget.leasing))
-        budgets.delete(subject);
+      const busy = budget.unused + budget.open + budget.waiting > 0 || budget.leasing;
+      if (budget.windowStart !== currentWindow || !busy) budgets.delete(subject);
     }
   }
 
@@ -135,7 +135,7 @@ export function createLeasedBudgets({
     budget.open = Math.max(0, granted.leased - needed);
     budget.lastLeased = granted.leased;
     budget.seen = granted.granted;
-    budget.exhausted = granted.leased === 0;
+    budget.exhaustedUnder = granted.leased === 0 ? limit : undefined;
   }
 
   function returnedOrAfter(window: string, ms: number) {
@@ -186,7 +186,10 @@ export function createLeasedBudgets({
     ): Promise<Spending> {
       const budget = budgetOf(subject, windowStart);
       while (budget.unused === 0) {
-        if (budget.exhausted) return { limit, count: limit + 1 };
+        // A listing's creator may raise its execution limit within the window.
+        if (budget.exhaustedUnder !== undefined && limit <= budget.exhaustedUnder) {
+          return { limit, count: limit + 1 };
+        }
         budget.waiting += 1;
         try {
           budget.leasing ??= lease(budget, limit, leaseAhead).finally(() => {
