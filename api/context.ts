@@ -5,15 +5,24 @@ import type { Database } from "../lib/db/projections.ts";
 import type { Logger } from "../lib/log.ts";
 import type { ManifestValidationThreads } from "../lib/manifest/manifestValidationThreads.ts";
 import type { TrustProxy } from "../lib/net/trustProxy.ts";
+import type { ApiKeyCache } from "./auth/apiKeyCache.ts";
 import type { Network } from "./auth/apiKeys.ts";
 import type { JwtSettings } from "./auth/jwt.ts";
+import type { RevocationReceipts } from "./auth/revocationReceipts.ts";
 import { ApiError } from "./errors.ts";
 import type { RateLimitBudget } from "./middleware/rateLimit.ts";
+import type { LeasedBudgets } from "./rateLimit/leasedBudgets.ts";
 
 /** What the API is built from; tests build it against the real stack too. */
 export type ApiDeps = {
   /** One database: the `app` schema and the indexer's views. */
   db: Database;
+  /** Active API keys by hash, kept coherent across processes (`startLocalState`). */
+  apiKeys: ApiKeyCache;
+  /** Lets a revocation wait until every API process has dropped the key. */
+  revocations: RevocationReceipts;
+  /** Rate-limit budgets shared by every API process, leased ahead. */
+  budgets: LeasedBudgets;
   bus: Bus;
   /** Seals registration requests and agents' private parts at rest. */
   sealingKey: Uint8Array;

@@ -59,3 +59,20 @@ export const RUN_ANSWER_GRACE_MS = 120_000;
 export const DEBIT_WAIT_MS = 30_000;
 /** The `Retry-After` of a 503 an execution answers: no slot freed, or the answer is still coming. */
 export const EXECUTION_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * A cached API key is used this long without asking Postgres again: the bound on how long a
+ * revocation whose notice was lost (a listen connection that failed unnoticed) can go unheard.
+ */
+export const API_KEY_REVALIDATE_MS = 5_000;
+/** Keys an API process keeps cached; past this many, those checked longest ago go first. */
+export const API_KEY_CACHE_SIZE = 100_000;
+/** How long a revocation waits for every listening API process to confirm it dropped the key. */
+export const REVOCATION_WAIT_MS = 2_000;
+
+/** The most rate-limit units a process leases at once (docs/decisions.md, "Rate limits"). */
+export const MAX_LEASE = 64;
+/** How long a request the window's last units are recalled for waits for them to come back… */
+export const RECALL_WAIT_MS = 1_000;
+/** …asking again this often, in case a notice that they did was missed. */
+export const RECALL_POLL_MS = 25;

@@ -14,10 +14,12 @@ import { createChainClient } from "./chainClient.ts";
 import type { ApiEnv } from "./env.ts";
 import { httpServerOptions } from "./httpServerOptions.ts";
 import { INPUT_VALIDATION_THREADS, RUN_ANSWER_GRACE_MS, STREAM_HEARTBEAT_MS } from "./limits.ts";
+import { startLocalState } from "./startLocalState.ts";
 
 /**
  * Serves the REST API over `bus` and runs the outbox relay that publishes its jobs. Resolves once
- * listening; `close()` answers the requests waiting on runs, stops taking requests, then the relay.
+ * listening; `close()` answers the requests waiting on runs, stops taking requests, gives back the
+ * rate-limit units it leased, then stops the relay.
  */
 export async function serveApi({
   env,
@@ -35,8 +37,12 @@ export async function serveApi({
   const deployment = await requireDeployment(env.DEPLOYMENT_FILE);
   const inputValidation = startManifestValidationThreads({ threads: INPUT_VALIDATION_THREADS });
   const stopping = new AbortController();
+  const local = startLocalState({ db, databaseUrl: env.DATABASE_URL, log });
   const app = createApp({
     db,
+    apiKeys: local.apiKeys,
+    revocations: local.revocations,
+    budgets: local.budgets,
     bus,
     sealingKey,
     chain: {
@@ -89,6 +95,7 @@ export async function serveApi({
       const closeIdle = setInterval(() => (server as Server).closeIdleConnections(), 50);
       await closed;
       clearInterval(closeIdle);
+      await local.stop();
       await relay.stop();
       await inputValidation.close();
     },

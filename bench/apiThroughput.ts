@@ -2,17 +2,18 @@
 // GET /v1/credentials/:listing_id, at 1, 10 and 50 concurrent clients, beside a plain Hono
 // hello-world (the framework's ceiling) loaded the same way in the same run. Run: npm run bench:api
 import { loadavg } from "node:os";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import postgres from "postgres";
 import { type Address, createPublicClient, type Hex, http, parseEther, toHex } from "viem";
 import { hashApiKey } from "../api/auth/apiKeys.ts";
 import { findListing, searchListings } from "../api/listings/searchListings.ts";
+import { leaseUnits } from "../api/rateLimit/rateLimitLeases.ts";
 import { createApiKey } from "../devStack/client/createApiKey.ts";
 import { rpcRequest } from "../devStack/startAnvil.ts";
 import type { Stack } from "../devStack/startStack.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
 import { serviceMarketplaceAbi } from "../lib/contracts/serviceMarketplace.ts";
-import { apiKeys, rateLimitWindows } from "../lib/db/appSchema.ts";
+import { apiKeys } from "../lib/db/appSchema.ts";
 import type { Database } from "../lib/db/projections.ts";
 import { toApiListingId } from "../lib/ids/listingId.ts";
 import { CATEGORIES } from "../lib/marketplace/vocabulary.ts";
@@ -251,22 +252,23 @@ async function measureParts(options: {
     return [
       ["Postgres round trip (`select 1`)", await time(() => raw`select 1`)],
       [
-        "API-key lookup (identify)",
+        "API-key lookup (identify, on a cache miss)",
         await time(() =>
           db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.keyHash, keyHash)),
         ),
       ],
       [
-        "rate-limit upsert (rateLimit)",
+        "rate-limit lease (rateLimit, once per block)",
         await time(() =>
-          db
-            .insert(rateLimitWindows)
-            .values({ subject: "bench:parts", windowStart: 0, count: 1 })
-            .onConflictDoUpdate({
-              target: [rateLimitWindows.subject, rateLimitWindows.windowStart],
-              set: { count: sql`${rateLimitWindows.count} + 1` },
-            })
-            .returning({ count: rateLimitWindows.count }),
+          leaseUnits(db, {
+            subject: "bench:parts",
+            windowStart: 0,
+            limit: UNLIMITED_RATE,
+            needed: 1,
+            wanted: 0,
+            seen: null,
+            closing: 0,
+          }),
         ),
       ],
       [

@@ -5,7 +5,6 @@ import { executionLimits } from "../../lib/db/appSchema.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import {
-  countRequest,
   type RateLimitBudget,
   rateLimitWindow,
   setRateLimitHeaders,
@@ -30,13 +29,12 @@ export async function countExecution(
   c: Context<AppEnv>,
   { wallet, onChainListingId }: { wallet: Address; onChainListingId: Hex },
 ) {
-  const { db, now } = c.get("deps");
+  const { budgets, now } = c.get("deps");
   const { nowSeconds, windowStart, reset } = rateLimitWindow(now());
   const subject = `execution:${wallet.toLowerCase()}:${onChainListingId}`;
-  const [limit, count] = await Promise.all([
-    executionLimitOf(c, onChainListingId),
-    countRequest(db, subject, windowStart),
-  ]);
+  const limit = await executionLimitOf(c, onChainListingId);
+  // An execution writes its run anyway: a lease each keeps every count exact across processes.
+  const { count } = await budgets.spend(subject, limit, windowStart, { leaseAhead: false });
   const execution: RateLimitBudget = { limit, count, reset };
   const general = c.get("rateLimit");
   setRateLimitHeaders(c, general ? tighter(general, execution) : execution, nowSeconds);

@@ -1,7 +1,4 @@
-import { and, eq, isNull } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
-import type { Address } from "viem";
-import { apiKeys } from "../../lib/db/appSchema.ts";
 import { hashApiKey, isApiKeyOf, looksLikeApiKey } from "../auth/apiKeys.ts";
 import { verifyToken } from "../auth/jwt.ts";
 import type { AppEnv, Identity } from "../context.ts";
@@ -44,12 +41,9 @@ async function identityOf(
         `API keys here begin with intl_${deps.settings.network}_`,
       );
     }
-    const [key] = await deps.db
-      .select({ id: apiKeys.id, wallet: apiKeys.wallet })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.keyHash, hashApiKey(token)), isNull(apiKeys.revokedAt)));
+    const key = await deps.apiKeys.find(hashApiKey(token));
     if (!key) throw new ApiError("invalid_api_key", "The API key is invalid or revoked");
-    return { method: "api_key", wallet: key.wallet as Address, keyId: key.id };
+    return { method: "api_key", wallet: key.wallet, keyId: key.id };
   }
 
   const wallet = await verifyToken(token, deps.settings.jwt, Math.floor(deps.now() / 1000));

@@ -1,7 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
-import { rateLimitWindows } from "../../lib/db/appSchema.ts";
 import { expectError } from "../../test/support/http.ts";
 import { createTestApp } from "../../test/support/testApp.ts";
 import { useStack } from "../../test/support/useStack.ts";
@@ -10,19 +9,16 @@ const stack = useStack({ chain: true, postgres: true });
 const LIMIT = 3;
 const WINDOW_START = 1_900_000_020; // a minute's start, in Unix seconds
 
-async function countedFor(wallet: string, windowStart: number) {
-  return countedAs(`wallet:${wallet.toLowerCase()}`, windowStart);
+/** A subject's window as stored: the units granted, and the row's version, which every write changes. */
+async function windowOf(subject: string, windowStart: number) {
+  const rows = (await stack().db.execute(
+    sql`select granted, xmin::text as version from app.rate_limit_windows
+        where subject = ${subject} and window_start = ${windowStart}`,
+  )) as unknown as { granted: number; version: string }[];
+  return rows[0];
 }
 
-async function countedAs(subject: string, windowStart: number) {
-  const [row] = await stack()
-    .db.select({ count: rateLimitWindows.count })
-    .from(rateLimitWindows)
-    .where(
-      and(eq(rateLimitWindows.subject, subject), eq(rateLimitWindows.windowStart, windowStart)),
-    );
-  return row?.count;
-}
+const walletSubject = (wallet: string) => `wallet:${wallet.toLowerCase()}`;
 
 describe("the rate limit under a flood", () => {
   it("refuses a subject over its limit without writing to the database again", async () => {
@@ -33,28 +29,52 @@ describe("the rate limit under a flood", () => {
 
     for (let i = 0; i < LIMIT; i++) expect((await api.get("/v1/api-keys")).status).toBe(200);
     expectError(await api.get("/v1/api-keys"), 429, "rate_limit_exceeded");
-    expect(await countedFor(wallet, WINDOW_START)).toBe(LIMIT + 1);
+    const exhausted = await windowOf(walletSubject(wallet), WINDOW_START);
+    expect(exhausted?.granted).toBe(LIMIT);
 
     for (let i = 0; i < 50; i++) {
       const refused = await api.get("/v1/api-keys");
       expectError(refused, 429, "rate_limit_exceeded");
       expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
     }
-    expect(await countedFor(wallet, WINDOW_START)).toBe(LIMIT + 1);
+    expect(await windowOf(walletSubject(wallet), WINDOW_START)).toEqual(exhausted);
 
-    // Another process sharing the database still counts, so the limit stays exact across them.
+    // Another process sharing the database asks it too, so the limit stays exact across them.
     const other = createTestApp(stack(), { rateLimitPerMinute: LIMIT, now: () => now });
     expectError(
       await other.http(await other.tokenFor(devAccount(15))).get("/v1/api-keys"),
       429,
       "rate_limit_exceeded",
     );
-    expect(await countedFor(wallet, WINDOW_START)).toBe(LIMIT + 2);
+    expect(await windowOf(walletSubject(wallet), WINDOW_START)).toEqual(exhausted);
 
     // The next window starts afresh.
     now += 60_000;
     expect((await api.get("/v1/api-keys")).status).toBe(200);
-    expect(await countedFor(wallet, WINDOW_START + 60)).toBe(1);
+    expect((await windowOf(walletSubject(wallet), WINDOW_START + 60))?.granted).toBe(1);
+    await Promise.all([app.close(), other.close()]);
+  });
+
+  it("writes once per leased block, not once per request, for a subject one process serves", async () => {
+    const limit = 1_000;
+    const requests = 300;
+    const now = (WINDOW_START + 240) * 1000 + 5_000;
+    const app = createTestApp(stack(), { rateLimitPerMinute: limit, now: () => now });
+    await app.listening();
+    const wallet = devAccount(17).address;
+    const api = app.http(await app.tokenFor(devAccount(17)));
+
+    const versions = new Set<string | undefined>();
+    for (let i = 0; i < requests; i++) {
+      const reply = await api.get("/v1/api-keys");
+      expect(reply.status).toBe(200);
+      // The headers still count every request, exactly.
+      expect(reply.headers.get("x-ratelimit-remaining")).toBe(String(limit - 1 - i));
+      versions.add((await windowOf(walletSubject(wallet), WINDOW_START + 240))?.version);
+    }
+    // Blocks double from 1 up to 64 units: 1 + 2 + … + 32 = 63 requests, then 64 each.
+    expect(versions.size).toBe(6 + Math.ceil((requests - 63) / 64));
+    await app.close();
   });
 });
 
@@ -82,12 +102,13 @@ describe("the sign-in budget under a flood", () => {
       expectError(refused, 429, "rate_limit_exceeded");
       expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
     }
-    expect(await countedAs("sign-in:198.51.100.9", windowStart)).toBe(LIMIT + 1);
+    expect((await windowOf("sign-in:198.51.100.9", windowStart))?.granted).toBe(LIMIT);
 
     // Another address signs in; the flooder's other requests spend another budget.
     const other = app.http(undefined, { peer: "198.51.100.10" });
     expect((await other.get(`/v1/auth/challenge?wallet=${wallet}`)).status).toBe(200);
     expectError(await flooder.get("/v1/listings"), 401, "unauthorized");
-    expect(await countedAs("address:198.51.100.9", windowStart)).toBe(1);
+    expect((await windowOf("address:198.51.100.9", windowStart))?.granted).toBe(1);
+    await app.close();
   });
 });

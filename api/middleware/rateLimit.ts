@@ -1,8 +1,5 @@
-import { sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { rateLimitWindows } from "../../lib/db/appSchema.ts";
-import type { Database } from "../../lib/db/projections.ts";
 import type { TrustProxy } from "../../lib/net/trustProxy.ts";
 import { clientAddressResolver } from "../clientAddress.ts";
 import type { AppEnv } from "../context.ts";
@@ -13,7 +10,7 @@ const WINDOW_SECONDS = 60;
 /** Where a subject's budget stands in the current window: what the X-RateLimit-* headers say. */
 export type RateLimitBudget = {
   limit: number;
-  /** Requests counted in this window, this one included. */
+  /** Requests counted in this window, this one included; above `limit`, it is refused. */
   count: number;
   /** When the window ends, in Unix seconds. */
   reset: number;
@@ -35,15 +32,13 @@ export function setRateLimitHeaders(c: Context, budget: RateLimitBudget, nowSeco
     c.header("Retry-After", String(Math.max(1, budget.reset - nowSeconds)));
   }
 }
-/** Subjects remembered as over their limit; past this many, the memory starts afresh. */
-const MAX_REMEMBERED = 10_000;
 
 /**
- * Fixed one-minute windows counted in Postgres, so every API process shares them: per API key, per
- * wallet for JWTs, per client address for unauthenticated callers, and signing in (everything under
- * `signInPath`) per client address in a budget of its own, so that no other traffic can use it up.
- * Headers go on every response. A subject this process saw go over its limit is refused for the rest
- * of the window without counting again, so a flood costs no database write per request.
+ * Fixed one-minute windows shared by every API process (leased from Postgres, `LeasedBudgets`): per
+ * API key, per wallet for JWTs, per client address for unauthenticated callers, and signing in
+ * (everything under `signInPath`) per client address in a budget of its own, so that no other
+ * traffic can use it up. Headers go on every response. A subject over its limit is refused for the
+ * rest of the window without another database write.
  */
 export function rateLimit({
   signInPath,
@@ -52,8 +47,6 @@ export function rateLimit({
   signInPath: string;
   trustProxy: TrustProxy | undefined;
 }) {
-  /** Subject → the end of the window it exhausted, in Unix seconds. */
-  const exhausted = new Map<string, number>();
   const clientAddress = clientAddressResolver(trustProxy);
   const addressOf = (c: Context<AppEnv>) =>
     clientAddress(peerAddress(c), c.req.header("x-forwarded-for"));
@@ -72,59 +65,27 @@ export function rateLimit({
   }
 
   return createMiddleware<AppEnv>(async (c, next) => {
-    const { db, now } = c.get("deps");
+    const { budgets, now } = c.get("deps");
     const { nowSeconds, windowStart, reset } = rateLimitWindow(now());
     const { subject, limit } = budgetOf(c);
 
-    const count =
-      exhausted.get(subject) === reset ? limit + 1 : await countRequest(db, subject, windowStart);
+    const { count } = await budgets.spend(subject, limit, windowStart);
     const budget = { limit, count, reset };
     setRateLimitHeaders(c, budget, nowSeconds);
     c.set("rateLimit", budget);
 
     if (count > limit) {
-      remember(exhausted, subject, reset, nowSeconds);
       throw new ApiError(
         "rate_limit_exceeded",
         `More than ${limit} requests in a minute; retry later`,
       );
     }
-    if (Math.random() < 0.01) await forgetOldWindows(c, windowStart);
     await next();
   });
-}
-
-/** Counts one request of `subject` in the window starting at `windowStart`; returns the count. */
-export async function countRequest(db: Database, subject: string, windowStart: number) {
-  const [row] = await db
-    .insert(rateLimitWindows)
-    .values({ subject, windowStart, count: 1 })
-    .onConflictDoUpdate({
-      target: [rateLimitWindows.subject, rateLimitWindows.windowStart],
-      set: { count: sql`${rateLimitWindows.count} + 1` },
-    })
-    .returning({ count: rateLimitWindows.count });
-  if (!row) throw new Error("the rate-limit count was not returned");
-  return row.count;
-}
-
-function remember(exhausted: Map<string, number>, subject: string, reset: number, now: number) {
-  if (exhausted.size >= MAX_REMEMBERED) {
-    for (const [known, end] of exhausted) if (end <= now) exhausted.delete(known);
-    if (exhausted.size >= MAX_REMEMBERED) exhausted.clear();
-  }
-  exhausted.set(subject, reset);
 }
 
 function peerAddress(c: Context<AppEnv>): string | undefined {
   const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
     ?.incoming;
   return incoming?.socket?.remoteAddress;
-}
-
-async function forgetOldWindows(c: Context<AppEnv>, currentWindow: number) {
-  await c
-    .get("deps")
-    .db.delete(rateLimitWindows)
-    .where(sql`${rateLimitWindows.windowStart} < ${currentWindow - WINDOW_SECONDS}`);
 }

@@ -111,19 +111,25 @@ apiKeyRoutes.delete("/:id", async (c) => {
   if (!isApiKeyId(c.req.param("id"))) {
     throw new ApiError("not_found", "No active API key with this id");
   }
-  const [revoked] = await c
-    .get("deps")
-    .db.update(apiKeys)
+  const id = c.req.param("id");
+  const deps = c.get("deps");
+  const wallet = callerWallet(c);
+  // The answer waits until every API process has dropped the key: the next request fails anywhere.
+  const receipt = deps.revocations.expect(id);
+  const [revoked] = await deps.db
+    .update(apiKeys)
     .set({ revokedAt: new Date() })
-    .where(
-      and(
-        eq(apiKeys.id, c.req.param("id")),
-        eq(apiKeys.wallet, callerWallet(c)),
-        isNull(apiKeys.revokedAt),
-      ),
-    )
-    .returning();
-  if (!revoked) throw new ApiError("not_found", "No active API key with this id");
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.wallet, wallet), isNull(apiKeys.revokedAt)))
+    .returning()
+    .catch((error: unknown) => {
+      receipt.cancel();
+      throw error;
+    });
+  if (!revoked) {
+    receipt.cancel();
+    throw new ApiError("not_found", "No active API key with this id");
+  }
+  await receipt.everywhere();
   return c.json(describeKey(revoked));
 });
 

@@ -73,13 +73,19 @@ export const agents = appSchema.table(
   ],
 );
 
-/** Fixed one-minute windows per subject, shared by every API process. */
+/**
+ * Fixed one-minute windows per subject, shared by every API process, which lease their allowance in
+ * blocks (`app.lease_rate_limit`, docs/decisions.md "Rate limits across processes").
+ */
 export const rateLimitWindows = appSchema.table(
   "rate_limit_windows",
   {
     subject: text().notNull(),
     windowStart: bigint({ mode: "number" }).notNull(),
-    count: integer().notNull(),
+    /** Units handed to processes in this window, spent or not; never above the limit. */
+    granted: integer().notNull(),
+    /** Units of open blocks not spent at once: at most this many may lie unused in processes. */
+    outstanding: integer().notNull().default(0),
   },
   (table) => [primaryKey({ columns: [table.subject, table.windowStart] })],
 );

@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { createApiKey, expectError, http, type JsonResponse, signIn } from "../support/http.ts";
+import { inOneWindow } from "../support/inOneWindow.ts";
 import { sendFrom } from "../support/sendFrom.ts";
 import { useStack } from "../support/useStack.ts";
 
@@ -47,20 +48,6 @@ async function get(url: string, path: string, bearer?: string): Promise<Reply> {
 }
 
 const minuteOf = (ms: number) => Math.floor(ms / 60_000);
-
-/**
- * What `attempt` returns, from a run that began and ended in one minute of the clock, and so in one
- * fixed window of the API's (same clock: every request was served in between). When the minute
- * turns mid-run, `attempt` runs again at once, in the new window; no assertion is ever skipped.
- */
-async function inOneWindow<T>(attempt: (n: number) => Promise<T>): Promise<T> {
-  for (let n = 1; n <= 3; n++) {
-    const minute = minuteOf(Date.now());
-    const result = await attempt(n);
-    if (minuteOf(Date.now()) === minute) return result;
-  }
-  throw new Error("the minute turned during every attempt");
-}
 
 const sleepUntil = (ms: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.max(0, ms - Date.now())));

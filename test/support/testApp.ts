@@ -10,6 +10,7 @@ import {
   RUN_ANSWER_GRACE_MS,
   STREAM_HEARTBEAT_MS,
 } from "../../api/limits.ts";
+import { startLocalState } from "../../api/startLocalState.ts";
 import { JWT_SECRET, SEALING_KEY, type Stack } from "../../devStack/startStack.ts";
 import { createInProcessBus } from "../../lib/bus/inProcessBus.ts";
 import { ENV_FIELDS } from "../../lib/env.ts";
@@ -48,8 +49,13 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
   const serviceName = ENV_FIELDS.SERVICE_NAME.parse(undefined);
   const logLines: string[] = [];
   const stopping = new AbortController();
+  const log = createLogger("api", (line) => logLines.push(line));
+  const local = startLocalState({ db: stack.db, databaseUrl: stack.postgres.databaseUrl, log });
   const deps: ApiDeps = {
     db: stack.db,
+    apiKeys: local.apiKeys,
+    revocations: local.revocations,
+    budgets: local.budgets,
     bus: createInProcessBus(),
     sealingKey: Buffer.from(SEALING_KEY, "hex"),
     chain: {
@@ -72,7 +78,7 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
     },
     // Idle threads do not keep the test process alive.
     inputValidation: startManifestValidationThreads({ threads: INPUT_VALIDATION_THREADS }),
-    log: createLogger("api", (line) => logLines.push(line)),
+    log,
     now: options.now ?? Date.now,
     stopping: stopping.signal,
   };
@@ -82,6 +88,10 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
     deps,
     /** What the process does first as it stops (`serveApi`'s `close`). */
     beginStopping: () => stopping.abort(),
+    /** Resolves once the app hears other processes' notices, as a process soon after it starts. */
+    listening: () => local.whenListening(),
+    /** Gives back leased rate-limit units and closes the listen connection, as a stopping process. */
+    close: () => local.stop(),
     /** Every line the app logged, as JSON text. */
     logLines,
     /** `get`, `post` and `del` of `test/support/http.ts`, answered by the app; `peer` is the socket's. */

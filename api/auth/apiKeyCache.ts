@@ -1,0 +1,99 @@
+import { and, eq, isNull } from "drizzle-orm";
+import type { Address } from "viem";
+import { apiKeys } from "../../lib/db/appSchema.ts";
+import type { Database } from "../../lib/db/projections.ts";
+import { API_KEY_CACHE_SIZE, API_KEY_REVALIDATE_MS } from "../limits.ts";
+import type { PostgresListener } from "../postgresListener.ts";
+
+/** Sent by a trigger on `app.api_keys` when a key stops being usable; the payload is its id. */
+export const API_KEY_REVOKED_CHANNEL = "api_key_revoked";
+
+/** What the lookup by hash returns for a key that is not revoked. */
+export type ActiveKey = { id: string; wallet: Address };
+
+type Entry = { key: ActiveKey; checkedAt: number };
+
+export type ApiKeyCache = ReturnType<typeof createApiKeyCache>;
+
+/**
+ * Active API keys by hash, so that a request with a known key needs no database round trip. A
+ * revocation's notice drops its key before the process serves another request with it; a notice
+ * can only be missed while the listener is not listening, and then nothing is cached (and all of it
+ * is dropped when listening resumes). A listen connection that failed without the process knowing
+ * is covered by asking Postgres again after `API_KEY_REVALIDATE_MS`. Unknown keys are never cached:
+ * a key created in another process works at once.
+ */
+export function createApiKeyCache({
+  db,
+  listener,
+  onRevoked,
+}: {
+  db: Database;
+  listener: PostgresListener;
+  /** Called once a revoked key is dropped, with its id. */
+  onRevoked: (keyId: string) => void;
+}) {
+  /** By key hash, in the order they were last checked. */
+  const entries = new Map<string, Entry>();
+  const hashById = new Map<string, string>();
+  const lookups = new Map<string, { since: number; answer: Promise<ActiveKey | undefined> }>();
+  /** Changes whenever cached answers may have become wrong: a lookup begun before must not stay. */
+  let epoch = 0;
+
+  const forget = (keyHash: string) => {
+    const entry = entries.get(keyHash);
+    entries.delete(keyHash);
+    if (entry) hashById.delete(entry.key.id);
+  };
+  const forgetAll = () => {
+    epoch += 1;
+    entries.clear();
+    hashById.clear();
+  };
+  listener.on(API_KEY_REVOKED_CHANNEL, (keyId) => {
+    epoch += 1;
+    const keyHash = hashById.get(keyId);
+    if (keyHash) forget(keyHash);
+    onRevoked(keyId);
+  });
+  listener.onListening(forgetAll);
+  listener.onLost(forgetAll);
+
+  async function lookUp(keyHash: string, since: number): Promise<ActiveKey | undefined> {
+    const checkedAt = performance.now();
+    const [key] = await db
+      .select({ id: apiKeys.id, wallet: apiKeys.wallet })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
+    forget(keyHash);
+    if (key && since === epoch && listener.isListening()) {
+      if (entries.size >= API_KEY_CACHE_SIZE) {
+        const oldest = entries.keys().next().value;
+        if (oldest !== undefined) forget(oldest);
+      }
+      const active = { id: key.id, wallet: key.wallet as Address };
+      entries.set(keyHash, { key: active, checkedAt });
+      hashById.set(key.id, keyHash);
+    }
+    return key && { id: key.id, wallet: key.wallet as Address };
+  }
+
+  return {
+    /** The active key with this SHA-256, or undefined if there is none (unknown or revoked). */
+    find(keyHash: string): Promise<ActiveKey | undefined> {
+      const entry = entries.get(keyHash);
+      if (entry && performance.now() - entry.checkedAt < API_KEY_REVALIDATE_MS) {
+        return Promise.resolve(entry.key);
+      }
+      // Concurrent misses share one lookup, unless it began before something changed.
+      const pending = lookups.get(keyHash);
+      if (pending?.since === epoch) return pending.answer;
+      const since = epoch;
+      const answer = lookUp(keyHash, since).finally(() => {
+        if (lookups.get(keyHash)?.answer === answer) lookups.delete(keyHash);
+      });
+      lookups.set(keyHash, { since, answer });
+      return answer;
+    },
+  };
+}
