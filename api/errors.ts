@@ -35,19 +35,16 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: ContentfulStatusCode;
   readonly onChainError?: OnChainError;
-  /** Sent as `Retry-After`. */
-  readonly retryAfterSeconds?: number;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { onChainError?: OnChainError; cause?: unknown; retryAfterSeconds?: number } = {},
+    options: { onChainError?: OnChainError; cause?: unknown } = {},
   ) {
     super(message, { cause: options.cause });
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.onChainError = options.onChainError;
-    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
@@ -64,8 +61,5 @@ export function errorBody(error: ApiError) {
 }
 
 export function errorResponse(c: Context, error: ApiError) {
-  if (error.retryAfterSeconds !== undefined) {
-    c.header("Retry-After", String(error.retryAfterSeconds));
-  }
   return c.json(errorBody(error), error.status);
 }

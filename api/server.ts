@@ -3,16 +3,16 @@
 import { createJetStreamBus } from "../lib/bus/jetStreamBus.ts";
 import { sealingKey } from "../lib/crypto/sealingKey.ts";
 import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
+import { connectProjections } from "../lib/db/projections.ts";
 import { ENV_FIELDS } from "../lib/env.ts";
 import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
-import { connectApiDatabase } from "./apiDatabase.ts";
 import { apiEnvSchema, parseApiEnv } from "./env.ts";
 import { serveApi } from "./serveApi.ts";
 
 const env = parseApiEnv(apiEnvSchema.extend({ NATS_URL: ENV_FIELDS.NATS_URL }));
 await migrateAppSchema(env.DATABASE_URL);
-const { db, close } = connectApiDatabase(env.DATABASE_URL, env.VIEWS_SCHEMA);
+const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
 const bus = await createJetStreamBus(env.NATS_URL);
 const api = await serveApi({
   env,

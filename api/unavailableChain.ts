@@ -1,8 +1,10 @@
 import { isChainUnavailable } from "../lib/chain/isChainUnavailable.ts";
-import { dependencyError } from "./unavailableDependency.ts";
+import { ApiError } from "./errors.ts";
 
 /** Rethrows a chain that could not be read as 503 `service_unavailable`; anything else as it is. */
 export function unavailableChain(error: unknown): never {
   if (!isChainUnavailable(error)) throw error;
-  throw dependencyError("chain", error);
+  throw new ApiError("service_unavailable", "The chain could not be read; retry shortly", {
+    cause: error,
+  });
 }

@@ -1,13 +1,8 @@
 import { readFile, rename } from "node:fs/promises";
 import { requireBinary } from "./requireBinary.ts";
-import { killGroup, type Service, spawnService, waitUntilReady } from "./spawnService.ts";
+import { type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
-export type Anvil = Service & {
-  rpcUrl: string;
-  chainId: number;
-  /** Sends `signal` to anvil's process group, e.g. SIGSTOP to freeze the chain. */
-  kill: (signal: NodeJS.Signals) => void;
-};
+export type Anvil = Service & { rpcUrl: string; chainId: number };
 
 export type AnvilOptions = {
   port: number;
@@ -39,7 +34,7 @@ export async function startAnvil({
   const { child, service } = spawnService(anvil, args, { onOutput });
   const rpcUrl = `http://127.0.0.1:${port}`;
   await waitUntilReady("anvil", () => rpcRequest(rpcUrl, "eth_chainId"), { child });
-  return { ...service, rpcUrl, chainId, kill: (signal) => killGroup(child, signal) };
+  return { ...service, rpcUrl, chainId };
 }
 
 /**

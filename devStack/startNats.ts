@@ -1,13 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import { findBinary } from "./requireBinary.ts";
-import { killGroup, type Service, spawnService, waitUntilReady } from "./spawnService.ts";
+import { type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
-export type Nats = Service & {
-  natsUrl: string;
-  /** Sends `signal` to the server's process group, e.g. SIGSTOP to freeze it. */
-  kill: (signal: NodeJS.Signals) => void;
-};
+export type Nats = Service & { natsUrl: string };
 
 export type NatsOptions = {
   port: number;
@@ -48,11 +44,7 @@ export async function startNats({
     },
     { child },
   );
-  return {
-    ...service,
-    natsUrl: `nats://127.0.0.1:${port}`,
-    kill: (signal) => killGroup(child, signal),
-  };
+  return { ...service, natsUrl: `nats://127.0.0.1:${port}` };
 }
 
 function ensureNatsServer(): string {

@@ -164,7 +164,6 @@ export async function startStack(options: StackOptions = {}) {
       stops.push(async () => server?.stop());
       return {
         natsUrl: server.natsUrl,
-        kill: (signal) => server?.kill(signal),
         stopServer: async () => {
           await server?.stop();
           server = undefined;
