@@ -405,15 +405,12 @@ describe.each([
 
     it("runs a queued run whose command was lost, and a waiting run whose grant was lost", async () => {
       const listing = await registeredAgent(db());
+      // The first was granted, but its process died before it published; inserted so at once, since
+      // the sweeper may take a run the moment it is waiting.
       const [lostPublish, lostGrant] = await insertWaitingRuns(db(), [
-        { listing, task: scripted({ output: "published again" }), ageMs: 6_000 },
+        { listing, task: scripted({ output: "published again" }), ageMs: 6_000, status: "queued" },
         { listing, task: scripted({ output: "granted again" }) },
       ]);
-      // Granted, but the process died before it published.
-      await db()
-        .update(runs)
-        .set({ status: "queued" })
-        .where(eq(runs.id, lostPublish as string));
 
       const rows = await ended(db(), [lostPublish as string, lostGrant as string]);
       expect(rows.map(({ status, output }) => ({ status, output }))).toEqual([

@@ -44,9 +44,11 @@ export type Admission = {
   rentalModel?: "one_time" | "subscription" | "per_query";
   /** Admitted this long ago (a run that has waited). */
   ageMs?: number;
+  /** `queued`: granted a slot, its command never published (its process died in between). */
+  status?: "waiting" | "queued";
 };
 
-/** Inserts runs `waiting`, as the API admits them, in order; returns their ids. */
+/** Inserts runs `waiting` (unless `status` says otherwise), as the API admits them, in order; returns their ids. */
 export async function insertWaitingRuns(db: Database, admissions: Admission[]): Promise<string[]> {
   const ids: string[] = [];
   for (const admission of admissions) {
@@ -63,7 +65,7 @@ export async function insertWaitingRuns(db: Database, admissions: Admission[]): 
       onChainListingId: admission.listing,
       rentalModel: admission.rentalModel ?? "subscription",
       priority: admission.priority ?? "standard",
-      status: "waiting",
+      status: admission.status ?? "waiting",
       charge: perTask ? "reserved" : "none",
       reservedWei: perTask ? "1000" : "0",
       requestHash: randomBytes(32).toString("hex"),
