@@ -18,6 +18,7 @@ import type { Database } from "../lib/db/projections.ts";
 import { toApiListingId } from "../lib/ids/listingId.ts";
 import { CATEGORIES } from "../lib/marketplace/vocabulary.ts";
 import { startBenchStack, UNLIMITED_RATE } from "./benchStack.ts";
+import { loadAverageLine } from "./loadAverage.ts";
 import { fixed, table } from "./markdownTable.ts";
 import { classifyService, cpuSpent, readCpu } from "./processCpu.ts";
 import { reproduce } from "./reproduce.ts";
@@ -395,12 +396,11 @@ function report(options: {
       options.parts.map(([name, samples]) => [name, ...tail(samples).map((v) => fixed(v, 2))]),
     ),
   );
-  const load = (values: number[]) => values.map((v) => fixed(v, 2)).join(" / ");
   console.log(
     [
       "",
       `Response bodies: GET /v1/listings ${options.catalogueBytes} bytes (20 of ${LISTINGS} listings), GET /v1/credentials/:listing_id ${options.credentialBytes} bytes.`,
-      `Load average (1/5/15 min) before the load: ${load(options.loadBefore)}; after: ${load(options.loadAfter)}.`,
+      loadAverageLine(options.loadBefore, options.loadAfter),
       reproduce("bench:api", ["BENCH_SECONDS", "BENCH_CONCURRENCY", "BENCH_WARMUP_SECONDS"]),
     ].join("\n"),
   );

@@ -17,6 +17,7 @@ import { loadOutboundPolicy } from "../workers/execution/outbound/outboundPolicy
 import { startBenchStack, UNLIMITED_RATE } from "./benchStack.ts";
 import { type DeclarativeBenchAgent, listDeclarativeAgents } from "./declarativeFixture.ts";
 import { setUpExecution } from "./executionFixture.ts";
+import { loadAverageLine } from "./loadAverage.ts";
 import { fixed, table } from "./markdownTable.ts";
 import { type OpenLoadOptions, type OpenLoadSample, runOpenLoad } from "./openLoad.ts";
 import { classifyService, cpuSpent, readCpu } from "./processCpu.ts";
@@ -425,11 +426,10 @@ function report(options: {
       ],
     ),
   );
-  const load = (values: number[]) => values.map((v) => fixed(v, 2)).join(" / ");
   console.log(
     [
       "",
-      `Load average (1/5/15 min) before: ${load(options.loadBefore)}; after: ${load(options.loadAfter)}.`,
+      loadAverageLine(options.loadBefore, options.loadAfter),
       reproduce("bench:declarative", [
         "BENCH_RATES",
         "BENCH_SECONDS",

@@ -11,6 +11,7 @@ import { devAccount } from "../lib/chain/devAccounts.ts";
 import { startBenchStack, UNLIMITED_RATE } from "./benchStack.ts";
 import { type DebitGas, measureDebitGas } from "./debitGas.ts";
 import { type BenchModel, setUpExecution } from "./executionFixture.ts";
+import { loadAverageLine } from "./loadAverage.ts";
 import { fixed, table } from "./markdownTable.ts";
 import { measureStep, type RunTimes, type Step } from "./measureStep.ts";
 import { reproduce } from "./reproduce.ts";
@@ -330,11 +331,10 @@ function report(options: {
       }),
     ),
   );
-  const load = (values: number[]) => values.map((v) => fixed(v, 2)).join(" / ");
   console.log(
     [
       "",
-      `Load average (1/5/15 min) before: ${load(options.loadBefore)}; after: ${load(options.loadAfter)}.`,
+      loadAverageLine(options.loadBefore, options.loadAfter),
       reproduce("bench:execution", [
         "BENCH_RATES",
         "BENCH_RAMP",

@@ -12,6 +12,7 @@ import { devAccount } from "../lib/chain/devAccounts.ts";
 import { validateManifest } from "../lib/manifest/validateManifest.ts";
 import { startBenchStack, UNLIMITED_RATE } from "./benchStack.ts";
 import { type JetStreamFloor, measureJetStreamPublish } from "./jetStreamFloor.ts";
+import { loadAverageLine } from "./loadAverage.ts";
 import { fixed, table } from "./markdownTable.ts";
 import { type CpuReading, classifyService, cpuSpent, readCpu } from "./processCpu.ts";
 import { reproduce } from "./reproduce.ts";
@@ -435,13 +436,12 @@ function report(options: {
     }
   }
   const count = (needle: string) => options.log.get(needle) ?? 0;
-  const load = (values: number[]) => values.map((v) => fixed(v, 2)).join(" / ");
   console.log(
     [
       "",
       `Worker log, all batches: ${count(LOG.completed)} completed, ${count(LOG.failed)} failed, ${count(LOG.alreadyDone)} already_done (duplicate deliveries), ${count(LOG.attemptFailed)} failed attempts.`,
       `API log: outbox relay sweeps that (re)published jobs ${count(LOG.relayed)}, ${options.relayedJobs} jobs in all; publishes that failed in the request ${count(LOG.notOnBus)}.`,
-      `Load average (1/5/15 min) before: ${load(options.loadBefore)}; after: ${load(options.loadAfter)}.`,
+      loadAverageLine(options.loadBefore, options.loadAfter),
       reproduce("bench:registration", ["BENCH_JOBS", "BENCH_SUBMIT_CONCURRENCY"]),
     ].join("\n"),
   );

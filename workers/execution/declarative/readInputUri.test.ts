@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { failureOf } from "../../../test/support/outboundAnswers.ts";
 import { startPageServer } from "../../../test/support/pageServer.ts";
-import { OutboundFailure } from "../outbound/outboundFailure.ts";
 import { PUBLIC_ONLY } from "../outbound/outboundPolicy.ts";
 import { MAX_INPUT_URI_BYTES, readInputUri } from "./readInputUri.ts";
 
@@ -18,15 +18,6 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const options = () => ({ policy: server.policy, signal: AbortSignal.timeout(10_000) });
-
-async function failureOf(call: Promise<unknown>): Promise<string> {
-  const error = await call.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  expect(error).toBeInstanceOf(OutboundFailure);
-  return (error as Error).message;
-}
 
 describe("readInputUri", () => {
   it("reads the text at a run's input_uri, whatever its content type", async () => {

@@ -5,9 +5,9 @@ import { createServer as createTcpServer, type Server, type Socket } from "node:
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDevCertificates } from "../../../devStack/devCertificates.ts";
 import { startHttpsTestServer } from "../../../test/support/httpsTestServer.ts";
+import { failureOf, readAll } from "../../../test/support/outboundAnswers.ts";
 import { guardedPost } from "./guardedPost.ts";
-import type { GuardedResponse, Lookup } from "./guardedRequest.ts";
-import { OutboundFailure } from "./outboundFailure.ts";
+import type { Lookup } from "./guardedRequest.ts";
 import { type OutboundPolicy, PUBLIC_ONLY } from "./outboundPolicy.ts";
 
 const certificates = createDevCertificates();
@@ -17,22 +17,6 @@ const request = (signal = AbortSignal.timeout(10_000)) => ({
   body: '{"task":"hello"}',
   signal,
 });
-
-async function readAll(response: GuardedResponse): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of response.body) chunks.push(chunk);
-  return Buffer.concat(chunks).toString();
-}
-
-/** The failure `call` ends in; fails the test when it succeeds or throws anything else. */
-async function failureOf(call: Promise<unknown>): Promise<string> {
-  const error = await call.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  expect(error).toBeInstanceOf(OutboundFailure);
-  return (error as OutboundFailure).message;
-}
 
 /** A lookup that answers `addresses` for any name, counting how often it was asked. */
 function answering(...addresses: string[]): Lookup & { calls: number } {

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDevCertificates } from "../../../devStack/devCertificates.ts";
 import { startHttpsTestServer } from "../../../test/support/httpsTestServer.ts";
-import { type GuardedResponse, guardedRequest } from "./guardedRequest.ts";
-import { OutboundFailure } from "./outboundFailure.ts";
+import { failureOf, readAll } from "../../../test/support/outboundAnswers.ts";
+import { guardedRequest } from "./guardedRequest.ts";
 import { type OutboundPolicy, PUBLIC_ONLY } from "./outboundPolicy.ts";
 
 const certificates = createDevCertificates();
@@ -14,21 +14,6 @@ const get = (signal = AbortSignal.timeout(10_000)) => ({
   headers: { accept: "text/plain" },
   signal,
 });
-
-async function readAll(response: GuardedResponse): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of response.body) chunks.push(chunk);
-  return Buffer.concat(chunks).toString();
-}
-
-async function failureOf(call: Promise<unknown>): Promise<string> {
-  const error = await call.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  expect(error).toBeInstanceOf(OutboundFailure);
-  return (error as OutboundFailure).message;
-}
 
 let server: Awaited<ReturnType<typeof startHttpsTestServer>>;
 beforeAll(async () => {
