@@ -53,7 +53,7 @@ export async function listPerTaskAgent(
 /**
  * Registers the agent of `manifest` over `creatorApi`, as `creator` (needs a worker process for the
  * registration), lists it on-chain under `model` at `price`, and waits for Ponder to index it; returns
- * the listing's ids and the webhook secret its agent is to trust.
+ * the listing's ids and, for a connected agent, the webhook secret it is to trust.
  */
 export async function registerAndListAgent(
   stack: Stack,

@@ -1,16 +1,10 @@
-// Declarative agents on the test stack, on the model servers of devStack/startModelServers.ts:
-// registered and listed per task over the API the way a creator does.
-import type { Hex } from "viem";
-import { expect } from "vitest";
 import { PER_QUERY } from "../../devStack/marketplace.ts";
 import type { ModelServers } from "../../devStack/startModelServers.ts";
 import type { Stack } from "../../devStack/startStack.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
-import { toApiListingId } from "../../lib/ids/listingId.ts";
 import type { ModelProvider } from "../../lib/manifest/validateManifest.ts";
-import type { PerTaskListing } from "./connectedListing.ts";
+import { type PerTaskListing, registerAndListAgent } from "./connectedListing.ts";
 import { http, signIn } from "./http.ts";
-import { registerAgent, settledJob } from "./registration.ts";
 
 export type DeclarativeListing = PerTaskListing & { provider: ModelProvider; model: string };
 
@@ -39,9 +33,12 @@ export async function listDeclarativeAgent(
   const model = `model-${name}`;
   const creator = devAccount(2);
   const creatorApi = http(stack.api.url, { bearer: await signIn(stack.api.url, creator) });
-  const job = await settledJob(
+  const { listingId, agentId } = await registerAndListAgent(stack, {
+    creator,
     creatorApi,
-    await registerAgent(creatorApi, {
+    model: PER_QUERY,
+    price,
+    manifest: {
       name,
       category: "research",
       description: `Agent ${name}, run on ${provider}`,
@@ -55,22 +52,9 @@ export async function listDeclarativeAgent(
       ...manifest,
       ...(provider !== "self_hosted" &&
         vendorKey !== null && { vendor_credentials: { api_key: vendorKey } }),
-    }),
-  );
-  expect(job.body.status, JSON.stringify(job.body)).toBe("completed");
-  const { seed, metadata_uri, on_chain_listing_id } = job.body.result.create_listing;
-  const market = stack.marketplace;
-  const receipt = await market.mined(
-    market.as(creator).write.createListing([seed, PER_QUERY, price, metadata_uri]),
-  );
-  await stack.ponder.waitForBlock(receipt.blockNumber);
-  return {
-    listingId: on_chain_listing_id as Hex,
-    agentId: toApiListingId(on_chain_listing_id),
-    price,
-    provider,
-    model,
-  };
+    },
+  });
+  return { listingId, agentId, price, provider, model };
 }
 
 /** The emulator a listing's model runs on. */
