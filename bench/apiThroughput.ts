@@ -1,6 +1,8 @@
 // Throughput and latency of the REST API's two hottest reads, GET /v1/listings and
 // GET /v1/credentials/:listing_id, at 1, 10 and 50 concurrent clients, beside a plain Hono
 // hello-world (the framework's ceiling) loaded the same way in the same run. Run: npm run bench:api
+// With BENCH_API_PROCESSES=1,2: GET /v1/credentials/:listing_id from `npm run api` over NATS with
+// API_PROCESSES=1 beside API_PROCESSES=2, each an API of its own, in the same run.
 import { loadavg } from "node:os";
 import { eq } from "drizzle-orm";
 import postgres from "postgres";
@@ -33,6 +35,8 @@ const MEASURE_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** Per round: each measured part of a row is preceded by a warm-up of its own. */
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 const ROUNDS = 2;
+/** API_PROCESSES of each API to compare; unset, the one embedded API of the earlier figures. */
+const API_PROCESSES = process.env.BENCH_API_PROCESSES?.split(",").map(Number);
 const LISTINGS = 100;
 const CREATORS = 10;
 const SEQUENTIAL_SAMPLES = 300;
@@ -52,10 +56,16 @@ type Target = {
   url: string;
   headers: Record<string, string>;
   expectStatus?: number;
+  /** The CPU group of the process (or processes) that serve it. */
+  server: string;
 };
+
+/** The CPU group of an API compared by API_PROCESSES: its primary and the processes it forked. */
+const apiGroup = (processes: number) => `API_PROCESSES=${processes}`;
 
 type Measured = {
   target: string;
+  server: string;
   load: LoadResult;
   cores: Map<string, number>;
   /** CPU seconds by process over the row's measured parts. */
@@ -80,7 +90,20 @@ function mergeLoads(loads: LoadResult[]): LoadResult {
 
 await runBenchmark(async (cleanup) => {
   const startedAt = performance.now();
-  const stack = await startBenchStack(cleanup, { api: 1, rateLimitPerMinute: UNLIMITED_RATE });
+  const stack = await startBenchStack(cleanup, {
+    api: API_PROCESSES ? 0 : 1,
+    ponder: true,
+    nats: API_PROCESSES !== undefined,
+    rateLimitPerMinute: UNLIMITED_RATE,
+  });
+  const compared = API_PROCESSES
+    ? await Promise.all(
+        API_PROCESSES.map(async (processes) => ({
+          processes,
+          api: await stack.addApi({ API_PROCESSES: String(processes) }),
+        })),
+      )
+    : [];
   const listingIds = await publishCatalogue(stack);
   // The renter holds a one-time credential on the first listing (rental model 0, price 0.001 ETH).
   const renter = devAccount(5);
@@ -91,7 +114,7 @@ await runBenchmark(async (cleanup) => {
       .write.purchaseOneTime([credentialListing], { value: parseEther("0.001") }),
   );
   await stack.ponder.waitForBlock(purchase.blockNumber);
-  const api = stack.api;
+  const api = compared[0]?.api ?? stack.api;
   const { key } = await createApiKey(api.url, renter, "bench");
   const hello = await startHelloServer(cleanup);
   const auth = { authorization: `Bearer ${key}` };
@@ -104,26 +127,56 @@ await runBenchmark(async (cleanup) => {
     throw new Error(`GET /v1/listings: ${catalogue.status} ${catalogueBody.slice(0, 300)}`);
   }
   const credentialPath = `/v1/credentials/${toApiListingId(credentialListing)}`;
-  const credential = await fetch(`${api.url}${credentialPath}`, { headers: auth });
-  const credentialBody = await credential.text();
-  if (credential.status !== 200 || !(JSON.parse(credentialBody) as { valid: boolean }).valid) {
-    throw new Error(`GET ${credentialPath}: ${credential.status} ${credentialBody}`);
+  let credentialBody = "";
+  for (const { url } of compared.length ? compared.map((c) => c.api) : [api]) {
+    const credential = await fetch(`${url}${credentialPath}`, { headers: auth });
+    credentialBody = await credential.text();
+    if (credential.status !== 200 || !(JSON.parse(credentialBody) as { valid: boolean }).valid) {
+      throw new Error(`GET ${credentialPath}: ${credential.status} ${credentialBody}`);
+    }
   }
   console.log(
     `Stack ready after ${fixed((performance.now() - startedAt) / 1000)} s: ${LISTINGS} listings indexed, API and hello-world up.`,
   );
 
-  const targets: Target[] = [
-    { name: "hello-world (ceiling)", url: hello.url, headers: {} },
-    {
-      name: "GET /v1/nope (middleware only, 404)",
-      url: `${api.url}/v1/nope`,
-      headers: auth,
-      expectStatus: 404,
-    },
-    { name: "GET /v1/listings", url: `${api.url}/v1/listings`, headers: auth },
-    { name: "GET /v1/credentials/:listing_id", url: `${api.url}${credentialPath}`, headers: auth },
-  ];
+  const helloTarget = {
+    name: "hello-world (ceiling)",
+    url: hello.url,
+    headers: {},
+    server: "hello-world",
+  };
+  const targets: Target[] = compared.length
+    ? [
+        helloTarget,
+        ...compared.map(({ processes, api }) => ({
+          name: `GET /v1/credentials/:listing_id, API_PROCESSES=${processes}`,
+          url: `${api.url}${credentialPath}`,
+          headers: auth,
+          server: apiGroup(processes),
+        })),
+      ]
+    : [
+        helloTarget,
+        {
+          name: "GET /v1/nope (middleware only, 404)",
+          url: `${api.url}/v1/nope`,
+          headers: auth,
+          expectStatus: 404,
+          server: "api",
+        },
+        { name: "GET /v1/listings", url: `${api.url}/v1/listings`, headers: auth, server: "api" },
+        {
+          name: "GET /v1/credentials/:listing_id",
+          url: `${api.url}${credentialPath}`,
+          headers: auth,
+          server: "api",
+        },
+      ];
+  // Each compared API's processes by pid: its primary, and the processes the primary forked.
+  const classify = (commandLine: string, { pid, ppid }: { pid: number; ppid: number }) => {
+    const own = compared.find(({ api }) => api.pid === pid || api.pid === ppid);
+    return own ? apiGroup(own.processes) : classifyService(commandLine);
+  };
 
   const loadBefore = loadavg();
   const results: Measured[] = [];
@@ -140,13 +193,13 @@ await runBenchmark(async (cleanup) => {
       for (const cell of cells) {
         const load = { ...cell.target, concurrency };
         await runLoad({ ...load, seconds: WARM_UP_SECONDS });
-        const before = readCpu(classifyService);
+        const before = readCpu(classify);
         const from = performance.now();
         const sampler = samplePgActivity(stack.postgres.databaseUrl);
         cell.loads.push(await runLoad({ ...load, seconds: MEASURE_SECONDS / ROUNDS }));
         cell.activity.push(await sampler.stop());
         cell.wallSeconds += (performance.now() - from) / 1000;
-        for (const [group, seconds] of cpuSpent(before, readCpu(classifyService))) {
+        for (const [group, seconds] of cpuSpent(before, readCpu(classify))) {
           cell.spent.set(group, (cell.spent.get(group) ?? 0) + seconds);
         }
       }
@@ -158,6 +211,7 @@ await runBenchmark(async (cleanup) => {
       );
       results.push({
         target: cell.target.name,
+        server: cell.target.server,
         load,
         cores,
         spent: cell.spent,
@@ -184,6 +238,7 @@ await runBenchmark(async (cleanup) => {
 
   report({
     results,
+    servers: compared.length ? compared.map(({ processes }) => apiGroup(processes)) : ["api"],
     parts,
     loadBefore,
     loadAfter,
@@ -296,6 +351,8 @@ async function measureParts(options: {
 
 function report(options: {
   results: Measured[];
+  /** The CPU groups of the APIs measured. */
+  servers: string[];
   parts: [string, number[]][];
   loadBefore: number[];
   loadAfter: number[];
@@ -306,8 +363,11 @@ function report(options: {
   const hello = (concurrency: number) =>
     results.find((r) => r.target.startsWith("hello") && r.load.concurrency === concurrency)
       ?.load as LoadResult;
+  const servers = API_PROCESSES
+    ? `\`npm run api\` over NATS with ${API_PROCESSES.map((n) => `API_PROCESSES=${n}`).join(" and ")}, each an API on a port of its own, all running throughout, and hello-world in a process of its own`
+    : "the API and hello-world each in a process of their own";
   console.log(
-    `\nAPI throughput: closed-loop autocannon connections from the benchmark process, ${MEASURE_SECONDS} s measured per row in ${ROUNDS} interleaved rounds, each after ${WARM_UP_SECONDS} s of warm-up; the API and hello-world each in a process of their own.\n`,
+    `\nAPI throughput: closed-loop autocannon connections from the benchmark process, ${MEASURE_SECONDS} s measured per row in ${ROUNDS} interleaved rounds, each after ${WARM_UP_SECONDS} s of warm-up; ${servers}.\n`,
   );
   console.log(
     table(
@@ -339,7 +399,15 @@ function report(options: {
       }),
     ),
   );
-  const groups = ["api", "postgres", "anvil", "bench (load generator)", "hello-world", "ponder"];
+  const groups = [
+    ...options.servers,
+    "postgres",
+    "anvil",
+    ...(API_PROCESSES ? ["nats"] : []),
+    "bench (load generator)",
+    "hello-world",
+    "ponder",
+  ];
   console.log(
     "\nCPU used while each row's measured parts ran (cores, of 2), by process, and CPU milliseconds per request:\n",
   );
@@ -348,11 +416,11 @@ function report(options: {
   console.log(
     table(
       ["endpoint", "clients", ...groups, "ms/req server", "ms/req postgres", "ms/req bench"],
-      results.map(({ target, load, cores, spent }) => [
+      results.map(({ target, server, load, cores, spent }) => [
         target,
         String(load.concurrency),
         ...groups.map((group) => fixed(cores.get(group) ?? 0, 2)),
-        perRequest(spent, target.startsWith("hello") ? "hello-world" : "api", load),
+        perRequest(spent, server, load),
         perRequest(spent, "postgres", load),
         perRequest(spent, "bench (load generator)", load),
       ]),
@@ -401,7 +469,28 @@ function report(options: {
       "",
       `Response bodies: GET /v1/listings ${options.catalogueBytes} bytes (20 of ${LISTINGS} listings), GET /v1/credentials/:listing_id ${options.credentialBytes} bytes.`,
       loadAverageLine(options.loadBefore, options.loadAfter),
-      reproduce("bench:api", ["BENCH_SECONDS", "BENCH_CONCURRENCY", "BENCH_WARMUP_SECONDS"]),
+      ...processesCompared(results),
+      reproduce("bench:api", [
+        "BENCH_SECONDS",
+        "BENCH_CONCURRENCY",
+        "BENCH_WARMUP_SECONDS",
+        "BENCH_API_PROCESSES",
+      ]),
     ].join("\n"),
   );
+}
+
+/** Per client count, each compared API's throughput over that of the first (API_PROCESSES=1). */
+function processesCompared(results: Measured[]): string[] {
+  if (!API_PROCESSES) return [];
+  const [first, ...others] = API_PROCESSES.map(apiGroup);
+  return LEVELS.map((concurrency) => {
+    const rate = (server: string | undefined) =>
+      results.find((r) => r.server === server && r.load.concurrency === concurrency)?.load
+        .requestsPerSecond ?? Number.NaN;
+    const ratios = others.map(
+      (other) => `${other} ÷ ${first}: ${fixed(rate(other) / rate(first), 2)}`,
+    );
+    return `${concurrency} clients: ${ratios.join(", ")}.`;
+  });
 }

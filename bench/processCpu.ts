@@ -34,10 +34,12 @@ function commandLine(pid: number): string {
 
 /**
  * CPU seconds (user + system) so far of every live descendant of this process; `classify` names a
- * process's group from its command line (undefined: "other"). This process itself is the group
- * "bench (load generator)".
+ * process's group from its command line, or its pid and parent's (undefined: "other"). This process
+ * itself is the group "bench (load generator)".
  */
-export function readCpu(classify: (commandLine: string) => string | undefined): CpuReading {
+export function readCpu(
+  classify: (commandLine: string, ids: { pid: number; ppid: number }) => string | undefined,
+): CpuReading {
   const reading: CpuReading = new Map();
   const self = process.cpuUsage();
   reading.set(0, { group: "bench (load generator)", seconds: (self.user + self.system) / 1e6 });
@@ -60,7 +62,7 @@ export function readCpu(classify: (commandLine: string) => string | undefined): 
   while (queue.length > 0) {
     const stat = queue.shift() as ProcStat;
     queue.push(...(children.get(stat.pid) ?? []));
-    const group = classify(commandLine(stat.pid)) ?? "other";
+    const group = classify(commandLine(stat.pid), stat) ?? "other";
     reading.set(stat.pid, { group, seconds: stat.cpuSeconds });
   }
   return reading;

@@ -3,9 +3,12 @@ import { killGroup, type Service, spawnService, waitUntilReady } from "./spawnSe
 
 export type Api = Service & {
   url: string;
+  /** The process started (with API_PROCESSES above 1, the primary of the API's processes). */
+  pid: number;
   /** Sends `signal` to the API's process group, e.g. SIGKILL to simulate a crash. */
   kill: (signal: NodeJS.Signals) => void;
-  exited: Promise<void>;
+  /** Its exit code once it has exited (null when a signal ended it). */
+  exited: Promise<number | null>;
 };
 
 export type ApiOptions = {
@@ -29,7 +32,8 @@ export async function startApi({ port, env, onOutput }: ApiOptions): Promise<Api
     onOutput,
   });
   const url = `http://127.0.0.1:${port}`;
-  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
   await waitUntilReady("api", () => fetch(`${url}/v1/listings`), { child, timeoutMs: 60_000 });
-  return { ...service, url, kill: (signal) => killGroup(child, signal), exited };
+  const pid = child.pid as number;
+  return { ...service, url, pid, kill: (signal) => killGroup(child, signal), exited };
 }

@@ -8,7 +8,7 @@ import { requireDeployment } from "../lib/chain/deploymentFile.ts";
 import { sealingKey } from "../lib/crypto/sealingKey.ts";
 import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
 import { connectProjections } from "../lib/db/projections.ts";
-import { envFields } from "../lib/env.ts";
+import { ENV_FIELDS, envFields } from "../lib/env.ts";
 import { requeueUnpublishedJobs } from "../lib/jobs/outboxRelay.ts";
 import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
@@ -19,6 +19,11 @@ const env = parseApiEnv(
   apiEnvSchema.extend({
     ...envFields("WORKER_CONCURRENCY", "SCHEMA_COMPILE_BUDGET_MS", "OPERATOR_PRIVATE_KEY"),
     ...EXECUTION_ENV,
+    // Its in-process bus cannot be shared between processes: several serve the API over NATS only.
+    API_PROCESSES: ENV_FIELDS.API_PROCESSES.refine(
+      (processes) => processes === 1,
+      "the embedded composition is one process; several need NATS_URL and `npm run api`",
+    ),
   }),
 );
 await migrateAppSchema(env.DATABASE_URL);

@@ -40,6 +40,8 @@ export const ENV_FIELDS = {
   FEE_RECIPIENT_ADDRESS: address.optional(),
   API_HOST: z.string().default("127.0.0.1"),
   API_PORT: port.default(8080),
+  /** Processes serving the API alone (`api/server.ts`) on its one port; 1 runs no cluster. */
+  API_PROCESSES: z.coerce.number().int().positive().default(1),
   JWT_SECRET: z.string().min(32).optional(),
   NETWORK: z.enum(["test", "live"]).default("test"),
   SERVICE_NAME: z

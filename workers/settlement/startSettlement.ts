@@ -129,7 +129,7 @@ export async function startSettlement({
         await idle.sleep(leadershipRetryMs);
         continue;
       }
-      log.info("settlement leadership taken", { operator: account.address, pid: process.pid });
+      log.info("settlement leadership taken", { operator: account.address });
       await settleWhileLeading();
     }
   })();
