@@ -10,6 +10,7 @@ import { identify, requireIdentity } from "./middleware/identify.ts";
 import { rateLimit } from "./middleware/rateLimit.ts";
 import { requestId } from "./middleware/requestId.ts";
 import { agentRoutes } from "./routes/agents.ts";
+import { apiDocRoutes } from "./routes/apiDocs.ts";
 import { apiKeyRoutes } from "./routes/apiKeys.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { credentialRoutes } from "./routes/credentials.ts";
@@ -59,8 +60,9 @@ export function createApp(deps: ApiDeps) {
     }),
   );
 
-  // Obtaining a token is the one thing that cannot require one.
+  // Obtaining a token and reading how to is all a caller without a token may do.
   app.route(SIGN_IN_PATH, authRoutes);
+  app.route("/", apiDocRoutes);
   app.use("/v1/*", requireIdentity);
   app.route("/v1/api-keys", apiKeyRoutes);
   app.route("/v1/listings", listingRoutes);

@@ -4,7 +4,7 @@
 export type Category = "finance" | "legal" | "coding" | "research" | "sales" | "content";
 export type RentalModel = "one_time" | "subscription" | "per_query";
 export type ListingStatus = "active" | "paused" | "closed";
-export type CredentialStatus = "active" | "expired" | "low_balance";
+export type CredentialStatus = "active" | "expired" | "low_balance" | "revoked";
 
 export type ListingSummary = {
   /** `lst_` and the on-chain id's 64 hex digits. */

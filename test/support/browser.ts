@@ -1,5 +1,6 @@
 // Headless Chromium from Debian, driven by playwright-core (no browser download); installed like
 // nats-server when missing. The flags keep it from reaching for the network on its own.
+import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { ensureDebianBinary } from "../../devStack/requireBinary.ts";
 
@@ -17,4 +18,13 @@ export function launchBrowser(): Promise<Browser> {
       "--disable-sync",
     ],
   });
+}
+
+/**
+ * Where a test saves its screenshot `name`: into docs/screenshots with UPDATE_SCREENSHOTS=1 (the
+ * pictures the docs show), else into the test's own directory `dir`, to look at after a run.
+ */
+export function screenshotPath(dir: string, name: string): string {
+  const docs = new URL("../../docs/screenshots", import.meta.url).pathname;
+  return join(process.env.UPDATE_SCREENSHOTS === "1" ? docs : dir, name);
 }
