@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { isDatabaseUnavailable } from "../../lib/db/databaseUnavailable.ts";
 import { RUN_NOT_STARTED } from "../../lib/runs/runNotStarted.ts";
 import { ApiError } from "../errors.ts";
 import { EXECUTION_RETRY_AFTER_SECONDS } from "../limits.ts";
@@ -31,10 +32,22 @@ export function stoppingError(c: Context): ApiError {
  * 503 for a run still going past the time its answer was due; it goes on and is kept. With `c`, the
  * response's `Retry-After` is set (not once a stream has sent its headers).
  */
-export function stillGoingError(runId: string, c?: Context): ApiError {
+export function stillGoingError(runId: string, c?: Context, cause?: unknown): ApiError {
   c?.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
   return new ApiError(
     "service_unavailable",
     `Run ${runId} is still going; its result will be at GET /v1/runs/${runId}`,
+    { cause },
   );
+}
+
+/**
+ * For a run whose row could not be read (the database did not answer): it goes on regardless, so
+ * the answer is the one past its answer's time, naming the run. Anything else is rethrown.
+ */
+export function stillGoingUnread(runId: string, c?: Context) {
+  return (error: unknown): never => {
+    if (isDatabaseUnavailable(error)) throw stillGoingError(runId, c, error);
+    throw error;
+  };
 }

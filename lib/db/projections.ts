@@ -2,6 +2,7 @@ import { setDatabaseSchema } from "@ponder/client";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import * as projections from "../../ponder.schema.ts";
+import { boundedPool } from "./boundedPool.ts";
 
 export { projections };
 
@@ -11,10 +12,49 @@ export { projections };
  * shared table objects at `viewsSchema`, so a process reads one views schema.
  */
 export function connectProjections(databaseUrl: string, viewsSchema = "marketplace") {
-  setDatabaseSchema(projections, viewsSchema);
   const client = postgres(databaseUrl, { max: 10, onnotice: () => {} });
-  const db = drizzle(client, { schema: projections, casing: "snake_case" });
-  return { db, close: () => client.end() };
+  return { db: drizzleOver(client, viewsSchema), close: () => client.end() };
+}
+
+export type Deadlines = {
+  /** Connections at most. */
+  size: number;
+  /** Each call, waiting for a connection included (`boundedPool`). */
+  deadlineMs: number;
+  /** The server's own bound on a statement, below `deadlineMs`: a slow query ends with its error. */
+  statementTimeoutMs: number;
+  /** The server ends a session idle inside a transaction this long (its client vanished). */
+  idleInTransactionMs: number;
+  /** Names the connections in `pg_stat_activity`. */
+  applicationName: string;
+};
+
+/**
+ * The same database for a request path, where every call has a deadline (`boundedPool`): a server
+ * that stops answering fails calls within `deadlineMs` instead of holding them. Work that may
+ * rightly take long (migrations, workers, the settlement lock) uses `connectProjections`.
+ */
+export function connectWithDeadlines(databaseUrl: string, viewsSchema: string, limits: Deadlines) {
+  const pool = boundedPool({
+    size: limits.size,
+    deadlineMs: limits.deadlineMs,
+    open: () =>
+      postgres(databaseUrl, {
+        max: 1,
+        onnotice: () => {},
+        connection: {
+          application_name: limits.applicationName,
+          statement_timeout: limits.statementTimeoutMs,
+          idle_in_transaction_session_timeout: limits.idleInTransactionMs,
+        },
+      }),
+  });
+  return { db: drizzleOver(pool.client, viewsSchema), close: () => pool.close() };
+}
+
+function drizzleOver(client: postgres.Sql, viewsSchema: string): Database {
+  setDatabaseSchema(projections, viewsSchema);
+  return drizzle(client, { schema: projections, casing: "snake_case" });
 }
 
 /** The one database handle: the `app` schema and the indexer's views. */
