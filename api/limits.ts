@@ -33,8 +33,11 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export const CHAIN_READ_DEADLINE_MS = 2_000;
 /** …within which a read that failed fast (a dropped connection, a 502) is tried this many times more. */
 export const CHAIN_READ_RETRIES = 1;
-/** Each call to Postgres, waiting for a connection included, gives up after this long… */
-export const DATABASE_DEADLINE_MS = 1_500;
+/**
+ * A call to Postgres, waiting for a connection included, gives up once the server has answered no
+ * call of the process for this long: stalled, not busy (a busy pool's calls keep coming back)…
+ */
+export const DATABASE_SILENCE_MS = 1_500;
 /** …and the server ends a statement running this long itself, so a slow query is its own error. */
 export const DATABASE_STATEMENT_TIMEOUT_MS = 1_000;
 /** Connections of an API process. */

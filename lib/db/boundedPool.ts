@@ -12,25 +12,29 @@ export type BoundedPool = {
 
 /**
  * A pool of `size` connections, each a postgres.js client of its own lent to one call at a time, so
- * that one connection can be given up without the others. Every call, from waiting for a connection
- * to its last row (a transaction: to its commit), has `deadlineMs`: past it, the call fails with
- * `DatabaseDeadlineError` and the connection it held is ended and replaced, since a server that
- * does not answer does not answer a cancel either. A connection that failed is replaced too, so
- * the next call connects afresh rather than after postgres.js's growing reconnect backoff.
+ * that one connection can be given up without the others. A call, from waiting for a connection to
+ * its last row (a transaction: to its commit), fails with `DatabaseDeadlineError` once the server has
+ * answered no call of the pool for `silenceMs` since the call began: a stalled server, not a busy
+ * pool, whose calls keep coming back while the later ones wait their turn. The connection a failed
+ * call held is ended and replaced, since a server that does not answer does not answer a cancel
+ * either; one that failed is replaced too, so the next call connects afresh rather than after
+ * postgres.js's growing reconnect backoff.
  */
 export function boundedPool({
   size,
-  deadlineMs,
+  silenceMs,
   open,
 }: {
   size: number;
-  deadlineMs: number;
+  silenceMs: number;
   /** A postgres.js client of one connection (`max: 1`); it connects on its first call. */
   open: () => Sql;
 }): BoundedPool {
   const live = new Set<Sql>();
   const idle: Sql[] = [];
   const waiting: ((sql: Sql) => void)[] = [];
+  /** When a call last came back from the server, in `performance.now()` time. */
+  let answeredAt = performance.now();
   /** The types drizzle parses and serializes itself: `drizzle()` writes them here, once. */
   const options = { parsers: {}, serializers: {} } as Sql["options"];
 
@@ -56,12 +60,15 @@ export function boundedPool({
 
   function withConnection<T>(use: (sql: Sql) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      const startedAt = performance.now();
       let held: Sql | undefined;
       let over = false;
+      let timer: NodeJS.Timeout;
       const start = (sql: Sql) => {
         held = sql;
         new Promise<T>((settle) => settle(use(sql))).then(
           (value) => {
+            answeredAt = performance.now();
             if (over) return;
             over = true;
             clearTimeout(timer);
@@ -69,21 +76,34 @@ export function boundedPool({
             resolve(value);
           },
           (error: unknown) => {
+            const failed = isConnectionFailure(error);
+            if (!failed) answeredAt = performance.now();
             if (over) return;
             over = true;
             clearTimeout(timer);
-            if (isConnectionFailure(error)) replace(sql);
+            if (failed) replace(sql);
             else giveBack(sql);
             reject(error);
           },
         );
       };
-      const timer = setTimeout(() => {
+      const silentUntil = () => Math.max(startedAt, answeredAt) + silenceMs;
+      const giveUpIfSilent = () => {
+        if (over) return;
+        const left = silentUntil() - performance.now();
+        if (left > 0) {
+          timer = setTimeout(check, left);
+          return;
+        }
         over = true;
         if (held) replace(held);
         else waiting.splice(waiting.indexOf(start), 1);
-        reject(new DatabaseDeadlineError(`The database did not answer within ${deadlineMs} ms`));
-      }, deadlineMs);
+        reject(new DatabaseDeadlineError(`The database answered nothing for ${silenceMs} ms`));
+      };
+      // A timer fires before the event loop reads its sockets: answers that came while a busy
+      // process was late are read first, so its own lateness is not taken for the server's silence.
+      const check = () => setImmediate(giveUpIfSilent);
+      timer = setTimeout(check, silenceMs);
       const free = idle.pop() ?? (live.size < size ? connection() : undefined);
       if (free) start(free);
       else waiting.push(start);

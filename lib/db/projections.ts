@@ -19,9 +19,9 @@ export function connectProjections(databaseUrl: string, viewsSchema = "marketpla
 export type Deadlines = {
   /** Connections at most. */
   size: number;
-  /** Each call, waiting for a connection included (`boundedPool`). */
-  deadlineMs: number;
-  /** The server's own bound on a statement, below `deadlineMs`: a slow query ends with its error. */
+  /** A call fails once the server has answered no call for this long (`boundedPool`). */
+  silenceMs: number;
+  /** The server's own bound on a statement, below `silenceMs`: a slow query ends with its error. */
   statementTimeoutMs: number;
   /** The server ends a session idle inside a transaction this long (its client vanished). */
   idleInTransactionMs: number;
@@ -31,13 +31,13 @@ export type Deadlines = {
 
 /**
  * The same database for a request path, where every call has a deadline (`boundedPool`): a server
- * that stops answering fails calls within `deadlineMs` instead of holding them. Work that may
+ * that stops answering fails calls within `silenceMs` instead of holding them. Work that may
  * rightly take long (migrations, workers, the settlement lock) uses `connectProjections`.
  */
 export function connectWithDeadlines(databaseUrl: string, viewsSchema: string, limits: Deadlines) {
   const pool = boundedPool({
     size: limits.size,
-    deadlineMs: limits.deadlineMs,
+    silenceMs: limits.silenceMs,
     open: () =>
       postgres(databaseUrl, {
         max: 1,
