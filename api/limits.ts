@@ -38,8 +38,12 @@ export const CHAIN_READ_RETRIES = 1;
  * call of the process for this long: stalled, not busy (a busy pool's calls keep coming back)…
  */
 export const DATABASE_SILENCE_MS = 1_500;
-/** …and the server ends a statement running this long itself, so a slow query is its own error. */
-export const DATABASE_STATEMENT_TIMEOUT_MS = 1_000;
+/**
+ * …and the server ends a statement running this long itself, so that a runaway one given up on does
+ * not run on. Lock waits count: a burst of one credential's admissions queues on its advisory lock,
+ * its transactions completing one after another, and must not be cut short.
+ */
+export const DATABASE_STATEMENT_TIMEOUT_MS = 5_000;
 /** Connections of an API process. */
 export const DATABASE_CONNECTIONS = 10;
 /** The server ends a session idle inside a transaction this long: its client is gone, its locks go. */

@@ -21,7 +21,7 @@ export type Deadlines = {
   size: number;
   /** A call fails once the server has answered no call for this long (`boundedPool`). */
   silenceMs: number;
-  /** The server's own bound on a statement, below `silenceMs`: a slow query ends with its error. */
+  /** The server's own bound on a statement (a slow one below `silenceMs` ends with its own error). */
   statementTimeoutMs: number;
   /** The server ends a session idle inside a transaction this long (its client vanished). */
   idleInTransactionMs: number;
