@@ -1,17 +1,31 @@
 import type { Context } from "hono";
 import { isDatabaseUnavailable } from "../../lib/db/databaseUnavailable.ts";
-import { RUN_NOT_STARTED } from "../../lib/runs/runNotStarted.ts";
+import { RUN_NOT_HANDED_OVER, refusedBeforeStart } from "../../lib/runs/runNotStarted.ts";
 import { ApiError } from "../errors.ts";
 import { EXECUTION_RETRY_AFTER_SECONDS } from "../limits.ts";
 import type { RunRow } from "./runResult.ts";
 
 /** True when the run was refused before it started: it was never served, so it is no answer. */
 export function neverStarted(row: Pick<RunRow, "status" | "failure">): boolean {
-  return row.status === "failed" && row.failure === RUN_NOT_STARTED;
+  return row.status === "failed" && refusedBeforeStart(row.failure);
+}
+
+/** The 503 for a run refused before it started, as its `failure` says why. */
+export function notStartedError(c: Context, row: Pick<RunRow, "failure">): ApiError {
+  return row.failure === RUN_NOT_HANDED_OVER ? notHandedOverError(c) : noSlotError(c);
+}
+
+/** 503 for a run the workers could not be reached for in time: nothing ran or was charged. */
+export function notHandedOverError(c: Context): ApiError {
+  c.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
+  return new ApiError(
+    "service_unavailable",
+    "The run could not be handed to the workers in time. Nothing was charged; retry shortly",
+  );
 }
 
 /** 503 for a run that no slot freed for: nothing ran, nothing was charged; a retry may find one. */
-export function noSlotError(c: Context): ApiError {
+function noSlotError(c: Context): ApiError {
   c.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
   return new ApiError(
     "service_unavailable",

@@ -8,7 +8,7 @@ import { costOf, isAnswered, runResult } from "../execution/runResult.ts";
 import { startExecution } from "../execution/startExecution.ts";
 import {
   neverStarted,
-  noSlotError,
+  notStartedError,
   stillGoingError,
   stillGoingUnread,
 } from "../execution/unanswered.ts";
@@ -26,7 +26,7 @@ executeRoutes.post("/", async (c) => {
       .until(isAnswered, { deadline: answerDeadline, signal: leftOrStopping(c) })
       .catch(stillGoingUnread(runId, c));
     if (!row) throw stillGoingError(runId, c);
-    if (neverStarted(row)) throw noSlotError(c);
+    if (neverStarted(row)) throw notStartedError(c, row);
     return c.body(exactJson(runResult(row)), 200, { "Content-Type": "application/json" });
   } finally {
     await watch.stop();
@@ -52,7 +52,7 @@ executeRoutes.post("/stream", async (c) => {
       })
       .catch(stillGoingUnread(runId, c));
     if (!started) throw stillGoingError(runId, c);
-    if (neverStarted(started)) throw noSlotError(c);
+    if (neverStarted(started)) throw notStartedError(c, started);
   } catch (error) {
     await watch.stop();
     throw error;
