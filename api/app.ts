@@ -5,6 +5,7 @@ import type { ApiDeps, AppEnv } from "./context.ts";
 import { ApiError, errorResponse } from "./errors.ts";
 import { describeBytes, MAX_BODY_BYTES } from "./limits.ts";
 import { accessLog, loggedPath } from "./middleware/accessLog.ts";
+import { crossOrigin } from "./middleware/crossOrigin.ts";
 import { identify, requireIdentity } from "./middleware/identify.ts";
 import { rateLimit } from "./middleware/rateLimit.ts";
 import { requestId } from "./middleware/requestId.ts";
@@ -31,6 +32,8 @@ export function createApp(deps: ApiDeps) {
     c.set("deps", deps);
     await next();
   });
+  // Preflights are answered here, before anything asks who is calling.
+  app.use(crossOrigin);
   // Browsers must not sniff, frame or pass on a referrer; on the live network, HTTPS only.
   app.use(
     secureHeaders({
