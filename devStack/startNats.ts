@@ -1,9 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import { findBinary } from "./requireBinary.ts";
-import { type Service, spawnService, waitUntilReady } from "./spawnService.ts";
+import { killGroup, type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
-export type Nats = Service & { natsUrl: string };
+export type Nats = Service & {
+  natsUrl: string;
+  /** Sends `signal` to the server's process group, e.g. SIGSTOP to freeze it. */
+  kill: (signal: NodeJS.Signals) => void;
+};
 
 export type NatsOptions = {
   port: number;
@@ -44,7 +48,11 @@ export async function startNats({
     },
     { child },
   );
-  return { ...service, natsUrl: `nats://127.0.0.1:${port}` };
+  return {
+    ...service,
+    natsUrl: `nats://127.0.0.1:${port}`,
+    kill: (signal) => killGroup(child, signal),
+  };
 }
 
 function ensureNatsServer(): string {

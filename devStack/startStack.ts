@@ -164,6 +164,7 @@ export async function startStack(options: StackOptions = {}) {
       stops.push(async () => server?.stop());
       return {
         natsUrl: server.natsUrl,
+        kill: (signal) => server?.kill(signal),
         stopServer: async () => {
           await server?.stop();
           server = undefined;
