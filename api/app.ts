@@ -18,6 +18,7 @@ import { executeRoutes } from "./routes/execute.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { listingRoutes } from "./routes/listings.ts";
 import { manifestRoutes } from "./routes/manifests.ts";
+import { marketplaceRoutes } from "./routes/marketplace.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { toolRoutes } from "./routes/tools.ts";
 import { dependencyError, unavailableDependency } from "./unavailableDependency.ts";
@@ -61,9 +62,10 @@ export function createApp(deps: ApiDeps) {
     }),
   );
 
-  // Obtaining a token and reading how to is all a caller without a token may do.
+  // Obtaining a token, reading how to and finding where to pay is all a caller without one may do.
   app.route(SIGN_IN_PATH, authRoutes);
   app.route("/", apiDocRoutes);
+  app.route("/v1/marketplace", marketplaceRoutes);
   app.use("/v1/*", requireIdentity);
   app.route("/v1/api-keys", apiKeyRoutes);
   app.route("/v1/listings", listingRoutes);

@@ -34,6 +34,7 @@ export type Operation = {
 export const TAGS = {
   Authentication: "Wallet sign-in: a challenge signed with the wallet, exchanged for a JWT",
   "API keys": "A wallet's API keys, managed with its JWT",
+  Marketplace: "Where to pay: the chain and the contract",
   Listings: "The catalogue of agents listed on-chain",
   Credentials: "Rental credentials, checked on-chain",
   Agents: "Registering agents from their manifests",
@@ -120,6 +121,25 @@ export const OPERATIONS: Operation[] = [
     pathParameters: { id: "The key's id" },
     answer: { status: 200, description: "The revoked key", schema: answers.apiKey },
     errors: ["not_found", "forbidden", ...AUTHENTICATED],
+  },
+  {
+    method: "get",
+    path: "/v1/marketplace",
+    tag: "Marketplace",
+    summary: "The chain, contract and protocol state",
+    description: "The protocol's fee and pause are read from the chain at the latest block.",
+    security: "none",
+    answer: { status: 200, description: "Where to pay", schema: answers.marketplace },
+    errors: ["rate_limit_exceeded", "internal_error", "service_unavailable"],
+  },
+  {
+    method: "get",
+    path: "/v1/marketplace/abi",
+    tag: "Marketplace",
+    summary: "The contract's ABI",
+    security: "none",
+    answer: { status: 200, description: "The ABI", schema: answers.abi },
+    errors: ["rate_limit_exceeded", "internal_error"],
   },
   {
     method: "get",

@@ -204,3 +204,17 @@ export const toolDefinition = z
     z.object({ name: z.string(), description: z.string(), input_schema: toolParameters }),
   ])
   .meta({ id: "ToolDefinition" });
+
+export const marketplace = z
+  .object({
+    chain_id: z.int(),
+    contract_name: z.literal("ServiceMarketplace"),
+    contract_address: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+    abi_url: z.string().describe("The contract's ABI, as JSON"),
+    protocol_fee_basis_points: z.int().min(0).max(1000),
+    paused: z.boolean().describe("Paused: no purchases or runs"),
+    network: z.enum(["test", "live"]),
+  })
+  .meta({ id: "Marketplace" });
+
+export const abi = z.array(z.record(z.string(), z.unknown())).describe("A Solidity JSON ABI");

@@ -12,6 +12,7 @@ import type {
   ExecuteStreamEvent,
   Job,
   Listing,
+  Marketplace,
   Run,
   RunResult,
   SearchParams,
@@ -95,6 +96,25 @@ export class ServiceClient {
     });
     yield* executeStreamEvents(response, options.signal);
   }
+
+  readonly marketplace = {
+    /** The chain and contract to pay on, and the protocol's fee and pause; needs no credentials. */
+    get: (options: CallOptions = {}): Promise<Marketplace> =>
+      this.#transport.json({
+        method: "GET",
+        path: "/v1/marketplace",
+        anonymous: true,
+        signal: options.signal,
+      }),
+    /** The contract's JSON ABI. */
+    abi: (options: CallOptions = {}): Promise<unknown[]> =>
+      this.#transport.json({
+        method: "GET",
+        path: "/v1/marketplace/abi",
+        anonymous: true,
+        signal: options.signal,
+      }),
+  };
 
   readonly listings = {
     /** Searches the catalogue. */

@@ -168,3 +168,15 @@ export type CreatedApiKey = ApiKey & {
   /** The key itself: shown this once, never again. */
   key: string;
 };
+
+/** Where to pay: the chain, the contract and the protocol's state at the latest block. */
+export type Marketplace = {
+  chain_id: number;
+  contract_name: "ServiceMarketplace";
+  contract_address: string;
+  /** The contract's JSON ABI, relative to the base URL. */
+  abi_url: string;
+  protocol_fee_basis_points: number;
+  paused: boolean;
+  network: "test" | "live";
+};

@@ -122,6 +122,16 @@ describe("the OpenAPI document", () => {
     ).toBe(401);
     expect((await anonymous.get("/v1/listings")).status).toBe(401);
 
+    // Where to pay.
+    expect((await anonymous.get("/v1/marketplace")).body).toMatchObject({
+      chain_id: 31337,
+      contract_address: stack().deployment.address,
+      paused: false,
+      protocol_fee_basis_points: 250,
+      network: "test",
+    });
+    expect((await anonymous.get("/v1/marketplace/abi")).status).toBe(200);
+
     // API keys.
     const keyChallenge = await asCreator.get("/v1/api-keys/challenge");
     const label = "contract";

@@ -21,4 +21,5 @@ it("describes the API's answers as the API gives them", () => {
   expectTypeOf<WithBigintWei<Answer<typeof answers.runResult>>>().toMatchTypeOf<sdk.RunResult>();
   expectTypeOf<Answer<typeof answers.apiKey>>().toMatchTypeOf<sdk.ApiKey>();
   expectTypeOf<Answer<typeof answers.createdApiKey>>().toMatchTypeOf<sdk.CreatedApiKey>();
+  expectTypeOf<Answer<typeof answers.marketplace>>().toMatchTypeOf<sdk.Marketplace>();
 });

@@ -124,6 +124,14 @@ describe("a renter with a wallet account", () => {
       on_chain_id: listing().listingId,
       price_eth: 0.01,
     });
+    expect(await new ServiceClient({ baseUrl: stack().api.url }).marketplace.get()).toMatchObject({
+      chain_id: 31337,
+      contract_address: stack().deployment.address,
+      network: "test",
+    });
+    expect(await client.marketplace.abi()).toContainEqual(
+      expect.objectContaining({ type: "function", name: "purchasePerQuery" }),
+    );
     expect(await client.tools.definition("openai")).toMatchObject({
       type: "function",
       function: { name: "execute_agent" },
