@@ -66,6 +66,7 @@ export function createApp(deps: ApiDeps) {
   app.route(SIGN_IN_PATH, authRoutes);
   app.route("/", apiDocRoutes);
   app.route("/v1/marketplace", marketplaceRoutes);
+  app.route("/ipfs", manifestRoutes);
   app.use("/v1/*", requireIdentity);
   app.route("/v1/api-keys", apiKeyRoutes);
   app.route("/v1/listings", listingRoutes);

@@ -231,6 +231,17 @@ export const OPERATIONS: Operation[] = [
     errors: ["not_found", ...AUTHENTICATED],
   },
   {
+    method: "get",
+    path: "/ipfs/{cid}",
+    tag: "Agents",
+    summary: "Get a public manifest by content id, as an IPFS gateway does",
+    description: "Served only when its bytes still hash to the id; `metadata_uri` resolves here.",
+    security: "none",
+    pathParameters: { cid: "The manifest's content id (CIDv1)" },
+    answer: { status: 200, description: "The manifest's exact bytes", schema: publicManifest },
+    errors: ["not_found", "rate_limit_exceeded", "internal_error", "service_unavailable"],
+  },
+  {
     method: "post",
     path: "/v1/execute",
     tag: "Execution",

@@ -1,23 +1,18 @@
-import { eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { manifests } from "../../lib/db/appSchema.ts";
-import { isContentId } from "../../lib/ids/contentId.ts";
 import type { AppEnv } from "../context.ts";
-import { ApiError } from "../errors.ts";
+import { readVerifiedManifest } from "../manifests/readVerifiedManifest.ts";
 
+/**
+ * A registered agent's public manifest by content id, its exact bytes: at `/v1/manifests/:cid` for
+ * API clients, and at the gateway-style `/ipfs/:cid` for anyone, so `metadata_uri` resolves.
+ */
 export const manifestRoutes = new Hono<AppEnv>();
 
-/** The bytes behind `ipfs://<cid>`: a registered agent's public manifest, immutable. */
 manifestRoutes.get("/:cid", async (c) => {
-  if (!isContentId(c.req.param("cid"))) {
-    throw new ApiError("not_found", "No manifest has this content id");
-  }
-  const [manifest] = await c
-    .get("deps")
-    .db.select({ content: manifests.content })
-    .from(manifests)
-    .where(eq(manifests.cid, c.req.param("cid")));
-  if (!manifest) throw new ApiError("not_found", "No manifest has this content id");
-  c.header("Cache-Control", "public, max-age=31536000, immutable");
-  return c.body(new Uint8Array(manifest.content), 200, { "Content-Type": "application/json" });
+  const content = await readVerifiedManifest(c.get("deps").db, c.req.param("cid"));
+  return c.body(content, 200, {
+    "Content-Type": "application/json",
+    "Cache-Control": "public, max-age=31536000, immutable",
+    ETag: `"${c.req.param("cid")}"`,
+  });
 });

@@ -213,6 +213,7 @@ describe("the OpenAPI document", () => {
     const cid = job.body.result.create_listing.metadata_uri.replace("ipfs://", "");
     expect((await asCreator.get(`/v1/manifests/${cid}`)).status).toBe(200);
     expect((await asCreator.get("/v1/manifests/nope")).status).toBe(404);
+    expect((await anonymous.get(`/ipfs/${cid}`)).status).toBe(200);
 
     const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.keys(methods).map((method) => `${method} ${path}`),
