@@ -1,15 +1,28 @@
 import { execFileSync } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import { findBinary } from "./requireBinary.ts";
-import { type Service, spawnService, waitUntilReady } from "./spawnService.ts";
+import { killGroup, type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
-export type Nats = Service & { natsUrl: string };
+export type Nats = Service & {
+  natsUrl: string;
+  /** SIGKILLs the server, as a crash would, and resolves once it is gone. */
+  kill: () => Promise<void>;
+};
+
+/** Membership of a cluster: this node's name and route port, and every node's route port. */
+export type NatsClusterNode = {
+  name: string;
+  serverName: string;
+  routePort: number;
+  routePorts: number[];
+};
 
 export type NatsOptions = {
   port: number;
   monitorPort: number;
   /** JetStream's store directory. */
   storeDir: string;
+  cluster?: NatsClusterNode;
   onOutput?: (line: string) => void;
 };
 
@@ -20,6 +33,7 @@ export async function startNats({
   port,
   monitorPort,
   storeDir,
+  cluster,
   onOutput,
 }: NatsOptions): Promise<Nats> {
   const natsServer = ensureNatsServer();
@@ -34,17 +48,44 @@ export async function startNats({
     "-js",
     "-sd",
     storeDir,
+    ...(cluster ? clusterArgs(cluster) : []),
   ];
   const { child, service } = spawnService(natsServer, args, { onOutput });
+  // A cluster's node is ready once it has caught up with JetStream's meta leader and its streams.
+  const health = cluster ? "healthz" : "healthz?js-enabled-only=true";
   await waitUntilReady(
     "nats-server",
     async () => {
-      const response = await fetch(`http://127.0.0.1:${monitorPort}/healthz?js-enabled-only=true`);
+      const response = await fetch(`http://127.0.0.1:${monitorPort}/${health}`);
       if (!response.ok) throw new Error(`healthz answered ${response.status}`);
     },
     { child },
   );
-  return { ...service, natsUrl: `nats://127.0.0.1:${port}` };
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once("exit", () => resolve());
+  });
+  const kill = async () => {
+    killGroup(child, "SIGKILL");
+    await exited;
+  };
+  return { ...service, kill, natsUrl: `nats://127.0.0.1:${port}` };
+}
+
+function clusterArgs({ name, serverName, routePort, routePorts }: NatsClusterNode): string[] {
+  return [
+    "--server_name",
+    serverName,
+    "--cluster_name",
+    name,
+    "--cluster",
+    `nats://127.0.0.1:${routePort}`,
+    "--routes",
+    routePorts
+      .filter((port) => port !== routePort)
+      .map((port) => `nats://127.0.0.1:${port}`)
+      .join(","),
+  ];
 }
 
 function ensureNatsServer(): string {

@@ -17,14 +17,24 @@ export function streamName(subject: string): string {
   return subject.toUpperCase().replace(/[^A-Z0-9]/g, "_");
 }
 
+/** The servers of `NATS_URL`: one, or a cluster's comma-separated. */
+export function natsServers(natsUrl: string): string[] {
+  return natsUrl.split(",").map((url) => url.trim());
+}
+
 /**
  * The bus over NATS JetStream: work-queue streams (a message leaves once acknowledged), publish
  * deduplication by message id, durable pull consumers with explicit acks and finite redelivery.
+ * On a cluster, `replicas` copies of each stream (and its consumers) survive the loss of a minority
+ * of the servers.
  */
-export async function createJetStreamBus(natsUrl: string): Promise<Bus> {
+export async function createJetStreamBus(
+  natsUrl: string,
+  { replicas = 1 }: { replicas?: number } = {},
+): Promise<Bus> {
   // Reconnect forever: an outage of NATS must delay work, never end a process's consuming.
   const connection = await connect({
-    servers: natsUrl,
+    servers: natsServers(natsUrl),
     name: "marketplace",
     maxReconnectAttempts: -1,
   });
@@ -35,6 +45,7 @@ export async function createJetStreamBus(natsUrl: string): Promise<Bus> {
       subjects: [subject],
       retention: RetentionPolicy.Workqueue,
       duplicate_window: DEDUPE_WINDOW_NS,
+      num_replicas: replicas,
     };
     await manager.streams.add(config).catch(async () => {
       await manager.streams.update(config.name, config);
