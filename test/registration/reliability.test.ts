@@ -314,8 +314,11 @@ describe("a worker SIGKILLed while it holds jobs", () => {
 
     const ids = [victim, ...others];
     const rows = await expectCompletedExactlyOnce(creator, ids);
-    // The victim was completed by the new worker, after its redelivery.
-    expect(processedLines()).toContainEqual({ jobId: victim, outcome: "completed" });
+    // The victim was completed by the new worker, after its redelivery (its log line may reach us
+    // a moment after its commit: logging is asynchronous).
+    await until("the new worker to log completing the victim", () =>
+      processedLines().some((line) => line.jobId === victim && line.outcome === "completed"),
+    );
 
     // Stable: once JetStream holds nothing more to deliver for them, nothing has changed.
     await releasedByJetStream(ids);
