@@ -10,6 +10,12 @@ import { connect } from "@nats-io/transport-node";
 import { type Bus, type BusMessage, SUBJECTS, type Subscription } from "./bus.ts";
 
 const DEDUPE_WINDOW_NS = 2 * 60 * 1_000_000_000;
+/**
+ * How long a pull request lasts (the client's default is 30 s). A pull held by a cluster node that
+ * dies is lost with it; the client notices by two missed heartbeats, half this apart, and pulls
+ * again from the consumer's new leader, so a node's loss stalls consuming for seconds, not 30.
+ */
+const PULL_EXPIRES_MS = 5_000;
 const millisToNanos = (millis: number) => millis * 1_000_000;
 
 /** A stream per subject, named after it: `jobs.registration` → `JOBS_REGISTRATION`. */
@@ -78,7 +84,10 @@ export async function createJetStreamBus(
           });
         });
       const consumer = await client.consumers.get(stream, options.group);
-      const messages = await consumer.consume({ max_messages: options.concurrency ?? 1 });
+      const messages = await consumer.consume({
+        max_messages: options.concurrency ?? 1,
+        expires: PULL_EXPIRES_MS,
+      });
       const inFlight = new Set<Promise<void>>();
       const loop = (async () => {
         for await (const message of messages) {
