@@ -4,11 +4,13 @@ import { secureHeaders } from "hono/secure-headers";
 import type { ApiDeps, AppEnv } from "./context.ts";
 import { ApiError, errorResponse } from "./errors.ts";
 import { describeBytes, MAX_BODY_BYTES } from "./limits.ts";
-import { accessLog } from "./middleware/accessLog.ts";
+import { accessLog, loggedPath } from "./middleware/accessLog.ts";
+import { crossOrigin } from "./middleware/crossOrigin.ts";
 import { identify, requireIdentity } from "./middleware/identify.ts";
 import { rateLimit } from "./middleware/rateLimit.ts";
 import { requestId } from "./middleware/requestId.ts";
 import { agentRoutes } from "./routes/agents.ts";
+import { apiDocRoutes } from "./routes/apiDocs.ts";
 import { apiKeyRoutes } from "./routes/apiKeys.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { credentialRoutes } from "./routes/credentials.ts";
@@ -18,6 +20,7 @@ import { listingRoutes } from "./routes/listings.ts";
 import { manifestRoutes } from "./routes/manifests.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { toolRoutes } from "./routes/tools.ts";
+import { dependencyError, unavailableDependency } from "./unavailableDependency.ts";
 
 /** Challenges and tokens: the one place a caller without a token may go. */
 const SIGN_IN_PATH = "/v1/auth";
@@ -30,6 +33,8 @@ export function createApp(deps: ApiDeps) {
     c.set("deps", deps);
     await next();
   });
+  // Preflights are answered here, before anything asks who is calling.
+  app.use(crossOrigin);
   // Browsers must not sniff, frame or pass on a referrer; on the live network, HTTPS only.
   app.use(
     secureHeaders({
@@ -56,8 +61,9 @@ export function createApp(deps: ApiDeps) {
     }),
   );
 
-  // Obtaining a token is the one thing that cannot require one.
+  // Obtaining a token and reading how to is all a caller without a token may do.
   app.route(SIGN_IN_PATH, authRoutes);
+  app.route("/", apiDocRoutes);
   app.use("/v1/*", requireIdentity);
   app.route("/v1/api-keys", apiKeyRoutes);
   app.route("/v1/listings", listingRoutes);
@@ -71,7 +77,22 @@ export function createApp(deps: ApiDeps) {
 
   app.notFound((c) => errorResponse(c, new ApiError("not_found", "No such endpoint")));
   app.onError((error, c) => {
+    // A dependency's failure, as it came or as the 503 a route made of it.
+    const cause = error instanceof ApiError ? error.cause : error;
+    const dependency = unavailableDependency(cause);
+    if (dependency) {
+      // The cause's code or name only: a chain error's message quotes the request, signatures and all.
+      const reason =
+        cause instanceof Error ? ((cause as { code?: unknown }).code ?? cause.name) : "";
+      deps.log.warn("dependency unavailable", {
+        request_id: c.get("requestId"),
+        path: loggedPath(c.req.path),
+        dependency,
+        reason: String(reason),
+      });
+    }
     if (error instanceof ApiError) return errorResponse(c, error);
+    if (dependency) return errorResponse(c, dependencyError(dependency, error));
     deps.log.error("unhandled error", {
       request_id: c.get("requestId"),
       path: c.req.path,

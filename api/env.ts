@@ -12,6 +12,7 @@ export const apiEnvSchema = z.object(
     "API_HOST",
     "API_PORT",
     "JWT_SECRET",
+    "JWT_LIFETIME_SECONDS",
     "NETWORK",
     "SERVICE_NAME",
     "RATE_LIMIT_PER_MINUTE",

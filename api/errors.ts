@@ -35,16 +35,19 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: ContentfulStatusCode;
   readonly onChainError?: OnChainError;
+  /** Sent as `Retry-After`. */
+  readonly retryAfterSeconds?: number;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { onChainError?: OnChainError; cause?: unknown } = {},
+    options: { onChainError?: OnChainError; cause?: unknown; retryAfterSeconds?: number } = {},
   ) {
     super(message, { cause: options.cause });
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.onChainError = options.onChainError;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
@@ -61,5 +64,8 @@ export function errorBody(error: ApiError) {
 }
 
 export function errorResponse(c: Context, error: ApiError) {
+  if (error.retryAfterSeconds !== undefined) {
+    c.header("Retry-After", String(error.retryAfterSeconds));
+  }
   return c.json(errorBody(error), error.status);
 }

@@ -26,10 +26,30 @@ export const HEADERS_TIMEOUT_MS = 10_000;
 /** …and this long to send the whole request. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 
-/** One read of the chain gives up after this long (a node that takes calls and never answers)… */
-export const CHAIN_READ_TIMEOUT_MS = 3_000;
-/** …and is tried this many times more, after a timeout or a failed HTTP exchange, before a 503. */
+// Every wait on a dependency ends in time for a request to be answered within 3 s: a 503 with
+// `Retry-After` when the dependency did not answer (docs/operations.md).
+
+/** One read of the chain, its retry included, gives up after this long… */
+export const CHAIN_READ_DEADLINE_MS = 2_000;
+/** …within which a read that failed fast (a dropped connection, a 502) is tried this many times more. */
 export const CHAIN_READ_RETRIES = 1;
+/**
+ * A call to Postgres, waiting for a connection included, gives up once the server has answered no
+ * call of the process for this long: stalled, not busy (a busy pool's calls keep coming back)…
+ */
+export const DATABASE_SILENCE_MS = 1_500;
+/**
+ * …and the server ends a statement running this long itself, so that a runaway one given up on does
+ * not run on. Lock waits count: a burst of one credential's admissions queues on its advisory lock,
+ * its transactions completing one after another, and must not be cut short.
+ */
+export const DATABASE_STATEMENT_TIMEOUT_MS = 5_000;
+/** Connections of an API process. */
+export const DATABASE_CONNECTIONS = 10;
+/** The server ends a session idle inside a transaction this long: its client is gone, its locks go. */
+export const DATABASE_IDLE_IN_TRANSACTION_MS = 10_000;
+/** The `Retry-After` of a 503 for a dependency that did not answer. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
 
 /** Threads an API process checks tasks' input on; a check waits for a free one. */
 export const INPUT_VALIDATION_THREADS = 2;

@@ -24,3 +24,30 @@ describe("finding: HTTP hardening (security headers)", () => {
     );
   });
 });
+
+describe("calls from web pages of other origins", () => {
+  it("are allowed with a bearer token and never with cookies; preflights need no token", async () => {
+    const api = createTestApp(stack());
+    const preflight = await api.app.request("/v1/execute", {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://dapp.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, content-type, idempotency-key",
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+    expect(preflight.headers.get("access-control-allow-headers")).toBe(
+      "Authorization,Content-Type,Idempotency-Key",
+    );
+    expect(preflight.headers.get("access-control-allow-credentials")).toBeNull();
+
+    const refused = await api.app.request("/v1/listings", {
+      headers: { origin: "https://dapp.example" },
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("access-control-allow-origin")).toBe("*");
+    expect(refused.headers.get("access-control-expose-headers")).toContain("Retry-After");
+  });
+});

@@ -58,6 +58,7 @@ export async function serveApi({
         env.JWT_SECRET
           ? new TextEncoder().encode(env.JWT_SECRET)
           : await loadOrCreateKey(join(env.DATA_DIR, "jwt-secret")),
+        env.JWT_LIFETIME_SECONDS,
       ),
       rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
       authRateLimitPerMinute: env.AUTH_RATE_LIMIT_PER_MINUTE,

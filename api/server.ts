@@ -5,11 +5,11 @@ import cluster from "node:cluster";
 import { createJetStreamBus } from "../lib/bus/jetStreamBus.ts";
 import { sealingKey } from "../lib/crypto/sealingKey.ts";
 import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
-import { connectProjections } from "../lib/db/projections.ts";
 import { envFields } from "../lib/env.ts";
 import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
 import { stopOnSignalOrRequest, superviseApiProcesses } from "./apiCluster.ts";
+import { connectApiDatabase } from "./apiDatabase.ts";
 import { apiEnvSchema, parseApiEnv } from "./env.ts";
 import { serveApi } from "./serveApi.ts";
 
@@ -22,7 +22,7 @@ if (cluster.isPrimary && env.API_PROCESSES > 1) {
   superviseApiProcesses(env.API_PROCESSES, log);
 } else {
   await migrateAppSchema(env.DATABASE_URL);
-  const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
+  const { db, close } = connectApiDatabase(env.DATABASE_URL, env.VIEWS_SCHEMA);
   const bus = await createJetStreamBus(env.NATS_URL, { replicas: env.NATS_STREAM_REPLICAS });
   const api = await serveApi({ env, db, bus, sealingKey: await sealingKey(env), log });
   const stop = async () => {

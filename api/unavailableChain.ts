@@ -1,10 +1,8 @@
 import { isChainUnavailable } from "../lib/chain/isChainUnavailable.ts";
-import { ApiError } from "./errors.ts";
+import { dependencyError } from "./unavailableDependency.ts";
 
 /** Rethrows a chain that could not be read as 503 `service_unavailable`; anything else as it is. */
 export function unavailableChain(error: unknown): never {
   if (!isChainUnavailable(error)) throw error;
-  throw new ApiError("service_unavailable", "The chain could not be read; retry shortly", {
-    cause: error,
-  });
+  throw dependencyError("chain", error);
 }

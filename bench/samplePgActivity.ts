@@ -13,8 +13,8 @@ export type PgActivity = {
 };
 
 /**
- * Samples pg_stat_activity every `intervalMs` for the backends of postgres.js clients (the API's
- * and the workers' pools; Ponder uses another driver) until `stop()`.
+ * Samples pg_stat_activity every `intervalMs` for the backends of the API's pool (`api <pid>`) and
+ * the workers' (postgres.js's default name; Ponder uses another driver) until `stop()`.
  */
 export function samplePgActivity(databaseUrl: string, intervalMs = 25) {
   const sql = postgres(databaseUrl, {
@@ -34,7 +34,8 @@ export function samplePgActivity(databaseUrl: string, intervalMs = 25) {
         select wait_event_type || ':' || wait_event as wait,
           regexp_replace(left(query, 80), '\\s+', ' ', 'g') as statement
         from pg_stat_activity
-        where application_name = 'postgres.js' and state = 'active'`.catch(() => undefined);
+        where (application_name = 'postgres.js' or application_name like 'api %')
+          and state = 'active'`.catch(() => undefined);
       if (!rows) break;
       samples++;
       active += rows.length;

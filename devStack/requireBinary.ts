@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 
@@ -19,4 +20,25 @@ export function findBinary(name: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * The path of `binary`, installing Debian's `debianPackage` with apt-get when it is missing and this
+ * process may (root); otherwise an error naming the command to run.
+ */
+export function ensureDebianBinary(binary: string, debianPackage: string): string {
+  const existing = findBinary(binary);
+  if (existing) return existing;
+  const command = `apt-get update && apt-get install -y ${debianPackage}`;
+  if (process.getuid?.() !== 0) {
+    throw new Error(`${binary} was not found on PATH; install it with: ${command}`);
+  }
+  console.warn(`${binary} is missing; installing it as root: ${command}`);
+  execFileSync("sh", ["-c", `${command} >/dev/null`], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+  });
+  const installed = findBinary(binary);
+  if (!installed) throw new Error(`${binary} is still missing after: ${command}`);
+  return installed;
 }

@@ -1,8 +1,13 @@
 import { readFile, rename } from "node:fs/promises";
 import { requireBinary } from "./requireBinary.ts";
-import { type Service, spawnService, waitUntilReady } from "./spawnService.ts";
+import { killGroup, type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
-export type Anvil = Service & { rpcUrl: string; chainId: number };
+export type Anvil = Service & {
+  rpcUrl: string;
+  chainId: number;
+  /** Sends `signal` to anvil's process group, e.g. SIGSTOP to freeze the chain. */
+  kill: (signal: NodeJS.Signals) => void;
+};
 
 export type AnvilOptions = {
   port: number;
@@ -34,7 +39,7 @@ export async function startAnvil({
   const { child, service } = spawnService(anvil, args, { onOutput });
   const rpcUrl = `http://127.0.0.1:${port}`;
   await waitUntilReady("anvil", () => rpcRequest(rpcUrl, "eth_chainId"), { child });
-  return { ...service, rpcUrl, chainId };
+  return { ...service, rpcUrl, chainId, kill: (signal) => killGroup(child, signal) };
 }
 
 /**

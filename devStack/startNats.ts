@@ -5,8 +5,10 @@ import { killGroup, type Service, spawnService, waitUntilReady } from "./spawnSe
 
 export type Nats = Service & {
   natsUrl: string;
-  /** SIGKILLs the server, as a crash would, and resolves once it is gone. */
-  kill: () => Promise<void>;
+  /** Sends `signal` to the server's process group, e.g. SIGSTOP to freeze it. */
+  kill: (signal: NodeJS.Signals) => void;
+  /** Resolves once the server has exited. */
+  exited: Promise<void>;
 };
 
 /** Membership of a cluster: this node's name and route port, and every node's route port. */
@@ -65,11 +67,12 @@ export async function startNats({
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once("exit", () => resolve());
   });
-  const kill = async () => {
-    killGroup(child, "SIGKILL");
-    await exited;
+  return {
+    ...service,
+    natsUrl: `nats://127.0.0.1:${port}`,
+    kill: (signal) => killGroup(child, signal),
+    exited,
   };
-  return { ...service, kill, natsUrl: `nats://127.0.0.1:${port}` };
 }
 
 function clusterArgs({ name, serverName, routePort, routePorts }: NatsClusterNode): string[] {

@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { access, chmod, chown, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -14,7 +15,7 @@ import {
 } from "./postgresPassword.ts";
 import { postgresServiceUser, type ServiceUser } from "./postgresServiceUser.ts";
 import { reachableBuild } from "./reachableBuild.ts";
-import { type Service, spawnService, waitUntilReady } from "./spawnService.ts";
+import { killGroup, type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
 export type Postgres = Service & {
   /** With the cluster's password, which every client (API, workers, Ponder, tests) reads from it. */
@@ -23,6 +24,8 @@ export type Postgres = Service & {
   password: string;
   /** The cluster's directory: `dataDir/cluster`, or where that links to. */
   clusterDir: string;
+  /** Sends `signal` to every server process (postmaster and backends), e.g. SIGSTOP to freeze it. */
+  kill: (signal: NodeJS.Signals) => void;
 };
 
 export type PostgresOptions = {
@@ -119,7 +122,13 @@ export async function startPostgres({
     const message = error instanceof Error ? error.message : String(error);
     throw new Error([message, ...recentOutput.lines].join("\n"));
   }
-  return { databaseUrl: urlOf(database), password, clusterDir: cluster.dir, stop };
+  return {
+    databaseUrl: urlOf(database),
+    password,
+    clusterDir: cluster.dir,
+    stop,
+    kill: (signal) => signalCluster(child, signal),
+  };
 }
 
 function isInitialised(clusterDir: string) {
@@ -158,6 +167,28 @@ async function initialise(
     );
   } finally {
     await rm(passwordFile, { force: true });
+  }
+}
+
+/**
+ * Sends `signal` to the postmaster and every process it started: each of those leads a process
+ * group of its own, so the postmaster's group is not enough.
+ */
+function signalCluster(child: ChildProcess, signal: NodeJS.Signals) {
+  killGroup(child, signal);
+  if (child.pid === undefined) return;
+  let children: string;
+  try {
+    children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8");
+  } catch {
+    return; // the postmaster is gone
+  }
+  for (const pid of children.split(" ").filter(Boolean)) {
+    try {
+      process.kill(Number(pid), signal);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error; // ESRCH: already gone
+    }
   }
 }
 

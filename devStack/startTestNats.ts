@@ -10,6 +10,8 @@ export type TestNatsServer = {
   natsUrl: string;
   /** Its name in the cluster (JetStream names stream leaders by it); none alone. */
   serverName?: string;
+  /** Sends `signal` to the server (if running), e.g. SIGSTOP to freeze it. */
+  kill: (signal: NodeJS.Signals) => void;
   /** Stops the server but keeps its JetStream store, as an outage would. */
   stopServer: () => Promise<void>;
   /** SIGKILLs the server, as a crash would; its store stays for `startServer`. */
@@ -18,7 +20,7 @@ export type TestNatsServer = {
   startServer: () => Promise<void>;
 };
 
-export type TestNats = Omit<TestNatsServer, "killServer"> & {
+export type TestNats = Omit<TestNatsServer, "killServer" | "serverName"> & {
   /** Every server's URL, comma-separated: what NATS_URL holds. */
   natsUrl: string;
   /** The servers: one, or the cluster's nodes. */
@@ -60,11 +62,16 @@ export async function startTestNats({
     return {
       natsUrl: `nats://127.0.0.1:${port}`,
       serverName: cluster?.serverName,
+      kill: (signal: NodeJS.Signals) => server?.kill(signal),
       startServer: async () => {
         server ??= await startNats({ port, monitorPort, storeDir, cluster, onOutput });
       },
       stopServer: () => end((running) => running.stop()),
-      killServer: () => end((running) => running.kill()),
+      killServer: () =>
+        end(async (running) => {
+          running.kill("SIGKILL");
+          await running.exited;
+        }),
     };
   });
   const stopAll = async () => {
@@ -81,6 +88,9 @@ export async function startTestNats({
     natsUrl: servers.map((server) => server.natsUrl).join(","),
     servers,
     replicas: count,
+    kill: (signal) => {
+      for (const server of servers) server.kill(signal);
+    },
     stopServer: stopAll,
     startServer: async () => {
       await Promise.all(servers.map((server) => server.startServer()));

@@ -1,6 +1,7 @@
 // The embedded composition, for a marketplace without NATS: the REST API, an in-process bus and the
 // workers in one process. `api/` and `workers/` meet only here and on the bus.
 
+import { connectApiDatabase } from "../api/apiDatabase.ts";
 import { apiEnvSchema, parseApiEnv } from "../api/env.ts";
 import { serveApi } from "../api/serveApi.ts";
 import { createInProcessBus } from "../lib/bus/inProcessBus.ts";
@@ -27,7 +28,9 @@ const env = parseApiEnv(
   }),
 );
 await migrateAppSchema(env.DATABASE_URL);
+// The workers' calls may rightly take long; the API's are bounded, so each has a pool of its own.
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
+const apiDatabase = connectApiDatabase(env.DATABASE_URL, env.VIEWS_SCHEMA);
 const bus = createInProcessBus();
 const key = await sealingKey(env);
 // The in-process bus starts empty: whatever it held when the last process stopped goes out again.
@@ -50,11 +53,18 @@ const workers = await startWorkers({
     operatorKey: env.OPERATOR_PRIVATE_KEY,
   },
 });
-const api = await serveApi({ env, db, bus, sealingKey: key, log: createLogger("api") });
+const api = await serveApi({
+  env,
+  db: apiDatabase.db,
+  bus,
+  sealingKey: key,
+  log: createLogger("api"),
+});
 
 stopOnSignal(async () => {
   await api.close();
   await workers.stop();
   await bus.close();
+  await apiDatabase.close();
   await close();
 });

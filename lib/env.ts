@@ -51,6 +51,8 @@ export const ENV_FIELDS = {
   /** Processes serving the API alone (`api/server.ts`) on its one port; 1 runs no cluster. */
   API_PROCESSES: z.coerce.number().int().positive().default(1),
   JWT_SECRET: z.string().min(32).optional(),
+  /** How long a wallet's JWT is valid: the spec's hour; shorter for tests of renewal. */
+  JWT_LIFETIME_SECONDS: z.coerce.number().int().min(5).max(3600).default(3600),
   NETWORK: z.enum(["test", "live"]).default("test"),
   SERVICE_NAME: z
     .string()

@@ -2,17 +2,27 @@ import { errors, jwtVerify, SignJWT } from "jose";
 import type { Address } from "viem";
 import { ApiError } from "../errors.ts";
 
+/** The spec's JWT lifetime: one hour. */
 export const TOKEN_LIFETIME_SECONDS = 3600;
 
-export type JwtSettings = { secret: Uint8Array; issuer: string; audience: string };
+export type JwtSettings = {
+  secret: Uint8Array;
+  issuer: string;
+  audience: string;
+  lifetimeSeconds: number;
+};
 
 /** The service's own tokens: signed with `secret`, issued by `serviceName` for its API. */
-export function jwtSettings(serviceName: string, secret: Uint8Array): JwtSettings {
-  return { secret, issuer: serviceName, audience: `${serviceName}-api` };
+export function jwtSettings(
+  serviceName: string,
+  secret: Uint8Array,
+  lifetimeSeconds = TOKEN_LIFETIME_SECONDS,
+): JwtSettings {
+  return { secret, issuer: serviceName, audience: `${serviceName}-api`, lifetimeSeconds };
 }
 
 export async function issueToken(wallet: Address, settings: JwtSettings, nowSeconds: number) {
-  const expiresAt = nowSeconds + TOKEN_LIFETIME_SECONDS;
+  const expiresAt = nowSeconds + settings.lifetimeSeconds;
   const token = await new SignJWT({})
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(wallet.toLowerCase())

@@ -5,7 +5,7 @@ import type { Database } from "../../lib/db/projections.ts";
 import type { RentalModel } from "../../lib/marketplace/vocabulary.ts";
 import { queueWaitingRuns } from "../../lib/runs/grantSlots.ts";
 import { nextOnChainRunId } from "../../lib/runs/onChainRunId.ts";
-import { RUN_NOT_STARTED } from "../../lib/runs/runNotStarted.ts";
+import { refusedBeforeStart } from "../../lib/runs/runNotStarted.ts";
 import { type BalanceRead, type DebitsInBalance, perTaskRoom } from "./perTaskRoom.ts";
 import type { RunRow } from "./runResult.ts";
 
@@ -33,8 +33,8 @@ export type Admission =
   | { outcome: "debits_in_flight"; inFlight: string[] };
 
 /**
- * The run under `wallet` and `key`, or undefined. A run refused before it started (no slot freed)
- * gives its key up: it was never served, so a retry under the same key is a new run.
+ * The run under `wallet` and `key`, or undefined. A run refused before it started (no slot freed, or
+ * the workers not reached) gives its key up: it was never served, so a retry under the same key is a new run.
  */
 export async function findIdempotentRun(
   db: Database,
@@ -43,7 +43,7 @@ export async function findIdempotentRun(
 ): Promise<RunRow | undefined> {
   const where = and(eq(runs.wallet, wallet.toLowerCase()), eq(runs.idempotencyKey, key));
   const [run] = await db.select().from(runs).where(where);
-  if (run?.status !== "failed" || run.failure !== RUN_NOT_STARTED) return run;
+  if (run?.status !== "failed" || !refusedBeforeStart(run.failure)) return run;
   await db.update(runs).set({ idempotencyKey: null }).where(eq(runs.id, run.id));
   return undefined;
 }

@@ -26,8 +26,9 @@ import { executeBody } from "./executeRequest.ts";
 import { countExecution } from "./executionRateLimit.ts";
 import { type AgentListing, findAgentListing } from "./findAgentListing.ts";
 import { lookUpDebits } from "./lookUpDebits.ts";
+import { refuseUnhandedRun } from "./refuseUnhandedRun.ts";
 import type { RunRow } from "./runResult.ts";
-import { stoppingError } from "./unanswered.ts";
+import { notHandedOverError, stillGoingError, stoppingError } from "./unanswered.ts";
 import { type OnDelta, type RunWatch, watchRun } from "./watchRun.ts";
 
 export type StartedExecution = {
@@ -110,14 +111,16 @@ export async function startExecution(
           : undefined;
       const admission = await admitRun(deps.db, run, perTask, inBalance);
       switch (admission.outcome) {
-        case "admitted":
-          // A publish lost here is made again by the sweeper.
-          await announceGranted(deps.bus, admission.granted);
+        case "admitted": {
+          // A publish lost here is made again by the sweeper, but the renter does not wait for it.
+          const unpublished = await announceGranted(deps.bus, admission.granted);
+          if (unpublished.includes(run.id)) await refuseUnhanded(c, run.id);
           return {
             runId: run.id,
             answerDeadline: answerDeadline(timeoutSeconds, deps.settings.runAnswerGraceMs),
             watch,
           };
+        }
         case "existing":
           await watch.stop();
           return attach(admission.run);
@@ -156,6 +159,18 @@ export async function startExecution(
     await watch.stop();
     throw error;
   }
+}
+
+/**
+ * For a run the bus did not take in time: refused (503, nothing run or charged) unless a worker took
+ * it meanwhile. If the refusal cannot be written, the run stays queued and the sweeper publishes it
+ * once the bus answers: the answer names the run, which goes on.
+ */
+async function refuseUnhanded(c: Context<AppEnv>, runId: string): Promise<void> {
+  const refused = await refuseUnhandedRun(c.get("deps").db, runId).catch((error: unknown) => {
+    throw stillGoingError(runId, c, error);
+  });
+  if (refused) throw notHandedOverError(c);
 }
 
 type PermittedAccess = AccessRead & { credential: NonNullable<AccessRead["credential"]> };

@@ -1,16 +1,31 @@
 import type { Context } from "hono";
-import { RUN_NOT_STARTED } from "../../lib/runs/runNotStarted.ts";
+import { isDatabaseUnavailable } from "../../lib/db/databaseUnavailable.ts";
+import { RUN_NOT_HANDED_OVER, refusedBeforeStart } from "../../lib/runs/runNotStarted.ts";
 import { ApiError } from "../errors.ts";
 import { EXECUTION_RETRY_AFTER_SECONDS } from "../limits.ts";
 import type { RunRow } from "./runResult.ts";
 
 /** True when the run was refused before it started: it was never served, so it is no answer. */
 export function neverStarted(row: Pick<RunRow, "status" | "failure">): boolean {
-  return row.status === "failed" && row.failure === RUN_NOT_STARTED;
+  return row.status === "failed" && refusedBeforeStart(row.failure);
+}
+
+/** The 503 for a run refused before it started, as its `failure` says why. */
+export function notStartedError(c: Context, row: Pick<RunRow, "failure">): ApiError {
+  return row.failure === RUN_NOT_HANDED_OVER ? notHandedOverError(c) : noSlotError(c);
+}
+
+/** 503 for a run the workers could not be reached for in time: nothing ran or was charged. */
+export function notHandedOverError(c: Context): ApiError {
+  c.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
+  return new ApiError(
+    "service_unavailable",
+    "The run could not be handed to the workers in time. Nothing was charged; retry shortly",
+  );
 }
 
 /** 503 for a run that no slot freed for: nothing ran, nothing was charged; a retry may find one. */
-export function noSlotError(c: Context): ApiError {
+function noSlotError(c: Context): ApiError {
   c.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
   return new ApiError(
     "service_unavailable",
@@ -31,10 +46,22 @@ export function stoppingError(c: Context): ApiError {
  * 503 for a run still going past the time its answer was due; it goes on and is kept. With `c`, the
  * response's `Retry-After` is set (not once a stream has sent its headers).
  */
-export function stillGoingError(runId: string, c?: Context): ApiError {
+export function stillGoingError(runId: string, c?: Context, cause?: unknown): ApiError {
   c?.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
   return new ApiError(
     "service_unavailable",
     `Run ${runId} is still going; its result will be at GET /v1/runs/${runId}`,
+    { cause },
   );
+}
+
+/**
+ * For a run whose row could not be read (the database did not answer): it goes on regardless, so
+ * the answer is the one past its answer's time, naming the run. Anything else is rethrown.
+ */
+export function stillGoingUnread(runId: string, c?: Context) {
+  return (error: unknown): never => {
+    if (isDatabaseUnavailable(error)) throw stillGoingError(runId, c, error);
+    throw error;
+  };
 }

@@ -48,7 +48,7 @@ apiKeyRoutes.get("/challenge", async (c) => {
   return c.json({ challenge, expires_at: expiresAt });
 });
 
-const createRequest = z.object({
+export const createKeyRequest = z.object({
   label: z
     .string()
     .trim()
@@ -60,7 +60,7 @@ const createRequest = z.object({
 });
 
 apiKeyRoutes.post("/", async (c) => {
-  const { label, challenge, signature } = await parseJsonBody(c, createRequest);
+  const { label, challenge, signature } = await parseJsonBody(c, createKeyRequest);
   const deps = c.get("deps");
   const wallet = callerWallet(c);
   const purpose = keyCreation(deps);

@@ -15,8 +15,10 @@ import { challengeSchema, signatureSchema, walletSchema } from "../walletSchema.
 
 export const authRoutes = new Hono<AppEnv>();
 
+export const challengeQuery = z.object({ wallet: walletSchema });
+
 authRoutes.get("/challenge", async (c) => {
-  const { wallet } = parseQuery(c, z.object({ wallet: walletSchema }));
+  const { wallet } = parseQuery(c, challengeQuery);
   const { db, settings, now } = c.get("deps");
   const nowSeconds = Math.floor(now() / 1000);
   const { challenge, expiresAt } = await createChallenge(db, {
@@ -27,7 +29,7 @@ authRoutes.get("/challenge", async (c) => {
   return c.json({ challenge, expires_at: expiresAt });
 });
 
-const tokenRequest = z.object({
+export const tokenRequest = z.object({
   wallet: walletSchema,
   challenge: challengeSchema,
   signature: signatureSchema,

@@ -13,7 +13,10 @@ import { pageSchema, parseQuery } from "../validation.ts";
 
 export const credentialRoutes = new Hono<AppEnv>();
 
-const listQuery = z.object({ status: z.enum(CREDENTIAL_STATUSES).optional(), ...pageSchema });
+export const listQuery = z.object({
+  status: z.enum(CREDENTIAL_STATUSES).optional(),
+  ...pageSchema,
+});
 
 credentialRoutes.get("/", async (c) => {
   const query = parseQuery(c, listQuery);

@@ -1,11 +1,17 @@
 import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
+import { isDatabaseUnavailable } from "../../lib/db/databaseUnavailable.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiError, errorBody } from "../errors.ts";
 import { exactJson } from "../exactJson.ts";
 import { costOf, isAnswered, runResult } from "../execution/runResult.ts";
 import { startExecution } from "../execution/startExecution.ts";
-import { neverStarted, noSlotError, stillGoingError } from "../execution/unanswered.ts";
+import {
+  neverStarted,
+  notStartedError,
+  stillGoingError,
+  stillGoingUnread,
+} from "../execution/unanswered.ts";
 import type { OnDelta } from "../execution/watchRun.ts";
 
 export const executeRoutes = new Hono<AppEnv>();
@@ -16,12 +22,11 @@ executeRoutes.post("/", async (c) => {
   try {
     // A client that leaves, or a process that stops, ends the waiting, not the run: it finishes,
     // is charged iff completed, and is kept for GET /v1/runs/:run_id.
-    const row = await watch.until(isAnswered, {
-      deadline: answerDeadline,
-      signal: leftOrStopping(c),
-    });
+    const row = await watch
+      .until(isAnswered, { deadline: answerDeadline, signal: leftOrStopping(c) })
+      .catch(stillGoingUnread(runId, c));
     if (!row) throw stillGoingError(runId, c);
-    if (neverStarted(row)) throw noSlotError(c);
+    if (neverStarted(row)) throw notStartedError(c, row);
     return c.body(exactJson(runResult(row)), 200, { "Content-Type": "application/json" });
   } finally {
     await watch.stop();
@@ -40,12 +45,14 @@ executeRoutes.post("/stream", async (c) => {
     forward ? forward(delta, at) : early.push([delta, at]),
   );
   try {
-    const started = await watch.until((row) => row.status !== "waiting", {
-      deadline: answerDeadline,
-      signal: leftOrStopping(c),
-    });
+    const started = await watch
+      .until((row) => row.status !== "waiting", {
+        deadline: answerDeadline,
+        signal: leftOrStopping(c),
+      })
+      .catch(stillGoingUnread(runId, c));
     if (!started) throw stillGoingError(runId, c);
-    if (neverStarted(started)) throw noSlotError(c);
+    if (neverStarted(started)) throw notStartedError(c, started);
   } catch (error) {
     await watch.stop();
     throw error;
@@ -101,6 +108,10 @@ executeRoutes.post("/stream", async (c) => {
       };
       write(sseEvent("done", exactJson(done)));
     } catch (error) {
+      if (isDatabaseUnavailable(error)) {
+        write(sseEvent("error", JSON.stringify(errorBody(stillGoingError(runId)))));
+        return;
+      }
       // Headers are sent: the failure can only be told in the stream, without its details.
       c.get("deps").log.error("execution stream failed", {
         request_id: c.get("requestId"),

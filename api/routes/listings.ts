@@ -22,7 +22,7 @@ const ethAmount = z
 
 const noNul = (value: string) => !value.includes("\u0000");
 
-const searchQuery = z
+export const searchQuery = z
   .object({
     // Postgres refuses NUL in text: let it not become a 500.
     q: z.string().trim().min(1).max(200).refine(noNul, "must not contain NUL").optional(),
@@ -68,7 +68,7 @@ listingRoutes.get("/", async (c) => {
 /** The most executions per minute per credential a creator may set (and the least, 1). */
 export const MAX_EXECUTION_LIMIT_PER_MINUTE = 10_000;
 
-const executionLimitBody = z.strictObject({
+export const executionLimitBody = z.strictObject({
   requests_per_minute: z.number().int().min(1).max(MAX_EXECUTION_LIMIT_PER_MINUTE),
 });
 

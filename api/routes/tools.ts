@@ -47,7 +47,7 @@ const TOOL_FORMATS = {
   },
 } as const;
 
-const toolQuery = z.object({
+export const toolQuery = z.object({
   format: z.enum(Object.keys(TOOL_FORMATS) as [keyof typeof TOOL_FORMATS]).default("openai"),
 });
 

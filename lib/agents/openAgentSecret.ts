@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { openRecord } from "../crypto/sealedRecord.ts";
-import { agentSecrets } from "../db/appSchema.ts";
+import { agentSecrets, agents } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
 
 /** An agent's private part, as registration sealed it to its listing. */
@@ -26,11 +26,29 @@ export async function openAgentSecret(
   sealingKey: Uint8Array,
   onChainListingId: string,
 ): Promise<AgentSecret | undefined> {
+  return (await openAgent(db, sealingKey, onChainListingId))?.secret;
+}
+
+/**
+ * Opens an agent's private part together with its public manifest, in one read: what a run needs.
+ * Undefined when no agent was registered under the listing id.
+ */
+export async function openAgent(
+  db: Database,
+  sealingKey: Uint8Array,
+  onChainListingId: string,
+): Promise<{ secret: AgentSecret; publicManifest: unknown } | undefined> {
   const listing = onChainListingId.toLowerCase();
   const [row] = await db
-    .select({ sealed: agentSecrets.sealed, sealingKeyId: agentSecrets.sealingKeyId })
+    .select({
+      sealed: agentSecrets.sealed,
+      sealingKeyId: agentSecrets.sealingKeyId,
+      publicManifest: agents.publicManifest,
+    })
     .from(agentSecrets)
+    .leftJoin(agents, eq(agents.onChainListingId, agentSecrets.onChainListingId))
     .where(eq(agentSecrets.onChainListingId, listing));
   if (!row) return undefined;
-  return JSON.parse(openRecord(sealingKey, row, listing).toString()) as AgentSecret;
+  const secret = JSON.parse(openRecord(sealingKey, row, listing).toString()) as AgentSecret;
+  return { secret, publicManifest: row.publicManifest };
 }

@@ -2,6 +2,7 @@ import { setDatabaseSchema } from "@ponder/client";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import * as projections from "../../ponder.schema.ts";
+import { boundedPool } from "./boundedPool.ts";
 
 export { projections };
 
@@ -11,10 +12,49 @@ export { projections };
  * shared table objects at `viewsSchema`, so a process reads one views schema.
  */
 export function connectProjections(databaseUrl: string, viewsSchema = "marketplace") {
-  setDatabaseSchema(projections, viewsSchema);
   const client = postgres(databaseUrl, { max: 10, onnotice: () => {} });
-  const db = drizzle(client, { schema: projections, casing: "snake_case" });
-  return { db, close: () => client.end() };
+  return { db: drizzleOver(client, viewsSchema), close: () => client.end() };
+}
+
+export type Deadlines = {
+  /** Connections at most. */
+  size: number;
+  /** A call fails once the server has answered no call for this long (`boundedPool`). */
+  silenceMs: number;
+  /** The server's own bound on a statement (a slow one below `silenceMs` ends with its own error). */
+  statementTimeoutMs: number;
+  /** The server ends a session idle inside a transaction this long (its client vanished). */
+  idleInTransactionMs: number;
+  /** Names the connections in `pg_stat_activity`. */
+  applicationName: string;
+};
+
+/**
+ * The same database for a request path, where every call has a deadline (`boundedPool`): a server
+ * that stops answering fails calls within `silenceMs` instead of holding them. Work that may
+ * rightly take long (migrations, workers, the settlement lock) uses `connectProjections`.
+ */
+export function connectWithDeadlines(databaseUrl: string, viewsSchema: string, limits: Deadlines) {
+  const pool = boundedPool({
+    size: limits.size,
+    silenceMs: limits.silenceMs,
+    open: () =>
+      postgres(databaseUrl, {
+        max: 1,
+        onnotice: () => {},
+        connection: {
+          application_name: limits.applicationName,
+          statement_timeout: limits.statementTimeoutMs,
+          idle_in_transaction_session_timeout: limits.idleInTransactionMs,
+        },
+      }),
+  });
+  return { db: drizzleOver(pool.client, viewsSchema), close: () => pool.close() };
+}
+
+function drizzleOver(client: postgres.Sql, viewsSchema: string): Database {
+  setDatabaseSchema(projections, viewsSchema);
+  return drizzle(client, { schema: projections, casing: "snake_case" });
 }
 
 /** The one database handle: the `app` schema and the indexer's views. */

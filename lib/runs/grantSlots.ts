@@ -62,9 +62,19 @@ export async function queueWaitingRuns(
   return queued.map(({ id }) => id);
 }
 
-/** Publishes granted runs to the workers and tells whoever waits for one (to stream or refuse it). */
-export async function announceGranted(bus: Bus, granted: string[]): Promise<void> {
-  await Promise.all(granted.map((id) => publishRun(bus, id).catch(() => undefined)));
+/**
+ * Publishes granted runs to the workers and tells whoever waits for one (to stream or refuse it).
+ * Returns the runs whose publish was not acknowledged (the sweeper publishes them again).
+ */
+export async function announceGranted(bus: Bus, granted: string[]): Promise<string[]> {
+  const published = await Promise.all(
+    granted.map((id) =>
+      publishRun(bus, id).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
   for (const id of granted) {
     try {
       bus.notify(runTopic(id), encodeNotice({ kind: "changed" }));
@@ -72,4 +82,5 @@ export async function announceGranted(bus: Bus, granted: string[]): Promise<void
       // A notice lost: the waiter reads the row again soon.
     }
   }
+  return granted.filter((_, n) => !published[n]);
 }

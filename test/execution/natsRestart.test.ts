@@ -1,12 +1,17 @@
 // NATS restarted under load on the real stack: per-task runs of a connected agent waiting for slots,
-// running and awaiting their debit when it stops, more admitted while it is down. Every request is
-// answered with its run completed and charged once, the agent called once per run.
+// running and awaiting their debit when it stops, more sent while it is down. Every run admitted
+// before completes and is charged once; a request sent while it is down is answered the same, or,
+// when the bus did not take its run in time, refused 503 with nothing run or charged, and its retry
+// under the same Idempotency-Key once NATS is back completes and is charged once. The agent is called
+// once per completed run and never for a refused one.
 import { eq } from "drizzle-orm";
 import { parseEther } from "viem";
 import { expect, it } from "vitest";
 import { runs } from "../../lib/db/appSchema.ts";
+import { RUN_NOT_HANDED_OVER } from "../../lib/runs/runNotStarted.ts";
 import { behaving } from "../support/behavingAgent.ts";
 import type { Renter } from "../support/connectedListing.ts";
+import { expectError } from "../support/http.ts";
 import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
 import { until } from "../support/registration.ts";
 import { eventsOf, sseReader } from "../support/sseEvents.ts";
@@ -27,13 +32,14 @@ const { stack, agent, listing, addRenter, expectBooksBalance } = usePerTaskAgent
 type Answer = { status: number; runId: string; outcome: string; costWei: number; text?: string };
 
 /** Every third run streamed, the others synchronous; resolves with what the renter was answered. */
-async function request(renter: Renter, n: number): Promise<Answer> {
+async function request(renter: Renter, n: number, idempotencyKey?: string): Promise<Answer> {
+  const keyed: Record<string, string> = idempotencyKey ? { "idempotency-key": idempotencyKey } : {};
   const body = {
     agent_id: listing().agentId,
     task: behaving({ deltas: ["a", "b"], deltaGapMs: 200 + ((n * 137) % 1_200) }),
   };
   if (n % 3 !== 0) {
-    const reply = await renter.api.post("/v1/execute", body);
+    const reply = await renter.api.post("/v1/execute", body, { headers: keyed });
     const { run_id, status, cost_wei, output } = reply.body;
     return {
       status: reply.status,
@@ -45,7 +51,11 @@ async function request(renter: Renter, n: number): Promise<Answer> {
   }
   const response = await fetch(`${stack().api.url}/v1/execute/stream`, {
     method: "POST",
-    headers: { authorization: `Bearer ${renter.bearer}`, "content-type": "application/json" },
+    headers: {
+      authorization: `Bearer ${renter.bearer}`,
+      "content-type": "application/json",
+      ...keyed,
+    },
     body: JSON.stringify(body),
   });
   const events = eventsOf(await sseReader(response).rest());
@@ -57,6 +67,22 @@ async function request(renter: Renter, n: number): Promise<Answer> {
     costWei: done.cost_wei,
     text: events.flatMap((event) => (event.event === "output" ? [event.data.delta] : [])).join(""),
   };
+}
+
+/**
+ * A request sent while NATS is down, under an Idempotency-Key: a refusal (503) is sent again under the
+ * same key once `natsBack` resolves, a second apart, until answered otherwise.
+ */
+async function retriedOnceBack(renter: Renter, n: number, natsBack: Promise<void>) {
+  let refusals = 0;
+  let answer = await request(renter, n, `outage-${n}`);
+  while (answer.status === 503) {
+    refusals++;
+    await natsBack;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    answer = await request(renter, n, `outage-${n}`);
+  }
+  return { answer, refusals };
 }
 
 async function statusesOf(listingId: string) {
@@ -78,15 +104,26 @@ it("answers every per-task run completed and charged once when NATS restarts und
 
   await stack().nats.stopServer();
   let atOutage: Awaited<ReturnType<typeof statusesOf>>;
+  let natsIsBack = () => {};
+  const natsBack = new Promise<void>((resolve) => {
+    natsIsBack = resolve;
+  });
+  const duringOutage: ReturnType<typeof retriedOnceBack>[] = [];
   try {
     atOutage = await statusesOf(listing().listingId);
     for (let n = BEFORE_OUTAGE; n < BEFORE_OUTAGE + DURING_OUTAGE; n++) {
-      answers.push(request(renterOf(n), n));
+      duringOutage.push(retriedOnceBack(renterOf(n), n, natsBack));
     }
     await new Promise((resolve) => setTimeout(resolve, 2_000));
   } finally {
     await stack().nats.startServer();
+    natsIsBack();
   }
+  const retried = await Promise.all(duringOutage);
+  answers.push(...retried.map(({ answer }) => Promise.resolve(answer)));
+  console.info(
+    `requests sent while NATS was down refused before succeeding: ${retried.map(({ refusals }) => refusals).join(", ")}`,
+  );
 
   const answered = await Promise.all(answers);
   // Mid-load: runs were waiting, running and done when NATS went.
@@ -106,5 +143,51 @@ it("answers every per-task run completed and charged once when NATS restarts und
   expect(runIds.map((runId) => agent().callsOf(runId))).toEqual(Array(runIds.length).fill(1));
 
   const books = await expectBooksBalance();
-  expect([...books.keys()].sort()).toEqual([...runIds].sort());
+  const rows = [...books.values()];
+  const completedIds = rows.filter((row) => row.status === "completed").map((row) => row.id);
+  expect(completedIds.sort()).toEqual([...runIds].sort());
+  const refused = rows.filter((row) => row.status !== "completed");
+  expect(refused.map((row) => ({ failure: row.failure, calls: agent().callsOf(row.id) }))).toEqual(
+    refused.map(() => ({ failure: RUN_NOT_HANDED_OVER, calls: 0 })),
+  );
+});
+
+it("refuses a run the bus cannot take while NATS is down, running and charging nothing, and completes its retry under the same Idempotency-Key once NATS is back", async () => {
+  const renter = await addRenter(PRICE);
+  const body = { agent_id: listing().agentId, task: behaving({ deltas: ["a", "b"] }) };
+  const keyed = { headers: { "idempotency-key": "refused-then-retried" } };
+
+  await stack().nats.stopServer();
+  let refusal: Awaited<ReturnType<typeof renter.api.post>>;
+  let answeredInMs: number;
+  try {
+    const sentAt = Date.now();
+    refusal = await renter.api.post("/v1/execute", body, keyed);
+    answeredInMs = Date.now() - sentAt;
+  } finally {
+    await stack().nats.startServer();
+  }
+  expectError(refusal, 503, "service_unavailable");
+  expect(refusal.body.error.message).toMatch(/could not be handed to the workers in time/);
+  expect(Number(refusal.headers.get("retry-after"))).toBeGreaterThan(0);
+  expect(answeredInMs).toBeLessThan(3_000);
+
+  let retry = await renter.api.post("/v1/execute", body, keyed);
+  while (retry.status === 503) {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    retry = await renter.api.post("/v1/execute", body, keyed);
+  }
+  expect(retry.body).toMatchObject({ status: "completed", output: "ab", cost_wei: Number(PRICE) });
+  expect(agent().callsOf(retry.body.run_id)).toBe(1);
+
+  const rows = [...(await expectBooksBalance()).values()].filter(
+    (row) => row.wallet === renter.account.address.toLowerCase(),
+  );
+  expect(rows.map(({ status, charge, failure }) => ({ status, charge, failure }))).toEqual(
+    expect.arrayContaining([
+      { status: "failed", charge: "released", failure: RUN_NOT_HANDED_OVER },
+      { status: "completed", charge: "debited", failure: null },
+    ]),
+  );
+  expect(rows).toHaveLength(2);
 });

@@ -1,6 +1,4 @@
-import { eq } from "drizzle-orm";
-import { type AgentSecret, openAgentSecret } from "../../lib/agents/openAgentSecret.ts";
-import { agents } from "../../lib/db/appSchema.ts";
+import { type AgentSecret, openAgent } from "../../lib/agents/openAgentSecret.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
 import type { Manifest } from "../../lib/manifest/validateManifest.ts";
@@ -42,14 +40,15 @@ export type RuntimeDeps = {
  */
 export function runtimeForListing(deps: RuntimeDeps): RuntimeFor {
   return async (onChainListingId) => {
-    const secret = await openAgentSecret(deps.db, deps.sealingKey, onChainListingId);
+    const agent = await openAgent(deps.db, deps.sealingKey, onChainListingId);
+    const secret = agent?.secret;
     if (secret?.entrypoint_url && secret.webhook_secret) {
       return connectedAgent(
         { entrypointUrl: secret.entrypoint_url, webhookSecret: secret.webhook_secret },
         { policy: deps.policy, log: deps.log },
       );
     }
-    const manifest = secret?.system_prompt && (await readPublicManifest(deps.db, onChainListingId));
+    const manifest = agent?.publicManifest as PublicManifest | null | undefined;
     if (!secret?.system_prompt || !manifest) return cannotRun(NO_RUNTIME);
     return declarativeRuntime(secret.system_prompt, secret, manifest, deps);
   };
@@ -85,15 +84,4 @@ function declarativeRuntime(
     },
     deps.log,
   );
-}
-
-async function readPublicManifest(
-  db: Database,
-  onChainListingId: string,
-): Promise<PublicManifest | undefined> {
-  const [agent] = await db
-    .select({ manifest: agents.publicManifest })
-    .from(agents)
-    .where(eq(agents.onChainListingId, onChainListingId.toLowerCase()));
-  return agent?.manifest as PublicManifest | undefined;
 }

@@ -1,0 +1,164 @@
+import { ERROR_STATUS, type ErrorCode } from "../errors.ts";
+import { type JsonSchema, JsonSchemas } from "./jsonSchemas.ts";
+import { OPERATIONS, type Operation, type Security, TAGS } from "./operations.ts";
+import { errorObject } from "./responseSchemas.ts";
+
+const RATE_LIMIT_HEADERS = {
+  "X-RateLimit-Limit": {
+    description: "Requests allowed in the window",
+    schema: { type: "integer" },
+  },
+  "X-RateLimit-Remaining": {
+    description: "Requests left in the window",
+    schema: { type: "integer" },
+  },
+  "X-RateLimit-Reset": {
+    description: "When the window resets, Unix seconds",
+    schema: { type: "integer" },
+  },
+  "X-Request-Id": { description: "Quote it to support", schema: { type: "string" } },
+};
+
+const SECURITY: Record<Security, Record<string, string[]>[]> = {
+  bearer: [{ apiKey: [] }, { walletToken: [] }],
+  wallet: [{ walletToken: [] }],
+  none: [],
+};
+
+/** The OpenAPI 3.1 document of the API, built from the schemas its routes validate with. */
+export function openApiDocument() {
+  const schemas = new JsonSchemas();
+  const errorRef = schemas.of(errorObject, "output");
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const operation of OPERATIONS) {
+    paths[operation.path] ??= {};
+    (paths[operation.path] as Record<string, unknown>)[operation.method] = describe(
+      operation,
+      schemas,
+      errorRef,
+    );
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Agent rental marketplace API",
+      version: "1.0.0",
+      description:
+        "Rent AI agents listed on-chain and run tasks on them. Errors are always the error " +
+        "object; retry 500 and 503 with exponential backoff.",
+      license: { name: "MIT", identifier: "MIT" },
+    },
+    servers: [{ url: "/", description: "The origin this document is served from" }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    paths,
+    components: {
+      schemas: schemas.components,
+      securitySchemes: {
+        apiKey: {
+          type: "http",
+          scheme: "bearer",
+          description: "An API key (`intl_test_…` or `intl_live_…`) from the dashboard",
+        },
+        walletToken: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "A wallet's JWT from `POST /v1/auth/token`",
+        },
+      },
+    },
+  };
+}
+
+function describe(operation: Operation, schemas: JsonSchemas, errorRef: JsonSchema) {
+  const { answer } = operation;
+  const content = answer.eventStream
+    ? { "text/event-stream": { schema: { type: "string" } } }
+    : { "application/json": { schema: answer.schema ? schemas.of(answer.schema, "output") : {} } };
+  return {
+    tags: [operation.tag],
+    summary: operation.summary,
+    ...(operation.description ? { description: operation.description } : {}),
+    operationId: operationId(operation),
+    security: SECURITY[operation.security],
+    parameters: [
+      ...Object.entries(operation.pathParameters ?? {}).map(([name, description]) => ({
+        name,
+        in: "path",
+        required: true,
+        description,
+        schema: { type: "string" },
+      })),
+      ...queryParameters(operation, schemas),
+      ...(operation.idempotent
+        ? [
+            {
+              name: "Idempotency-Key",
+              in: "header",
+              required: false,
+              description: "Repeats with the same key are answered from the first request",
+              schema: { type: "string", minLength: 1, maxLength: 255 },
+            },
+          ]
+        : []),
+    ],
+    ...(operation.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: schemas.of(operation.body, "input") } },
+          },
+        }
+      : {}),
+    responses: {
+      [answer.status]: { description: answer.description, headers: RATE_LIMIT_HEADERS, content },
+      ...errorResponses(operation.errors, errorRef),
+    },
+  };
+}
+
+function queryParameters(operation: Operation, schemas: JsonSchemas) {
+  if (!operation.query) return [];
+  const query = schemas.of(operation.query, "input") as {
+    properties?: Record<string, JsonSchema>;
+    required?: string[];
+  };
+  return Object.entries(query.properties ?? {}).map(([name, schema]) => ({
+    name,
+    in: "query",
+    required: query.required?.includes(name) ?? false,
+    ...(typeof schema.description === "string" ? { description: schema.description } : {}),
+    schema,
+  }));
+}
+
+/** One response per status, naming the codes it may carry. */
+function errorResponses(codes: ErrorCode[], errorRef: JsonSchema) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, statusCodes]) => [
+      status,
+      {
+        description: `Error: ${statusCodes.map((code) => `\`${code}\``).join(", ")}`,
+        headers: status === 429 || status === 503 ? { "Retry-After": retryAfter } : {},
+        content: { "application/json": { schema: errorRef } },
+      },
+    ]),
+  );
+}
+
+const retryAfter = { description: "Seconds to wait", schema: { type: "integer" } };
+
+function operationId({ method, path }: Operation): string {
+  const words = path
+    .replace("/v1/", "")
+    .split(/[/-]/)
+    .filter((word) => word && !word.startsWith("{"))
+    .map((word) => word[0]?.toUpperCase() + word.slice(1));
+  const byId = path.endsWith("}") ? "ById" : "";
+  return `${method}${words.join("")}${byId}`;
+}

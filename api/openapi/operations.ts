@@ -1,0 +1,286 @@
+// Every endpoint of the API, described with the schemas its route validates requests with and the
+// schemas of its answers. openApiDocument.ts turns this list into the OpenAPI document.
+import type { z } from "zod/v4";
+import type { ErrorCode } from "../errors.ts";
+import { executeBody } from "../execution/executeRequest.ts";
+import { createKeyRequest } from "../routes/apiKeys.ts";
+import { challengeQuery, tokenRequest } from "../routes/auth.ts";
+import { listQuery } from "../routes/credentials.ts";
+import { executionLimitBody, searchQuery } from "../routes/listings.ts";
+import { toolQuery } from "../routes/tools.ts";
+import { manifest, publicManifest } from "./manifestSchema.ts";
+import * as answers from "./responseSchemas.ts";
+
+/** `bearer`: an API key or a wallet JWT; `wallet`: a wallet JWT only; `none`: no authentication. */
+export type Security = "bearer" | "wallet" | "none";
+
+export type Operation = {
+  method: "get" | "post" | "put" | "delete";
+  /** OpenAPI's form: `/v1/listings/{id}`. */
+  path: string;
+  tag: keyof typeof TAGS;
+  summary: string;
+  description?: string;
+  security: Security;
+  pathParameters?: Record<string, string>;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  idempotent?: boolean;
+  answer: { status: number; description: string; schema?: z.ZodType; eventStream?: boolean };
+  errors: ErrorCode[];
+};
+
+/** The groups of operations, in the reference's order. */
+export const TAGS = {
+  Authentication: "Wallet sign-in: a challenge signed with the wallet, exchanged for a JWT",
+  "API keys": "A wallet's API keys, managed with its JWT",
+  Listings: "The catalogue of agents listed on-chain",
+  Credentials: "Rental credentials, checked on-chain",
+  Agents: "Registering agents from their manifests",
+  Execution: "Running tasks on rented agents",
+} as const;
+
+const LISTING_ID = "API listing id: `lst_` and 64 hex digits";
+/** What any authenticated request may be answered besides its own failures. */
+const AUTHENTICATED: ErrorCode[] = [
+  "unauthorized",
+  "invalid_api_key",
+  "jwt_expired",
+  "rate_limit_exceeded",
+  "internal_error",
+  "service_unavailable",
+];
+
+export const OPERATIONS: Operation[] = [
+  {
+    method: "get",
+    path: "/v1/auth/challenge",
+    tag: "Authentication",
+    summary: "Get a sign-in challenge",
+    description: "A challenge valid 60 seconds, to sign with the wallet (EIP-191 personal_sign).",
+    security: "none",
+    query: challengeQuery,
+    answer: { status: 200, description: "The challenge", schema: answers.challenge },
+    errors: ["invalid_request", "rate_limit_exceeded", "internal_error", "service_unavailable"],
+  },
+  {
+    method: "post",
+    path: "/v1/auth/token",
+    tag: "Authentication",
+    summary: "Exchange a signed challenge for a JWT",
+    description: "The JWT is valid one hour; clients must not use it past `expires_at`.",
+    security: "none",
+    body: tokenRequest,
+    answer: { status: 200, description: "The wallet's token", schema: answers.token },
+    errors: [
+      "invalid_request",
+      "invalid_signature",
+      "rate_limit_exceeded",
+      "internal_error",
+      "service_unavailable",
+    ],
+  },
+  {
+    method: "get",
+    path: "/v1/api-keys/challenge",
+    tag: "API keys",
+    summary: "Get a key-creation challenge",
+    description: "Sign `<challenge>:<label>` with the wallet to confirm the key's creation.",
+    security: "wallet",
+    answer: { status: 200, description: "The challenge", schema: answers.challenge },
+    errors: ["forbidden", ...AUTHENTICATED],
+  },
+  {
+    method: "post",
+    path: "/v1/api-keys",
+    tag: "API keys",
+    summary: "Create an API key",
+    description: "The key is in this answer only; it is stored hashed.",
+    security: "wallet",
+    body: createKeyRequest,
+    answer: { status: 201, description: "The new key", schema: answers.createdApiKey },
+    errors: ["invalid_request", "invalid_signature", "forbidden", ...AUTHENTICATED],
+  },
+  {
+    method: "get",
+    path: "/v1/api-keys",
+    tag: "API keys",
+    summary: "List the wallet's API keys",
+    security: "wallet",
+    answer: { status: 200, description: "Newest first", schema: answers.apiKeyList },
+    errors: ["forbidden", ...AUTHENTICATED],
+  },
+  {
+    method: "delete",
+    path: "/v1/api-keys/{id}",
+    tag: "API keys",
+    summary: "Revoke an API key",
+    description: "Answered once every API process refuses the key.",
+    security: "wallet",
+    pathParameters: { id: "The key's id" },
+    answer: { status: 200, description: "The revoked key", schema: answers.apiKey },
+    errors: ["not_found", "forbidden", ...AUTHENTICATED],
+  },
+  {
+    method: "get",
+    path: "/v1/listings",
+    tag: "Listings",
+    summary: "Search listings",
+    security: "bearer",
+    query: searchQuery,
+    answer: { status: 200, description: "A page of listings", schema: answers.searchResult },
+    errors: ["invalid_request", ...AUTHENTICATED],
+  },
+  {
+    method: "get",
+    path: "/v1/listings/{id}",
+    tag: "Listings",
+    summary: "Get a listing",
+    security: "bearer",
+    pathParameters: { id: LISTING_ID },
+    answer: { status: 200, description: "The listing", schema: answers.listing },
+    errors: ["listing_not_found", ...AUTHENTICATED],
+  },
+  {
+    method: "put",
+    path: "/v1/listings/{id}/execution-limit",
+    tag: "Listings",
+    summary: "Set a listing's execution rate limit (its creator only)",
+    security: "bearer",
+    pathParameters: { id: LISTING_ID },
+    body: executionLimitBody,
+    answer: { status: 200, description: "The limit set", schema: answers.executionLimit },
+    errors: [
+      "invalid_request",
+      "invalid_listing_id",
+      "listing_not_found",
+      "forbidden",
+      ...AUTHENTICATED,
+    ],
+  },
+  {
+    method: "get",
+    path: "/v1/credentials",
+    tag: "Credentials",
+    summary: "List the caller's rental credentials",
+    security: "bearer",
+    query: listQuery,
+    answer: { status: 200, description: "A page of credentials", schema: answers.credentialList },
+    errors: ["invalid_request", ...AUTHENTICATED],
+  },
+  {
+    method: "get",
+    path: "/v1/credentials/{listing_id}",
+    tag: "Credentials",
+    summary: "Verify the caller's credential for a listing, on-chain",
+    security: "bearer",
+    pathParameters: { listing_id: LISTING_ID },
+    answer: { status: 200, description: "What the chain says", schema: answers.credentialCheck },
+    errors: ["invalid_listing_id", "listing_not_found", ...AUTHENTICATED],
+  },
+  {
+    method: "post",
+    path: "/v1/agents",
+    tag: "Agents",
+    summary: "Register an agent from its manifest",
+    description: "Asynchronous: poll the job. Rejections are reported through the job.",
+    security: "bearer",
+    body: manifest,
+    idempotent: true,
+    answer: { status: 202, description: "The registration's job", schema: answers.jobAccepted },
+    errors: ["invalid_request", "payload_too_large", ...AUTHENTICATED],
+  },
+  {
+    method: "get",
+    path: "/v1/jobs/{job_id}",
+    tag: "Agents",
+    summary: "Get a registration job",
+    security: "bearer",
+    pathParameters: { job_id: "The job's id (`job_…`)" },
+    answer: { status: 200, description: "The job", schema: answers.job },
+    errors: ["job_not_found", ...AUTHENTICATED],
+  },
+  {
+    method: "get",
+    path: "/v1/manifests/{cid}",
+    tag: "Agents",
+    summary: "Get a registered agent's public manifest by content id",
+    security: "bearer",
+    pathParameters: { cid: "The manifest's content id (CIDv1)" },
+    answer: { status: 200, description: "The manifest's exact bytes", schema: publicManifest },
+    errors: ["not_found", ...AUTHENTICATED],
+  },
+  {
+    method: "post",
+    path: "/v1/execute",
+    tag: "Execution",
+    summary: "Run a task",
+    description:
+      "Needs a valid rental credential, checked on-chain. A run the agent fails is a 200 with " +
+      '`status: "failed"`.',
+    security: "bearer",
+    body: executeBody,
+    idempotent: true,
+    answer: { status: 200, description: "The run's result", schema: answers.runResult },
+    errors: [
+      "invalid_request",
+      "invalid_listing_id",
+      "listing_not_found",
+      "credential_not_found",
+      "credential_expired",
+      "credential_revoked",
+      "insufficient_balance",
+      "listing_paused",
+      "listing_closed",
+      "payload_too_large",
+      ...AUTHENTICATED,
+    ],
+  },
+  {
+    method: "post",
+    path: "/v1/execute/stream",
+    tag: "Execution",
+    summary: "Run a task, streaming its output",
+    description:
+      "Server-Sent Events: `output` events (`{delta}`), then one `done` event with the run's " +
+      "result fields (and the partial `output` of a failed run). An `error` event carries an " +
+      "error object when the end of the run cannot be told.",
+    security: "bearer",
+    body: executeBody,
+    idempotent: true,
+    answer: { status: 200, description: "The event stream", eventStream: true },
+    errors: [
+      "invalid_request",
+      "invalid_listing_id",
+      "listing_not_found",
+      "credential_not_found",
+      "credential_expired",
+      "credential_revoked",
+      "insufficient_balance",
+      "listing_paused",
+      "listing_closed",
+      "payload_too_large",
+      ...AUTHENTICATED,
+    ],
+  },
+  {
+    method: "get",
+    path: "/v1/runs/{run_id}",
+    tag: "Execution",
+    summary: "Get one of the caller's runs",
+    security: "bearer",
+    pathParameters: { run_id: "The run's id (`run_…`)" },
+    answer: { status: 200, description: "The run", schema: answers.run },
+    errors: ["run_not_found", ...AUTHENTICATED],
+  },
+  {
+    method: "get",
+    path: "/v1/tools/execute",
+    tag: "Execution",
+    summary: "The execute endpoint as a function-calling tool definition",
+    security: "bearer",
+    query: toolQuery,
+    answer: { status: 200, description: "The tool definition", schema: answers.toolDefinition },
+    errors: ["invalid_request", ...AUTHENTICATED],
+  },
+];

@@ -1,0 +1,206 @@
+// What the API answers, as schemas: the OpenAPI document describes responses with these, and the
+// contract test holds every real answer to them.
+import { z } from "zod/v4";
+import {
+  CATEGORIES,
+  CREDENTIAL_STATUSES,
+  LISTING_STATUSES,
+  RENTAL_MODELS,
+} from "../../lib/marketplace/vocabulary.ts";
+import { ERROR_STATUS } from "../errors.ts";
+
+const isoTime = z.string().describe("ISO 8601 timestamp");
+const apiListingId = z
+  .string()
+  .regex(/^lst_[0-9a-f]{64}$/)
+  .describe("API listing id");
+const onChainId = z
+  .string()
+  .regex(/^0x[0-9a-f]{64}$/)
+  .describe("0x-prefixed 32-byte hex");
+const wei = z.int().min(0).describe("An amount in wei, as a JSON integer (may exceed 2^53)");
+
+export const errorObject = z
+  .object({
+    error: z.object({
+      code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS]),
+      message: z.string(),
+      status: z.int(),
+      on_chain_error: z
+        .object({ contract: z.string(), error: z.string().describe("Solidity custom error") })
+        .optional(),
+    }),
+  })
+  .meta({ id: "Error" });
+
+export const listingSummary = z
+  .object({
+    id: apiListingId,
+    title: z.string(),
+    description: z.string().describe("Shortened in search results"),
+    category: z.array(z.enum(CATEGORIES)),
+    rental_model: z.enum(RENTAL_MODELS),
+    price_eth: z.number().describe("Price in ETH; per run, per purchase or per period"),
+    run_count: z.int().min(0),
+    success_rate: z.number().min(0).max(1),
+    creator: z.object({ id: z.string(), display_name: z.string(), listing_count: z.int() }),
+    rating: z.number().min(0).max(5),
+    review_count: z.int().min(0),
+    last_updated: isoTime,
+    sample_output: z.array(z.string()),
+  })
+  .meta({ id: "ListingSummary" });
+
+export const listing = listingSummary
+  .extend({
+    published_at: isoTime,
+    status: z.enum(LISTING_STATUSES),
+    on_chain_id: onChainId,
+    metadata_uri: z.string(),
+  })
+  .meta({ id: "Listing" });
+
+export const searchResult = z
+  .object({
+    listings: z.array(listingSummary),
+    total: z.int().min(0),
+    limit: z.int(),
+    offset: z.int(),
+  })
+  .meta({ id: "SearchResult" });
+
+export const executionLimit = z.object({ listing_id: apiListingId, requests_per_minute: z.int() });
+
+export const credentialList = z
+  .object({
+    credentials: z.array(
+      z.object({
+        listing_id: apiListingId,
+        listing_title: z.string(),
+        rental_model: z.enum(RENTAL_MODELS),
+        status: z.enum(CREDENTIAL_STATUSES),
+        purchased_at: isoTime,
+        expires_at: isoTime.nullable().describe("Null for One-Time"),
+      }),
+    ),
+    total: z.int().min(0),
+  })
+  .meta({ id: "CredentialList" });
+
+export const credentialCheck = z
+  .union([
+    z.object({
+      listing_id: apiListingId,
+      valid: z.literal(false),
+      status: z.literal("not_found"),
+      on_chain_verified: z.literal(false),
+    }),
+    z.object({
+      listing_id: apiListingId,
+      rental_model: z.enum(RENTAL_MODELS),
+      status: z.enum(CREDENTIAL_STATUSES),
+      valid: z.boolean(),
+      expired_at: isoTime.optional(),
+      on_chain_listing_id: onChainId,
+      on_chain_verified: z.literal(true),
+    }),
+  ])
+  .meta({ id: "CredentialCheck" });
+
+export const runResult = z
+  .object({
+    run_id: z.string().regex(/^run_/),
+    agent_id: apiListingId,
+    status: z.enum(["completed", "failed"]),
+    output: z.unknown().describe("Shaped by the agent's output schema"),
+    cost_wei: wei,
+    duration_ms: z.int().min(0),
+  })
+  .meta({ id: "RunResult" });
+
+export const run = z
+  .object({
+    run_id: z.string().regex(/^run_/),
+    agent_id: apiListingId,
+    status: z.enum(["waiting", "queued", "running", "completed", "failed"]),
+    output: z.unknown(),
+    cost_wei: wei,
+    duration_ms: z.int().min(0).nullable(),
+    failure: z.string().optional().describe("Why a failed run failed"),
+  })
+  .meta({ id: "Run" });
+
+export const jobAccepted = z.object({
+  job_id: z.string().regex(/^job_/),
+  status: z.enum(["queued", "completed", "failed"]),
+});
+
+export const job = z
+  .object({
+    job_id: z.string().regex(/^job_/),
+    status: z.enum(["queued", "completed", "failed"]),
+    result: z
+      .object({
+        agent_id: z.string(),
+        listing_id: apiListingId,
+        create_listing: z
+          .object({ seed: onChainId, metadata_uri: z.string(), on_chain_listing_id: onChainId })
+          .describe("The arguments of the creator's createListing call"),
+        webhook_secret: z.string().optional().describe("Connected agents: signs webhook calls"),
+      })
+      .optional(),
+    error: z
+      .object({
+        code: z.enum(["manifest_rejected", "internal_error"]),
+        message: z.string(),
+        violations: z
+          .array(z.object({ field: z.string(), rule: z.string(), message: z.string() }))
+          .optional(),
+      })
+      .optional(),
+  })
+  .meta({ id: "Job" });
+
+export const challenge = z
+  .object({ challenge: z.string(), expires_at: z.int().describe("Unix seconds") })
+  .meta({ id: "Challenge" });
+
+export const token = z
+  .object({ token: z.string().describe("JWT"), expires_at: z.int().describe("Unix seconds") })
+  .meta({ id: "Token" });
+
+export const apiKey = z
+  .object({
+    id: z.string(),
+    label: z.string(),
+    preview: z.string(),
+    created_at: isoTime,
+    revoked_at: isoTime.nullable(),
+  })
+  .meta({ id: "ApiKey" });
+
+export const apiKeyList = z.object({ api_keys: z.array(apiKey) });
+
+export const createdApiKey = apiKey
+  .extend({ key: z.string().describe("The key itself: shown in this answer only") })
+  .meta({ id: "CreatedApiKey" });
+
+const toolParameters = z.object({
+  type: z.literal("object"),
+  properties: z.record(z.string(), z.unknown()),
+  required: z.array(z.string()),
+});
+
+export const toolDefinition = z
+  .union([
+    z.object({
+      type: z.literal("function"),
+      function: z.object({
+        name: z.string(),
+        description: z.string(),
+        parameters: toolParameters,
+      }),
+    }),
+    z.object({ name: z.string(), description: z.string(), input_schema: toolParameters }),
+  ])
+  .meta({ id: "ToolDefinition" });

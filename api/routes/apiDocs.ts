@@ -1,0 +1,69 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { Hono } from "hono";
+import type { AppEnv } from "../context.ts";
+import { openApiDocument } from "../openapi/openApiDocument.ts";
+
+/** The API's description and its interactive reference (Swagger UI), open to anyone. */
+export const apiDocRoutes = new Hono<AppEnv>();
+
+const document = JSON.stringify(openApiDocument());
+const swaggerUi = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>API reference · Agent rental marketplace</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css">
+</head>
+<body>
+<main id="reference"></main>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/reference.js"></script>
+</body>
+</html>
+`;
+
+const START = `SwaggerUIBundle({
+  url: "/v1/openapi.json",
+  dom_id: "#reference",
+  deepLinking: true,
+  tryItOutEnabled: true,
+  persistAuthorization: false,
+});
+`;
+
+/** Read once, at the first request for them. */
+const assets = new Map<string, { type: string; body: () => string }>([
+  [
+    "swagger-ui.css",
+    { type: "text/css", body: () => readFileSync(join(swaggerUi, "swagger-ui.css"), "utf8") },
+  ],
+  [
+    "swagger-ui-bundle.js",
+    {
+      type: "text/javascript",
+      body: () => readFileSync(join(swaggerUi, "swagger-ui-bundle.js"), "utf8"),
+    },
+  ],
+  ["reference.js", { type: "text/javascript", body: () => START }],
+]);
+const loaded = new Map<string, string>();
+
+apiDocRoutes.get("/v1/openapi.json", (c) =>
+  c.body(document, 200, { "Content-Type": "application/json" }),
+);
+apiDocRoutes.get("/docs", (c) => c.html(PAGE));
+apiDocRoutes.get("/docs/:asset", (c) => {
+  const name = c.req.param("asset");
+  const asset = assets.get(name);
+  if (!asset) return c.notFound();
+  if (!loaded.has(name)) loaded.set(name, asset.body());
+  return c.body(loaded.get(name) ?? "", 200, {
+    "Content-Type": `${asset.type}; charset=utf-8`,
+    "Cache-Control": "public, max-age=86400",
+  });
+});

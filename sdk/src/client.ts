@@ -1,0 +1,202 @@
+import { executeStreamEvents } from "./executeStream.ts";
+import { newIdempotencyKey } from "./idempotencyKey.ts";
+import { type RetryOptions, sleep } from "./retry.ts";
+import { type Authorization, Transport } from "./transport.ts";
+import type {
+  ApiKey,
+  CreatedApiKey,
+  CredentialCheck,
+  CredentialList,
+  CredentialListParams,
+  ExecuteRequest,
+  ExecuteStreamEvent,
+  Job,
+  Listing,
+  Run,
+  RunResult,
+  SearchParams,
+  SearchResult,
+  ToolFormat,
+} from "./types.ts";
+import { WalletSession, type WalletSigner } from "./walletSession.ts";
+
+export type ServiceClientOptions = {
+  /** Where the API is served, e.g. `https://api.example.com` (the `/v1` prefix is added). */
+  baseUrl: string;
+  /** Retries of 500, 503 and failed connections; on by default. */
+  retry?: RetryOptions;
+  /** A `fetch` to send requests with; the global one by default. */
+  fetch?: typeof fetch;
+} & (
+  | { apiKey: string; token?: never; account?: never }
+  | { token: string; apiKey?: never; account?: never }
+  | { account: WalletSigner; apiKey?: never; token?: never }
+  | { apiKey?: never; token?: never; account?: never }
+);
+
+/** Per call: cancel it with a signal; name the attempt with an Idempotency-Key. */
+export type CallOptions = { signal?: AbortSignal };
+export type ExecuteOptions = CallOptions & {
+  /** Retries with the same key run the task once. A new key per call by default. */
+  idempotencyKey?: string;
+};
+
+/** A job is polled this often while it is queued. */
+const JOB_POLL_MS = 500;
+
+/**
+ * A client of the marketplace's REST API, authenticated with an API key, a JWT already held, or a
+ * wallet account that signs in by itself (and signs in again before its token expires).
+ */
+export class ServiceClient {
+  readonly #transport: Transport;
+  readonly #session?: WalletSession;
+
+  constructor(options: ServiceClientOptions) {
+    const anonymous = new Transport({ ...options, authorization: { none: true } });
+    this.#session = options.account
+      ? new WalletSession(options.account, {
+          challenge: (wallet) =>
+            anonymous.json({ method: "GET", path: "/v1/auth/challenge", query: { wallet } }),
+          token: (body) => anonymous.json({ method: "POST", path: "/v1/auth/token", body }),
+        })
+      : undefined;
+    this.#transport = new Transport({
+      ...options,
+      authorization: authorizationOf(options, this.#session),
+    });
+  }
+
+  /** Runs a task on a rented agent and answers with its result. */
+  execute(request: ExecuteRequest, options: ExecuteOptions = {}): Promise<RunResult> {
+    return this.#transport.json({
+      method: "POST",
+      path: "/v1/execute",
+      body: request,
+      idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * Runs a task and yields its output as the agent produces it, then `done` with the run's result.
+   * Aborting the signal ends the stream (the run itself goes on and is charged as usual).
+   */
+  async *executeStream(
+    request: ExecuteRequest,
+    options: ExecuteOptions = {},
+  ): AsyncGenerator<ExecuteStreamEvent, void, undefined> {
+    const response = await this.#transport.send({
+      method: "POST",
+      path: "/v1/execute/stream",
+      body: request,
+      idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
+      signal: options.signal,
+    });
+    yield* executeStreamEvents(response, options.signal);
+  }
+
+  readonly listings = {
+    /** Searches the catalogue. */
+    search: (params: SearchParams = {}, options: CallOptions = {}): Promise<SearchResult> =>
+      this.#get("/v1/listings", params, options),
+    /** One listing with every detail field. */
+    get: (listingId: string, options: CallOptions = {}): Promise<Listing> =>
+      this.#get(`/v1/listings/${encodeURIComponent(listingId)}`, {}, options),
+  };
+
+  readonly credentials = {
+    /** The caller's rental credentials. */
+    list: (params: CredentialListParams = {}, options: CallOptions = {}): Promise<CredentialList> =>
+      this.#get("/v1/credentials", params, options),
+    /** The caller's credential for a listing, checked on-chain at the latest block. */
+    verify: (listingId: string, options: CallOptions = {}): Promise<CredentialCheck> =>
+      this.#get(`/v1/credentials/${encodeURIComponent(listingId)}`, {}, options),
+  };
+
+  readonly agents = {
+    /** Submits a manifest for registration; the job says how it went (`jobs.wait`). */
+    register: (
+      manifest: Record<string, unknown>,
+      options: ExecuteOptions = {},
+    ): Promise<{ job_id: string; status: "queued" }> =>
+      this.#transport.json({
+        method: "POST",
+        path: "/v1/agents",
+        body: manifest,
+        idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
+        signal: options.signal,
+      }),
+  };
+
+  readonly jobs = {
+    get: (jobId: string, options: CallOptions = {}): Promise<Job> =>
+      this.#get(`/v1/jobs/${encodeURIComponent(jobId)}`, {}, options),
+    /** Polls a job until it is completed or failed. */
+    wait: async (jobId: string, options: CallOptions = {}): Promise<Job> => {
+      for (;;) {
+        const job = await this.jobs.get(jobId, options);
+        if (job.status !== "queued") return job;
+        await sleep(JOB_POLL_MS, options.signal);
+      }
+    },
+  };
+
+  readonly runs = {
+    /** One of the caller's runs: its result once final, else how far it got. */
+    get: (runId: string, options: CallOptions = {}): Promise<Run> =>
+      this.#get(`/v1/runs/${encodeURIComponent(runId)}`, {}, options),
+  };
+
+  readonly tools = {
+    /** `POST /v1/execute` as a function-calling tool, in the format of OpenAI's or Anthropic's API. */
+    definition: (format: ToolFormat = "openai", options: CallOptions = {}): Promise<unknown> =>
+      this.#get("/v1/tools/execute", { format }, options),
+  };
+
+  /** API keys belong to a wallet: these need a client made with `account`. */
+  readonly apiKeys = {
+    list: async (options: CallOptions = {}): Promise<ApiKey[]> =>
+      (await this.#get<{ api_keys: ApiKey[] }>("/v1/api-keys", {}, options)).api_keys,
+    /** Creates a key, confirmed by the wallet's signature; its value is in the answer only. */
+    create: async (label: string, options: CallOptions = {}): Promise<CreatedApiKey> => {
+      const session = this.#requireSession();
+      const { challenge } = await this.#get<{ challenge: string }>(
+        "/v1/api-keys/challenge",
+        {},
+        options,
+      );
+      const signature = await session.sign(`${challenge}:${label}`);
+      return this.#transport.json({
+        method: "POST",
+        path: "/v1/api-keys",
+        body: { label, challenge, signature },
+        signal: options.signal,
+      });
+    },
+    /** Revokes a key: once this answers, the key fails on its next request to any API process. */
+    revoke: (keyId: string, options: CallOptions = {}): Promise<ApiKey> =>
+      this.#transport.json({
+        method: "DELETE",
+        path: `/v1/api-keys/${encodeURIComponent(keyId)}`,
+        signal: options.signal,
+      }),
+  };
+
+  #get<T>(path: string, query: Record<string, string | number | undefined>, options: CallOptions) {
+    return this.#transport.json<T>({ method: "GET", path, query, signal: options.signal });
+  }
+
+  #requireSession(): WalletSession {
+    if (!this.#session)
+      throw new TypeError("API keys are managed by a client made with an account");
+    return this.#session;
+  }
+}
+
+function authorizationOf(options: ServiceClientOptions, session?: WalletSession): Authorization {
+  if (session) return { session };
+  if (options.apiKey !== undefined) return { apiKey: options.apiKey };
+  if (options.token !== undefined) return { token: options.token };
+  return { none: true };
+}

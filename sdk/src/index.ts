@@ -1,0 +1,18 @@
+export {
+  type CallOptions,
+  type ExecuteOptions,
+  ServiceClient,
+  type ServiceClientOptions,
+} from "./client.ts";
+export {
+  type OnChainError,
+  ServiceAccessError,
+  ServiceAPIError,
+  ServiceAuthError,
+  ServiceConnectionError,
+  ServiceNotFoundError,
+  ServiceRateLimitError,
+} from "./errors.ts";
+export type { RetryOptions } from "./retry.ts";
+export type * from "./types.ts";
+export type { MessageSigner, WalletClientSigner, WalletSigner } from "./walletSession.ts";

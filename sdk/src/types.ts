@@ -1,0 +1,170 @@
+// The API's resources as the client returns them. Wei amounts are bigint: prices and balances
+// pass 2^53 wei (0.009 ETH) easily, beyond what a JSON number keeps exactly.
+
+export type Category = "finance" | "legal" | "coding" | "research" | "sales" | "content";
+export type RentalModel = "one_time" | "subscription" | "per_query";
+export type ListingStatus = "active" | "paused" | "closed";
+export type CredentialStatus = "active" | "expired" | "low_balance" | "revoked";
+
+export type ListingSummary = {
+  /** `lst_` and the on-chain id's 64 hex digits. */
+  id: string;
+  title: string;
+  /** Shortened in search results; whole in `listings.get`. */
+  description: string;
+  category: Category[];
+  rental_model: RentalModel;
+  /** The price in ETH: per run (`per_query`), per purchase (`one_time`) or per period. */
+  price_eth: number;
+  run_count: number;
+  /** 0.0 to 1.0: the share of runs completed without error. */
+  success_rate: number;
+  creator: { id: string; display_name: string; listing_count: number };
+  rating: number;
+  review_count: number;
+  last_updated: string;
+  sample_output: string[];
+};
+
+export type Listing = ListingSummary & {
+  published_at: string;
+  status: ListingStatus;
+  on_chain_id: string;
+  metadata_uri: string;
+};
+
+export type SearchParams = {
+  q?: string;
+  category?: Category;
+  rental_model?: RentalModel;
+  min_price?: number;
+  max_price?: number;
+  min_rating?: number;
+  sort?: "relevance" | "rating" | "price_asc" | "price_desc" | "newest";
+  limit?: number;
+  offset?: number;
+};
+
+export type SearchResult = {
+  listings: ListingSummary[];
+  total: number;
+  limit: number;
+  offset: number;
+};
+
+export type Credential = {
+  listing_id: string;
+  listing_title: string;
+  rental_model: RentalModel;
+  status: CredentialStatus;
+  purchased_at: string;
+  /** Null for One-Time credentials. */
+  expires_at: string | null;
+};
+
+export type CredentialList = { credentials: Credential[]; total: number };
+
+export type CredentialListParams = { status?: CredentialStatus; limit?: number; offset?: number };
+
+/** What `credentials.verify` finds on-chain, at the latest block, for the caller and a listing. */
+export type CredentialCheck =
+  | {
+      listing_id: string;
+      valid: false;
+      status: "not_found";
+      on_chain_verified: false;
+    }
+  | {
+      listing_id: string;
+      rental_model: RentalModel;
+      status: CredentialStatus;
+      valid: boolean;
+      /** Present when the subscription expired. */
+      expired_at?: string;
+      on_chain_listing_id: string;
+      on_chain_verified: true;
+    };
+
+export type ExecuteRequest = {
+  /** The listing id of the rented agent. */
+  agent_id: string;
+  task: string;
+  input?: string | Record<string, unknown>;
+  /** A file's permanent-storage or IPFS URI, instead of `input`. */
+  input_uri?: string;
+  priority?: "standard" | "priority";
+  timeout_seconds?: number;
+};
+
+export type RunResult = {
+  run_id: string;
+  agent_id: string;
+  status: "completed" | "failed";
+  /** Shaped by the agent's output schema. */
+  output: unknown;
+  /** Wei debited from the Per-Task balance for this run; 0n for One-Time and Subscription. */
+  cost_wei: bigint;
+  duration_ms: number;
+};
+
+/** A run looked up by id: its result once final, else how far it got. */
+export type Run =
+  | (RunResult & { failure?: string })
+  | {
+      run_id: string;
+      agent_id: string;
+      status: "waiting" | "queued" | "running";
+      output: null;
+      cost_wei: bigint;
+      duration_ms: null;
+    };
+
+export type ExecuteStreamEvent =
+  | { event: "output"; data: { delta: string } }
+  | {
+      event: "done";
+      data: {
+        run_id: string;
+        status: "completed" | "failed";
+        cost_wei: bigint;
+        duration_ms: number;
+        /** The output accumulated before a run failed. */
+        output?: string;
+      };
+    };
+
+export type Job =
+  | { job_id: string; status: "queued" }
+  | {
+      job_id: string;
+      status: "completed";
+      result: {
+        agent_id: string;
+        listing_id: string;
+        /** The arguments of the creator's `createListing` call. */
+        create_listing: { seed: string; metadata_uri: string; on_chain_listing_id: string };
+        /** Connected agents: the secret their webhook calls are signed with. */
+        webhook_secret?: string;
+      };
+    }
+  | {
+      job_id: string;
+      status: "failed";
+      error: { code: string; message: string; [field: string]: unknown };
+    };
+
+export type ToolFormat = "openai" | "anthropic";
+
+export type ApiKey = {
+  id: string;
+  label: string;
+  /** The key's first characters, to tell keys apart. */
+  preview: string;
+  created_at: string;
+  revoked_at: string | null;
+};
+
+export type CreatedApiKey = ApiKey & {
+  /** The key itself: shown this once, never again. */
+  key: string;
+};

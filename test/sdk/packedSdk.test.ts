@@ -1,0 +1,118 @@
+// The SDK as its users get it: `npm pack`ed, installed from the tarball into an empty directory, then
+// used by a plain .mjs script under Node and, the same bundle, by a web page in headless Chromium
+// (a page of another origin than the API's, as a dapp's would be).
+import { execFile } from "node:child_process";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import type { Browser } from "playwright-core";
+import { parseEther } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ONE_TIME } from "../../devStack/marketplace.ts";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { toApiListingId } from "../../lib/ids/listingId.ts";
+import { launchBrowser } from "../support/browser.ts";
+import { createApiKey, signIn } from "../support/http.ts";
+import { useStack } from "../support/useStack.ts";
+
+const run = promisify(execFile);
+const root = new URL("../..", import.meta.url).pathname;
+const stack = useStack({ api: 1 });
+/** The directory the tarball was installed into. */
+let user: string;
+let listingId: string;
+
+beforeAll(async () => {
+  await run("npm", ["run", "build", "--workspace", "sdk"], { cwd: root });
+  const packed = join(stack().dir, "packed");
+  await mkdir(packed);
+  const { stdout } = await run(
+    "npm",
+    ["pack", "--workspace", "sdk", "--pack-destination", packed, "--json"],
+    { cwd: root },
+  );
+  const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
+
+  user = join(stack().dir, "sdk-user");
+  await mkdir(user);
+  await writeFile(join(user, "package.json"), JSON.stringify({ name: "sdk-user", private: true }));
+  await run("npm", ["install", "--offline", "--no-audit", "--no-fund", join(packed, filename)], {
+    cwd: user,
+  });
+
+  const onChainId = await stack().publishListing({
+    creator: devAccount(2),
+    seed: "packed-sdk",
+    model: ONE_TIME,
+    price: parseEther("0.02"),
+    manifest: {
+      name: "tarball-auditor",
+      category: "coding",
+      description: "Reviews Solidity for reentrancy bugs",
+      sample_output: ["No critical findings."],
+      creator_display_name: "Audit Labs",
+    },
+  });
+  listingId = toApiListingId(onChainId);
+});
+
+it("installs from its tarball into an empty directory; a plain .mjs script searches with it", async () => {
+  const { key } = await createApiKey(stack().api.url, devAccount(3));
+  await writeFile(
+    join(user, "search.mjs"),
+    `import { ServiceClient } from "@service/sdk";
+const client = new ServiceClient({ baseUrl: process.env.API_URL, apiKey: process.env.API_KEY });
+const { listings, total } = await client.listings.search({ q: "solidity" });
+console.log(JSON.stringify({ total, ids: listings.map((listing) => listing.id) }));
+`,
+  );
+  const { stdout } = await run(process.execPath, ["search.mjs"], {
+    cwd: user,
+    env: { ...process.env, API_URL: stack().api.url, API_KEY: key },
+  });
+  expect(JSON.parse(stdout)).toEqual({ total: 1, ids: [listingId] });
+});
+
+describe("in a browser", () => {
+  let browser: Browser;
+  // Launched here: the first launch on a machine may install Chromium.
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  let closeServer = () => {};
+  afterAll(async () => {
+    closeServer();
+    await browser?.close();
+  });
+
+  it("runs the same bundle in Chromium, from a page of another origin, for listings.search", async () => {
+    const token = await signIn(stack().api.url, devAccount(4));
+    const bundle = await readFile(join(user, "node_modules/@service/sdk/dist/index.js"));
+    const page = `<!doctype html><title>search</title><script type="module">
+import { ServiceClient } from "./sdk.js";
+const client = new ServiceClient({ baseUrl: ${JSON.stringify(stack().api.url)}, token: ${JSON.stringify(token)} });
+client.listings.search({ q: "solidity" }).then(
+  (result) => { window.searchResult = result; },
+  (error) => { window.searchResult = { error: String(error) }; },
+);
+</script>`;
+    const server = createServer((request, response) => {
+      const isBundle = request.url === "/sdk.js";
+      response.writeHead(200, {
+        "content-type": isBundle ? "text/javascript" : "text/html; charset=utf-8",
+      });
+      response.end(isBundle ? bundle : page);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    closeServer = () => server.close();
+
+    const tab = await browser.newPage();
+    await tab.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    const result = await (
+      await tab.waitForFunction(() => (globalThis as { searchResult?: unknown }).searchResult)
+    ).jsonValue();
+    expect(result).toMatchObject({ total: 1, listings: [{ id: listingId, price_eth: 0.02 }] });
+  });
+});
