@@ -1,7 +1,8 @@
 // Per-task executions on the scale-out stack: renters on three API processes, runs on two workers
 // over a three-node NATS cluster. Under load the node leading the runs stream is SIGKILLed, then one
-// of the workers: every accepted run is answered completed, or failed as interrupted (a run whose
-// worker died mid-call) and uncharged; the chain debits exactly the completed runs, each once.
+// of the workers: every accepted run is answered completed, or in a documented state that charges
+// nothing (refused before it ran while no node led the stream; failed as interrupted when its worker
+// died mid-call); the chain debits exactly the completed runs, each once.
 import { and, count, eq, inArray } from "drizzle-orm";
 import { parseEther } from "viem";
 import { expect, it } from "vitest";
@@ -9,6 +10,7 @@ import type { Worker } from "../../devStack/startWorker.ts";
 import { runs } from "../../lib/db/appSchema.ts";
 import { RUN_SUBJECT } from "../../lib/runs/publishRun.ts";
 import { RUN_INTERRUPTED } from "../../lib/runs/runFailures.ts";
+import { RUN_NOT_HANDED_OVER } from "../../lib/runs/runNotStarted.ts";
 import { behaving } from "../support/behavingAgent.ts";
 import type { Renter } from "../support/connectedListing.ts";
 import { SCALE_STACK, streamLeader, streamReplicated } from "../support/natsCluster.ts";
@@ -34,7 +36,15 @@ const { stack, agent, listing, addRenter, expectBooksBalance } = usePerTaskAgent
   },
 });
 
-type Answer = { runId: string; status: number; outcome: string; costWei: number; at: number };
+type Answer = {
+  runId: string;
+  status: number;
+  outcome: string;
+  costWei: number;
+  /** The error's message, for a refusal. */
+  message?: string;
+  at: number;
+};
 
 /** One run of 200 to 1,000 ms at the agent, through renter `n % RENTERS`'s API process. */
 async function request(renters: Renter[], n: number): Promise<Answer> {
@@ -48,6 +58,7 @@ async function request(renters: Renter[], n: number): Promise<Answer> {
     status: reply.status,
     outcome: reply.body.status,
     costWei: reply.body.cost_wei,
+    message: reply.body.error?.message,
     at: Date.now(),
   };
 }
@@ -111,27 +122,46 @@ it("answers every run completed and charged once under load, with no fault (the 
   console.info(`${answered.length} runs over 3 API processes and 2 workers, no fault`, figures);
 });
 
-it("answers every run completed and charged once when the node leading the runs stream is SIGKILLed under load", async () => {
+it("answers every run completed and charged once, or refused before it ran, when the node leading the runs stream is SIGKILLed under load", async () => {
   const { nats } = stack();
   await streamReplicated(nats, RUN_SUBJECT);
   const renters = await rentersOnEachApi(AT_ONCE + AFTER_FAULT);
   const leader = await streamLeader(nats, RUN_SUBJECT);
 
   const { answered, figures } = await underLoad(renters, () => leader.killServer());
-  expect(answered.map(({ status, outcome, costWei }) => ({ status, outcome, costWei }))).toEqual(
-    Array(answered.length).fill(completedOnce),
+  // A run admitted into a free slot while no node led the stream could not be handed to the
+  // workers: refused 503, never run or charged (docs/execution.md). Every other run completed.
+  const refused = answered.filter((answer) => answer.status === 503);
+  for (const { message } of refused) expect(message).toMatch(/could not be handed to the workers/);
+  const completed = answered.filter((answer) => answer.status !== 503);
+  expect(completed.map(({ status, outcome, costWei }) => ({ status, outcome, costWei }))).toEqual(
+    Array(completed.length).fill(completedOnce),
   );
-  const runIds = answered.map((answer) => answer.runId);
+  const runIds = completed.map((answer) => answer.runId);
   expect(new Set(runIds).size).toBe(runIds.length);
   expect(runIds.map((runId) => agent().callsOf(runId))).toEqual(Array(runIds.length).fill(1));
+  const notHandedOver = await stack()
+    .db.select({ id: runs.id, charge: runs.charge })
+    .from(runs)
+    .where(
+      and(eq(runs.onChainListingId, listing().listingId), eq(runs.failure, RUN_NOT_HANDED_OVER)),
+    );
+  expect(notHandedOver).toHaveLength(refused.length);
+  for (const run of notHandedOver) {
+    expect({ charge: run.charge, calls: agent().callsOf(run.id) }).toEqual({
+      charge: "released",
+      calls: 0,
+    });
+  }
 
   const restartedAt = Date.now();
   await leader.startServer();
   await streamReplicated(nats, RUN_SUBJECT);
   console.info(
-    `${answered.length} runs over 3 API processes and 2 workers, the leader of the runs`,
+    `${answered.length} runs over 3 API processes and 2 workers, the runs' leader SIGKILLed`,
     {
       ...figures,
+      refused: refused.length,
       nodeRejoinedInMs: Date.now() - restartedAt,
     },
   );
