@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["**/*.test.ts"],
-    exclude: ["node_modules/**", "contracts/**", ".data/**"],
+    // test/scale/ runs on its own (`npm run test:scale`, vitest.scale.config.ts).
+    exclude: ["node_modules/**", "contracts/**", ".data/**", "test/scale/**"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",

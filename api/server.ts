@@ -13,7 +13,9 @@ import { connectApiDatabase } from "./apiDatabase.ts";
 import { apiEnvSchema, parseApiEnv } from "./env.ts";
 import { serveApi } from "./serveApi.ts";
 
-const env = parseApiEnv(apiEnvSchema.extend(envFields("NATS_URL", "API_PROCESSES")));
+const env = parseApiEnv(
+  apiEnvSchema.extend(envFields("NATS_URL", "NATS_STREAM_REPLICAS", "API_PROCESSES")),
+);
 const log = createLogger("api");
 
 if (cluster.isPrimary && env.API_PROCESSES > 1) {
@@ -21,7 +23,7 @@ if (cluster.isPrimary && env.API_PROCESSES > 1) {
 } else {
   await migrateAppSchema(env.DATABASE_URL);
   const { db, close } = connectApiDatabase(env.DATABASE_URL, env.VIEWS_SCHEMA);
-  const bus = await createJetStreamBus(env.NATS_URL);
+  const bus = await createJetStreamBus(env.NATS_URL, { replicas: env.NATS_STREAM_REPLICAS });
   const api = await serveApi({ env, db, bus, sealingKey: await sealingKey(env), log });
   const stop = async () => {
     await api.close();

@@ -7,6 +7,16 @@ export type Nats = Service & {
   natsUrl: string;
   /** Sends `signal` to the server's process group, e.g. SIGSTOP to freeze it. */
   kill: (signal: NodeJS.Signals) => void;
+  /** Resolves once the server has exited. */
+  exited: Promise<void>;
+};
+
+/** Membership of a cluster: this node's name and route port, and every node's route port. */
+export type NatsClusterNode = {
+  name: string;
+  serverName: string;
+  routePort: number;
+  routePorts: number[];
 };
 
 export type NatsOptions = {
@@ -14,6 +24,7 @@ export type NatsOptions = {
   monitorPort: number;
   /** JetStream's store directory. */
   storeDir: string;
+  cluster?: NatsClusterNode;
   onOutput?: (line: string) => void;
 };
 
@@ -24,6 +35,7 @@ export async function startNats({
   port,
   monitorPort,
   storeDir,
+  cluster,
   onOutput,
 }: NatsOptions): Promise<Nats> {
   const natsServer = ensureNatsServer();
@@ -38,21 +50,45 @@ export async function startNats({
     "-js",
     "-sd",
     storeDir,
+    ...(cluster ? clusterArgs(cluster) : []),
   ];
   const { child, service } = spawnService(natsServer, args, { onOutput });
+  // A cluster's node is ready once it has caught up with JetStream's meta leader and its streams.
+  const health = cluster ? "healthz" : "healthz?js-enabled-only=true";
   await waitUntilReady(
     "nats-server",
     async () => {
-      const response = await fetch(`http://127.0.0.1:${monitorPort}/healthz?js-enabled-only=true`);
+      const response = await fetch(`http://127.0.0.1:${monitorPort}/${health}`);
       if (!response.ok) throw new Error(`healthz answered ${response.status}`);
     },
     { child },
   );
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once("exit", () => resolve());
+  });
   return {
     ...service,
     natsUrl: `nats://127.0.0.1:${port}`,
     kill: (signal) => killGroup(child, signal),
+    exited,
   };
+}
+
+function clusterArgs({ name, serverName, routePort, routePorts }: NatsClusterNode): string[] {
+  return [
+    "--server_name",
+    serverName,
+    "--cluster_name",
+    name,
+    "--cluster",
+    `nats://127.0.0.1:${routePort}`,
+    "--routes",
+    routePorts
+      .filter((port) => port !== routePort)
+      .map((port) => `nats://127.0.0.1:${port}`)
+      .join(","),
+  ];
 }
 
 function ensureNatsServer(): string {

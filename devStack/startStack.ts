@@ -20,9 +20,9 @@ import {
 } from "./marketplace.ts";
 import { type Anvil, startAnvil } from "./startAnvil.ts";
 import { type Api, startApi } from "./startApi.ts";
-import { type Nats, startNats } from "./startNats.ts";
 import { type Ponder, startPonder } from "./startPonder.ts";
 import { type Postgres, startPostgres } from "./startPostgres.ts";
+import { startTestNats, type TestNats } from "./startTestNats.ts";
 import { startWorker, type Worker } from "./startWorker.ts";
 import { makeTempDir } from "./tempDir.ts";
 
@@ -38,8 +38,11 @@ export type StackOptions = {
   postgres?: boolean;
   /** Ponder indexing the marketplace into Postgres (default: when there is an API). */
   ponder?: boolean;
-  /** NATS JetStream as the bus; without it, API processes run the workers in-process. */
-  nats?: boolean;
+  /**
+   * NATS JetStream as the bus; without it, API processes run the workers in-process. `{ cluster: 3 }`
+   * runs a cluster of 3 servers, and the bus keeps 3 copies of each stream (NATS_STREAM_REPLICAS).
+   */
+  nats?: boolean | { cluster: number };
   /** API processes sharing the database (default 0). */
   api?: number;
   /** Worker processes consuming from NATS (default 0; needs `nats`). */
@@ -55,13 +58,6 @@ export type StackOptions = {
 };
 
 export type Stack = Awaited<ReturnType<typeof startStack>>;
-
-export type TestNats = Nats & {
-  /** Stops the server but keeps its JetStream store, as an outage would. */
-  stopServer: () => Promise<void>;
-  /** Starts it again on the same port and store. */
-  startServer: () => Promise<void>;
-};
 
 export type IndexerOptions = {
   schema?: string;
@@ -125,7 +121,7 @@ export async function startStack(options: StackOptions = {}) {
     const [chain, postgres, nats] = await allStarted([
       withChain ? startChain() : undefined,
       withPostgres ? startDatabase() : undefined,
-      withNats ? startTestNats() : undefined,
+      withNats ? startStackNats() : undefined,
     ] as const);
     const need = <T>(part: T | undefined, name: string): T => {
       if (part === undefined) throw new Error(`the stack was started without ${name}`);
@@ -156,27 +152,11 @@ export async function startStack(options: StackOptions = {}) {
       return postgres;
     }
 
-    async function startTestNats(): Promise<TestNats> {
-      const [port, monitorPort] = [await findFreePort(), await findFreePort()];
-      const storeDir = join(temp.dir, "nats");
-      const start = () => startNats({ port, monitorPort, storeDir, onOutput });
-      let server: Nats | undefined = await start();
-      stops.push(async () => server?.stop());
-      return {
-        natsUrl: server.natsUrl,
-        kill: (signal) => server?.kill(signal),
-        stopServer: async () => {
-          await server?.stop();
-          server = undefined;
-        },
-        startServer: async () => {
-          server ??= await start();
-        },
-        stop: async () => {
-          await server?.stop();
-          server = undefined;
-        },
-      };
+    async function startStackNats(): Promise<TestNats> {
+      const count = typeof withNats === "object" ? withNats.cluster : 1;
+      const nats = await startTestNats({ count, dir: temp.dir, onOutput });
+      stops.push(nats.stop);
+      return nats;
     }
 
     /**
@@ -212,7 +192,7 @@ export async function startStack(options: StackOptions = {}) {
       VIEWS_SCHEMA,
       SEALING_KEY,
       DATA_DIR: temp.dir,
-      ...(nats ? { NATS_URL: nats.natsUrl } : {}),
+      ...(nats ? { NATS_URL: nats.natsUrl, NATS_STREAM_REPLICAS: String(nats.replicas) } : {}),
     });
 
     /**

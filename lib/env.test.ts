@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { natsServers } from "./bus/jetStreamBus.ts";
 import { ENV_FIELDS } from "./env.ts";
 
 const example = readFileSync(new URL("../.env.example", import.meta.url), "utf8");
@@ -24,5 +25,19 @@ describe(".env.example", () => {
       const field = ENV_FIELDS[name as keyof typeof ENV_FIELDS];
       expect({ name, value: String(field.parse(undefined)) }).toEqual({ name, value });
     }
+  });
+});
+
+describe("NATS_URL", () => {
+  it("takes one server, or a cluster's servers comma-separated, each a nats:// URL", () => {
+    const natsUrl = ENV_FIELDS.NATS_URL;
+    const cluster = "nats://10.0.0.1:4222, nats://10.0.0.2:4222,nats://10.0.0.3:4222";
+    expect(natsUrl.parse("nats://127.0.0.1:4222")).toBe("nats://127.0.0.1:4222");
+    expect(natsServers(natsUrl.parse(cluster))).toEqual([
+      "nats://10.0.0.1:4222",
+      "nats://10.0.0.2:4222",
+      "nats://10.0.0.3:4222",
+    ]);
+    expect(natsUrl.safeParse("nats://127.0.0.1:4222,http://127.0.0.1:4222").success).toBe(false);
   });
 });

@@ -22,7 +22,15 @@ export const ENV_FIELDS = {
   DEPLOYMENT_FILE: z.string().optional(),
   RPC_URL: z.url(),
   DATABASE_URL: z.string().startsWith("postgres"),
-  NATS_URL: z.string().startsWith("nats://"),
+  /** One server, or every server of a cluster comma-separated: a client fails over between them. */
+  NATS_URL: z
+    .string()
+    .refine(
+      (value) => value.split(",").every((url) => url.trim().startsWith("nats://")),
+      "must be nats:// URLs, comma-separated",
+    ),
+  /** Copies JetStream keeps of each stream the bus creates: 3 on a 3-node cluster, 1 on one server. */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   VIEWS_SCHEMA: z
     .string()
     .regex(/^[a-z_][a-z0-9_]{0,44}$/)

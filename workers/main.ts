@@ -15,6 +15,7 @@ const env = parseEnvironment(
     ...envFields(
       "DATABASE_URL",
       "NATS_URL",
+      "NATS_STREAM_REPLICAS",
       "RPC_URL",
       "OPERATOR_PRIVATE_KEY",
       "VIEWS_SCHEMA",
@@ -28,7 +29,7 @@ const env = parseEnvironment(
 );
 
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
-const bus = await createJetStreamBus(env.NATS_URL);
+const bus = await createJetStreamBus(env.NATS_URL, { replicas: env.NATS_STREAM_REPLICAS });
 const workers = await startWorkers({
   db,
   bus,

@@ -10,6 +10,12 @@ import { connect } from "@nats-io/transport-node";
 import { type Bus, type BusMessage, SUBJECTS, type Subscription } from "./bus.ts";
 
 const DEDUPE_WINDOW_NS = 2 * 60 * 1_000_000_000;
+/**
+ * How long a pull request lasts (the client's default is 30 s). A pull held by a cluster node that
+ * dies is lost with it; the client notices by two missed heartbeats, half this apart, and pulls
+ * again from the consumer's new leader, so a node's loss stalls consuming for seconds, not 30.
+ */
+const PULL_EXPIRES_MS = 5_000;
 const millisToNanos = (millis: number) => millis * 1_000_000;
 
 /** A stream per subject, named after it: `jobs.registration` → `JOBS_REGISTRATION`. */
@@ -17,14 +23,24 @@ export function streamName(subject: string): string {
   return subject.toUpperCase().replace(/[^A-Z0-9]/g, "_");
 }
 
+/** The servers of `NATS_URL`: one, or a cluster's comma-separated. */
+export function natsServers(natsUrl: string): string[] {
+  return natsUrl.split(",").map((url) => url.trim());
+}
+
 /**
  * The bus over NATS JetStream: work-queue streams (a message leaves once acknowledged), publish
  * deduplication by message id, durable pull consumers with explicit acks and finite redelivery.
+ * On a cluster, `replicas` copies of each stream (and its consumers) survive the loss of a minority
+ * of the servers.
  */
-export async function createJetStreamBus(natsUrl: string): Promise<Bus> {
+export async function createJetStreamBus(
+  natsUrl: string,
+  { replicas = 1 }: { replicas?: number } = {},
+): Promise<Bus> {
   // Reconnect forever: an outage of NATS must delay work, never end a process's consuming.
   const connection = await connect({
-    servers: natsUrl,
+    servers: natsServers(natsUrl),
     name: "marketplace",
     maxReconnectAttempts: -1,
   });
@@ -35,6 +51,7 @@ export async function createJetStreamBus(natsUrl: string): Promise<Bus> {
       subjects: [subject],
       retention: RetentionPolicy.Workqueue,
       duplicate_window: DEDUPE_WINDOW_NS,
+      num_replicas: replicas,
     };
     await manager.streams.add(config).catch(async () => {
       await manager.streams.update(config.name, config);
@@ -67,7 +84,10 @@ export async function createJetStreamBus(natsUrl: string): Promise<Bus> {
           });
         });
       const consumer = await client.consumers.get(stream, options.group);
-      const messages = await consumer.consume({ max_messages: options.concurrency ?? 1 });
+      const messages = await consumer.consume({
+        max_messages: options.concurrency ?? 1,
+        expires: PULL_EXPIRES_MS,
+      });
       const inFlight = new Set<Promise<void>>();
       const loop = (async () => {
         for await (const message of messages) {

@@ -11,7 +11,7 @@ import type { Worker } from "../../devStack/startWorker.ts";
 import { createJetStreamBus } from "../../lib/bus/jetStreamBus.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { parseSecretKey, seal } from "../../lib/crypto/secretBox.ts";
-import { agentSecrets, agents, jobs } from "../../lib/db/appSchema.ts";
+import { agents, jobs } from "../../lib/db/appSchema.ts";
 import { REGISTRATION_SUBJECT } from "../../lib/jobs/publishJob.ts";
 import { http, type RequestOptions, signIn } from "../support/http.ts";
 import { captureOutput } from "../support/processOutput.ts";
@@ -23,6 +23,7 @@ import {
   until,
   whilePaused,
 } from "../support/registration.ts";
+import { type RegistrationResult, registrationJobs } from "../support/registrationJobs.ts";
 import { registrationBacklog } from "../support/registrationStream.ts";
 import { useStack } from "../support/useStack.ts";
 
@@ -33,6 +34,10 @@ const stack = useStack({
   env: { REGISTRATION_ACK_WAIT_MS: "2000" },
   onOutput: output.onOutput,
 });
+const { jobRows, settled, processedLines, expectCompletedExactlyOnce } = registrationJobs(
+  stack,
+  output,
+);
 
 /** The worker process consuming registrations; the tests that crash or replace it update it. */
 let worker: Worker;
@@ -66,49 +71,6 @@ function freshIdempotencyKey(purpose: string) {
   return { headers: { "idempotency-key": `${purpose}-${randomBytes(8).toString("hex")}` } };
 }
 
-type JobRow = {
-  id: string;
-  status: string;
-  result: unknown;
-  error: unknown;
-  updatedAt: Date;
-  publishedAt: Date | null;
-};
-
-async function jobRows(ids: string[]): Promise<JobRow[]> {
-  return stack()
-    .db.select({
-      id: jobs.id,
-      status: jobs.status,
-      result: jobs.result,
-      error: jobs.error,
-      updatedAt: jobs.updatedAt,
-      publishedAt: jobs.publishedAt,
-    })
-    .from(jobs)
-    .where(inArray(jobs.id, ids));
-}
-
-/** Waits until none of `ids` is queued; returns their rows. */
-async function settled(ids: string[], timeoutMs = 90_000): Promise<JobRow[]> {
-  return until(
-    `${ids.length} jobs to settle`,
-    async () => {
-      const rows = await jobRows(ids);
-      return rows.length === ids.length && rows.every((row) => row.status !== "queued")
-        ? rows
-        : undefined;
-    },
-    timeoutMs,
-  );
-}
-
-type Result = {
-  agent_id: string;
-  listing_id: string;
-  create_listing: { seed: string; metadata_uri: string; on_chain_listing_id: string };
-};
-
 /** What the workers logged about `jobId`, in order: each outcome and each failed attempt. */
 function workerLogOf(jobId: string) {
   return output
@@ -122,58 +84,12 @@ function workerLogOf(jobId: string) {
     }));
 }
 
-/** "registration processed" lines of the worker processes: job id and outcome. */
-function processedLines(): { jobId: string; outcome: string }[] {
-  return output
-    .entries()
-    .filter((entry) => entry.message === "registration processed")
-    .map((entry) => ({ jobId: entry.job_id as string, outcome: entry.outcome as string }));
-}
-
 /** Waits until JetStream neither stores nor awaits an acknowledgement for any of `ids`. */
 async function releasedByJetStream(ids: string[]) {
   await until(`JetStream to let go of ${ids.length} jobs`, async () => {
     const backlog = await registrationBacklog(stack().nats.natsUrl);
     return backlog.awaitingAck === 0 && !backlog.stored.some((id) => ids.includes(id));
   });
-}
-
-/**
- * Every job completed, once: its own agent, its own sealed secret, distinct listing ids, no other
- * agent for `creator`, and no worker ever reported completing it twice.
- */
-async function expectCompletedExactlyOnce(creator: HDAccount, ids: string[]) {
-  const rows = await settled(ids);
-  for (const row of rows)
-    expect({ id: row.id, status: row.status, error: row.error }).toEqual({
-      id: row.id,
-      status: "completed",
-      error: null,
-    });
-  const results = rows.map((row) => row.result as Result);
-  const agentIds = results.map((result) => result.agent_id);
-  const listingIds = results.map((result) => result.create_listing.on_chain_listing_id);
-  expect(new Set(agentIds).size).toBe(ids.length);
-  expect(new Set(listingIds).size).toBe(ids.length);
-  expect(new Set(results.map((result) => result.listing_id)).size).toBe(ids.length);
-
-  const stored = await stack()
-    .db.select({ agentId: agents.agentId, listing: agents.onChainListingId })
-    .from(agents)
-    .where(eq(agents.creator, creator.address.toLowerCase()));
-  expect(stored.map((agent) => agent.agentId).sort()).toEqual([...agentIds].sort());
-  const [secrets] = await stack()
-    .db.select({ n: count() })
-    .from(agentSecrets)
-    .where(inArray(agentSecrets.onChainListingId, listingIds));
-  expect(secrets?.n).toBe(ids.length);
-
-  const completions = processedLines().filter(
-    (line) => line.outcome === "completed" && ids.includes(line.jobId),
-  );
-  expect(completions.length).toBeLessThanOrEqual(ids.length);
-  expect(new Set(completions.map((line) => line.jobId)).size).toBe(completions.length);
-  return rows;
 }
 
 /** A transaction holding `jobId`'s row lock (as a worker's would) until `release()`. */
@@ -258,7 +174,7 @@ describe.concurrent("a retried POST with the same Idempotency-Key creates one jo
       .db.select({ id: agents.agentId })
       .from(agents)
       .where(sql`${agents.agentId} like 'idempotent-concurrent-%'`);
-    expect(registered).toEqual([{ id: (row?.result as Result | undefined)?.agent_id }]);
+    expect(registered).toEqual([{ id: (row?.result as RegistrationResult | undefined)?.agent_id }]);
   });
 
   it("refuses the same key with a different body: 400 invalid_request, no new job", async () => {
@@ -348,7 +264,7 @@ describe("200 concurrent registrations", () => {
       jobIds.map(async (jobId, index) => (await as(walletOf(index))).get(`/v1/jobs/${jobId}`)),
     );
     for (const job of polled) expect(job.body.status).toBe("completed");
-    const results = polled.map((job) => job.body.result as Result);
+    const results = polled.map((job) => job.body.result as RegistrationResult);
     expect(new Set(results.map((result) => result.agent_id)).size).toBe(200);
     expect(new Set(results.map((result) => result.listing_id)).size).toBe(200);
     for (const [index, result] of results.entries()) {
@@ -398,8 +314,11 @@ describe("a worker SIGKILLed while it holds jobs", () => {
 
     const ids = [victim, ...others];
     const rows = await expectCompletedExactlyOnce(creator, ids);
-    // The victim was completed by the new worker, after its redelivery.
-    expect(processedLines()).toContainEqual({ jobId: victim, outcome: "completed" });
+    // The victim was completed by the new worker, after its redelivery (its log line may reach us
+    // a moment after its commit: logging is asynchronous).
+    await until("the new worker to log completing the victim", () =>
+      processedLines().some((line) => line.jobId === victim && line.outcome === "completed"),
+    );
 
     // Stable: once JetStream holds nothing more to deliver for them, nothing has changed.
     await releasedByJetStream(ids);

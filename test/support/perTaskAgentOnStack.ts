@@ -1,8 +1,9 @@
-// The real stack of the execution fault tests (an API process, worker processes over NATS JetStream,
+// The real stack of the execution fault tests (API processes, worker processes over NATS JetStream,
 // settlement on anvil) with a behaving connected agent listed per task, and, when asked, a proxy in
 // front of the chain to fail on cue. The renters a test makes are kept, for the books it checks last.
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
+import type { StackOptions } from "../../devStack/startStack.ts";
 import { type BehavingAgent, startBehavingAgent } from "./behavingAgent.ts";
 import {
   listPerTaskAgent,
@@ -21,6 +22,8 @@ export type PerTaskAgentOptions = {
   outputSchema?: object;
   /** Environment of every process of the stack. */
   env?: Record<string, string>;
+  /** The stack's parts, over one API process and NATS (say, `api: 3` over a NATS cluster). */
+  stackOptions?: StackOptions;
   /** Starts a proxy to anvil (`proxy()`) before `startProcesses`, and restores it after each test. */
   chainProxy?: boolean;
   /**
@@ -36,9 +39,17 @@ export function usePerTaskAgentOnStack({
   outputSchema,
   env,
   chainProxy = false,
+  stackOptions,
   startProcesses,
 }: PerTaskAgentOptions) {
-  const stack = useStack({ nats: true, api: 1, workers: 0, rateLimitPerMinute: 10_000, env });
+  const stack = useStack({
+    nats: true,
+    api: 1,
+    workers: 0,
+    rateLimitPerMinute: 10_000,
+    env,
+    ...stackOptions,
+  });
   let agent: BehavingAgent | undefined;
   let proxy: CountingRpcProxy | undefined;
   let listing: PerTaskListing | undefined;

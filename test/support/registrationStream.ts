@@ -2,7 +2,7 @@
 // the app's.
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import { streamName } from "../../lib/bus/jetStreamBus.ts";
+import { natsServers, streamName } from "../../lib/bus/jetStreamBus.ts";
 import { REGISTRATION_SUBJECT } from "../../lib/jobs/publishJob.ts";
 
 export type RegistrationBacklog = {
@@ -24,7 +24,7 @@ export async function jetStreamBacklog(
   consumer: string,
 ): Promise<RegistrationBacklog> {
   const stream = streamName(subject);
-  const connection = await connect({ servers: natsUrl });
+  const connection = await connect({ servers: natsServers(natsUrl) });
   try {
     const manager = await jetstreamManager(connection);
     const { state } = await manager.streams.info(stream);

@@ -15,6 +15,7 @@ const env = parseEnvironment(
     envFields(
       "DATABASE_URL",
       "NATS_URL",
+      "NATS_STREAM_REPLICAS",
       "VIEWS_SCHEMA",
       "RUN_WORKER_CONCURRENCY",
       "RUN_LEASE_MS",
@@ -24,7 +25,7 @@ const env = parseEnvironment(
 );
 const log = createLogger("worker");
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
-const bus = await createJetStreamBus(env.NATS_URL);
+const bus = await createJetStreamBus(env.NATS_URL, { replicas: env.NATS_STREAM_REPLICAS });
 const runtime = scriptedRuntime((run) =>
   log.info("agent called", { run_id: run.runId, pid: process.pid }),
 );

@@ -1,0 +1,13 @@
+// `npm run test:scale`: the scale-out stack (3 API processes, 2 workers, a 3-node NATS cluster) under
+// load and faults. One file at a time: each starts a dozen processes on a machine of few cores.
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/scale/**/*.test.ts"],
+    testTimeout: 300_000,
+    hookTimeout: 180_000,
+    pool: "forks",
+    maxWorkers: 1,
+  },
+});
