@@ -172,8 +172,11 @@ it("refuses a run the bus cannot take while NATS is down, running and charging n
   expect(Number(refusal.headers.get("retry-after"))).toBeGreaterThan(0);
   expect(answeredInMs).toBeLessThan(3_000);
 
+  // A retry while the API's connection is still coming back may be refused the same way.
+  let refusals = 1;
   let retry = await renter.api.post("/v1/execute", body, keyed);
   while (retry.status === 503) {
+    refusals++;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     retry = await renter.api.post("/v1/execute", body, keyed);
   }
@@ -183,11 +186,11 @@ it("refuses a run the bus cannot take while NATS is down, running and charging n
   const rows = [...(await expectBooksBalance()).values()].filter(
     (row) => row.wallet === renter.account.address.toLowerCase(),
   );
-  expect(rows.map(({ status, charge, failure }) => ({ status, charge, failure }))).toEqual(
-    expect.arrayContaining([
-      { status: "failed", charge: "released", failure: RUN_NOT_HANDED_OVER },
-      { status: "completed", charge: "debited", failure: null },
-    ]),
+  const outcomes = rows.map(({ status, charge, failure }) => ({ status, charge, failure }));
+  expect(outcomes.filter(({ status }) => status === "completed")).toEqual([
+    { status: "completed", charge: "debited", failure: null },
+  ]);
+  expect(outcomes.filter(({ status }) => status !== "completed")).toEqual(
+    Array(refusals).fill({ status: "failed", charge: "released", failure: RUN_NOT_HANDED_OVER }),
   );
-  expect(rows).toHaveLength(2);
 });
