@@ -1,6 +1,5 @@
-import { execFileSync } from "node:child_process";
 import { mkdir } from "node:fs/promises";
-import { findBinary } from "./requireBinary.ts";
+import { ensureDebianBinary } from "./requireBinary.ts";
 import { killGroup, type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
 export type Nats = Service & {
@@ -28,8 +27,6 @@ export type NatsOptions = {
   onOutput?: (line: string) => void;
 };
 
-const INSTALL_COMMAND = "apt-get update && apt-get install -y nats-server";
-
 /** A real nats-server with JetStream, installed from Debian when missing and allowed (root). */
 export async function startNats({
   port,
@@ -38,7 +35,7 @@ export async function startNats({
   cluster,
   onOutput,
 }: NatsOptions): Promise<Nats> {
-  const natsServer = ensureNatsServer();
+  const natsServer = ensureDebianBinary("nats-server", "nats-server");
   await mkdir(storeDir, { recursive: true });
   const args = [
     "-a",
@@ -89,20 +86,4 @@ function clusterArgs({ name, serverName, routePort, routePorts }: NatsClusterNod
       .map((port) => `nats://127.0.0.1:${port}`)
       .join(","),
   ];
-}
-
-function ensureNatsServer(): string {
-  const existing = findBinary("nats-server");
-  if (existing) return existing;
-  if (process.getuid?.() !== 0) {
-    throw new Error(`nats-server was not found on PATH; install it with: ${INSTALL_COMMAND}`);
-  }
-  console.warn(`nats-server is missing; installing it as root: ${INSTALL_COMMAND}`);
-  execFileSync("sh", ["-c", `${INSTALL_COMMAND} >/dev/null`], {
-    stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-  });
-  const installed = findBinary("nats-server");
-  if (!installed) throw new Error(`nats-server is still missing after: ${INSTALL_COMMAND}`);
-  return installed;
 }
