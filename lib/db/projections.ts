@@ -1,4 +1,5 @@
 import { setDatabaseSchema } from "@ponder/client";
+import { getTableConfig } from "drizzle-orm/pg-core";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import * as projections from "../../ponder.schema.ts";
@@ -15,6 +16,11 @@ export function connectProjections(databaseUrl: string, viewsSchema = "marketpla
   const client = postgres(databaseUrl, { max: 10, onnotice: () => {} });
   const db = drizzle(client, { schema: projections, casing: "snake_case" });
   return { db, close: () => client.end() };
+}
+
+/** The views schema this process reads projections from (`connectProjections`). */
+export function projectionsSchema(): string {
+  return getTableConfig(projections.listing).schema ?? "public";
 }
 
 /** The one database handle: the `app` schema and the indexer's views. */
