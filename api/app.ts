@@ -25,6 +25,9 @@ import { dependencyError, unavailableDependency } from "./unavailableDependency.
 
 /** Challenges and tokens: the one place a caller without a token may go. */
 const SIGN_IN_PATH = "/v1/auth";
+const BODYLESS_METHODS = new Set(["GET", "HEAD"]);
+/** One error for every unknown path: building an Error (and its stack) per request costs. */
+const NO_SUCH_ENDPOINT = new ApiError("not_found", "No such endpoint");
 
 /** The REST API over `deps`: tests call `app.request()`, production serves it over HTTP. */
 export function createApp(deps: ApiDeps) {
@@ -51,16 +54,17 @@ export function createApp(deps: ApiDeps) {
   );
   // No request body is ever larger than a manifest: refuse more without reading it all. The
   // connection is closed, since the unread rest of the body would otherwise follow on it.
-  app.use(
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) => {
-        c.header("Connection", "close");
-        const message = `Request bodies are limited to ${describeBytes(MAX_BODY_BYTES)}`;
-        return errorResponse(c, new ApiError("payload_too_large", message));
-      },
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => {
+      c.header("Connection", "close");
+      const message = `Request bodies are limited to ${describeBytes(MAX_BODY_BYTES)}`;
+      return errorResponse(c, new ApiError("payload_too_large", message));
+    },
+  });
+  // A GET or HEAD request has no body here (the server never gives it one), and asking would build
+  // a whole web Request for every read.
+  app.use((c, next) => (BODYLESS_METHODS.has(c.req.method) ? next() : limitBody(c, next)));
 
   // Obtaining a token, reading how to and finding where to pay is all a caller without one may do.
   app.route(SIGN_IN_PATH, authRoutes);
@@ -78,7 +82,7 @@ export function createApp(deps: ApiDeps) {
   app.route("/v1/runs", runRoutes);
   app.route("/v1/tools", toolRoutes);
 
-  app.notFound((c) => errorResponse(c, new ApiError("not_found", "No such endpoint")));
+  app.notFound((c) => errorResponse(c, NO_SUCH_ENDPOINT));
   app.onError((error, c) => {
     // A dependency's failure, as it came or as the 503 a route made of it.
     const cause = error instanceof ApiError ? error.cause : error;

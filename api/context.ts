@@ -10,6 +10,7 @@ import type { Network } from "./auth/apiKeys.ts";
 import type { JwtSettings } from "./auth/jwt.ts";
 import type { RevocationReceipts } from "./auth/revocationReceipts.ts";
 import { ApiError } from "./errors.ts";
+import type { CatalogueCache } from "./listings/catalogueCache.ts";
 import type { RateLimitBudget } from "./middleware/rateLimit.ts";
 import type { LeasedBudgets } from "./rateLimit/leasedBudgets.ts";
 
@@ -23,6 +24,8 @@ export type ApiDeps = {
   revocations: RevocationReceipts;
   /** Rate-limit budgets shared by every API process, leased ahead. */
   budgets: LeasedBudgets;
+  /** Catalogue answers kept until the catalogue changes (`startLocalState`). */
+  catalogue: CatalogueCache;
   bus: Bus;
   /** Seals registration requests and agents' private parts at rest. */
   sealingKey: Uint8Array;

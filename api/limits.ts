@@ -77,6 +77,14 @@ export const API_KEY_CACHE_SIZE = 100_000;
 /** How long a revocation waits for every listening API process to confirm it dropped the key. */
 export const REVOCATION_WAIT_MS = 2_000;
 
+/** Distinct catalogue answers an API process keeps between two changes of the catalogue. */
+export const CATALOGUE_ANSWERS_KEPT = 500;
+/**
+ * A kept catalogue answer is loaded again after this long even if no notice said the catalogue
+ * changed: the bound for a change that sends none (docs/decisions.md, "Catalogue answers").
+ */
+export const CATALOGUE_ANSWER_MAX_AGE_MS = 1_000;
+
 /** The most rate-limit units a process leases at once (docs/decisions.md, "Rate limits"). */
 export const MAX_LEASE = 64;
 /** How long a request the window's last units are recalled for waits for them to come back… */

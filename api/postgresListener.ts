@@ -71,7 +71,8 @@ export function createPostgresListener({ databaseUrl, log }: { databaseUrl: stri
     id,
     /** Calls `handler` with the payload of each notice on `channel` (a plain lowercase name). */
     on(channel: string, handler: (payload: string) => void) {
-      if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a plain channel name: ${channel}`);
+      if (!/^[a-z_][a-z0-9_]*$/.test(channel))
+        throw new Error(`not a plain channel name: ${channel}`);
       if (running) throw new Error("channels are named before the listener starts");
       handlers.set(channel, handler);
     },

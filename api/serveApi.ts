@@ -43,6 +43,7 @@ export async function serveApi({
     apiKeys: local.apiKeys,
     revocations: local.revocations,
     budgets: local.budgets,
+    catalogue: local.catalogue,
     bus,
     sealingKey,
     chain: {

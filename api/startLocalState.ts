@@ -1,7 +1,8 @@
-import type { Database } from "../lib/db/projections.ts";
+import { type Database, projectionsSchema } from "../lib/db/projections.ts";
 import type { Logger } from "../lib/log.ts";
 import { createApiKeyCache } from "./auth/apiKeyCache.ts";
 import { createRevocationReceipts } from "./auth/revocationReceipts.ts";
+import { createCatalogueCache } from "./listings/catalogueCache.ts";
 import { createPostgresListener } from "./postgresListener.ts";
 import { createLeasedBudgets } from "./rateLimit/leasedBudgets.ts";
 
@@ -23,11 +24,13 @@ export function startLocalState({
   const revocations = createRevocationReceipts({ db, listener, log });
   const apiKeys = createApiKeyCache({ db, listener, onRevoked: revocations.confirm });
   const budgets = createLeasedBudgets({ db, listener, log });
+  const catalogue = createCatalogueCache({ listener, viewsSchema: projectionsSchema() });
   listener.start();
   return {
     apiKeys,
     revocations,
     budgets,
+    catalogue,
     /** Resolves once notices are heard: until then nothing is cached and no block is leased. */
     whenListening: listener.whenListening,
     stop: async () => {

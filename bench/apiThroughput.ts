@@ -37,6 +37,8 @@ const WARM_UP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 const ROUNDS = 2;
 /** API_PROCESSES of each API to compare; unset, the one embedded API of the earlier figures. */
 const API_PROCESSES = process.env.BENCH_API_PROCESSES?.split(",").map(Number);
+/** Set, the API processes write V8 CPU profiles there as they stop. */
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const LISTINGS = 100;
 const CREATORS = 10;
 const SEQUENTIAL_SAMPLES = 300;
@@ -95,6 +97,7 @@ await runBenchmark(async (cleanup) => {
     ponder: true,
     nats: API_PROCESSES !== undefined,
     rateLimitPerMinute: UNLIMITED_RATE,
+    ...(PROFILE_DIR && { env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` } }),
   });
   const compared = API_PROCESSES
     ? await Promise.all(
@@ -475,6 +478,7 @@ function report(options: {
         "BENCH_CONCURRENCY",
         "BENCH_WARMUP_SECONDS",
         "BENCH_API_PROCESSES",
+        "BENCH_PROFILE_DIR",
       ]),
     ].join("\n"),
   );

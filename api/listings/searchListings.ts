@@ -40,6 +40,9 @@ export type ListingRow = {
   reviewCount: number;
 };
 
+/** A listing row as one query reads it: all but its creator's listing count. */
+export type ListingFacts = Omit<ListingRow, "creatorListingCount">;
+
 const { listing } = projections;
 
 /** Reviews are not collected yet: every listing rates 0 with no reviews until they are. */
@@ -58,20 +61,15 @@ const selectedColumns = sql`
 
 const published = sql`${listing} join ${agents} on ${agents.onChainListingId} = ${listing.id}`;
 
-/** The creator's published, active listings: what the catalogue shows of them. */
-const creatorListingCount = sql`(
-  select count(*)::int from ${listing} as mine
-  join ${agents} as mine_agent on mine_agent.on_chain_listing_id = mine.id
-  where mine.creator = page.creator and mine.status = 'active')`;
-
 /**
- * One query for a page of the catalogue and its total: filters, full-text search over title and
- * description, sort with the id as the last key (so pages never repeat or skip a listing).
+ * One query for a page of the catalogue and its total, in one scan: filters, full-text search over
+ * title and description, sort with the id as the last key (so pages never repeat or skip a listing).
+ * Creators' listing counts are not in it: `countCreatorListings` has them all at once.
  */
 export async function searchListings(
   db: Database,
   filters: ListingFilters,
-): Promise<{ rows: ListingRow[]; total: number }> {
+): Promise<{ rows: ListingFacts[]; total: number }> {
   const query = filters.q ? sql`websearch_to_tsquery('english', ${filters.q})` : undefined;
   const conditions: SQL[] = [sql`${listing.status} = 'active'`];
   if (query) conditions.push(sql`${agents.searchDocument} @@ ${query}`);
@@ -86,30 +84,41 @@ export async function searchListings(
   }
   if (filters.minRating !== undefined) conditions.push(sql`${RATING} >= ${filters.minRating}`);
   const rank = query ? sql`ts_rank_cd(${agents.searchDocument}, ${query})` : sql`0::real`;
+  const where = sql.join(conditions, sql` and `);
 
   const rows = await db.execute<Record<string, unknown>>(sql`
-    with catalogue as (
-      select ${selectedColumns}, ${rank} as rank
-      from ${published}
-      where ${sql.join(conditions, sql` and `)}
-    )
-    select totals.total, page.*, ${creatorListingCount} as creator_listing_count
-    from (select count(*)::int as total from catalogue) as totals
-    left join lateral (
-      select * from catalogue order by ${orderBy(filters.sort)}
-      limit ${filters.limit} offset ${filters.offset}
-    ) as page on true`);
-
-  const total = Number(rows[0]?.total ?? 0);
-  return { rows: rows.filter((row) => row.on_chain_id !== null).map(toListingRow), total };
+    select ${selectedColumns}, ${rank} as rank, count(*) over () as total
+    from ${published}
+    where ${where}
+    order by ${orderBy(filters.sort)}
+    limit ${filters.limit} offset ${filters.offset}`);
+  if (rows[0] || filters.offset === 0) {
+    return { rows: rows.map(toListingFacts), total: Number(rows[0]?.total ?? 0) };
+  }
+  // A page past the end has no row to carry the total.
+  const [count] = await db.execute<{ total: number }>(
+    sql`select count(*)::int as total from ${published} where ${where}`,
+  );
+  return { rows: [], total: Number(count?.total ?? 0) };
 }
 
 /** One published listing in any status, or undefined. */
 export async function findListing(db: Database, onChainId: Hex) {
   const rows = await db.execute<Record<string, unknown>>(sql`
-    select page.*, ${creatorListingCount} as creator_listing_count
-    from (select ${selectedColumns} from ${published} where ${listing.id} = ${onChainId.toLowerCase()}) as page`);
-  return rows[0] ? toListingRow(rows[0]) : undefined;
+    select ${selectedColumns} from ${published} where ${listing.id} = ${onChainId.toLowerCase()}`);
+  return rows[0] ? toListingFacts(rows[0]) : undefined;
+}
+
+/**
+ * Every creator's published, active listings, what the catalogue shows of them: counted once for
+ * all creators, since the count joins the indexer's statuses with the registered agents.
+ */
+export async function countCreatorListings(db: Database): Promise<Map<string, number>> {
+  const rows = await db.execute<{ creator: string; listings: number }>(sql`
+    select ${listing.creator} as creator, count(*)::int as listings
+    from ${published} where ${listing.status} = 'active'
+    group by ${listing.creator}`);
+  return new Map(rows.map((row) => [row.creator.toLowerCase(), Number(row.listings)]));
 }
 
 function orderBy(sort: ListingFilters["sort"]): SQL {
@@ -127,7 +136,7 @@ function orderBy(sort: ListingFilters["sort"]): SQL {
   }
 }
 
-function toListingRow(row: Record<string, unknown>): ListingRow {
+function toListingFacts(row: Record<string, unknown>): ListingFacts {
   return {
     onChainId: row.on_chain_id as Hex,
     creator: row.creator as Hex,
@@ -144,7 +153,6 @@ function toListingRow(row: Record<string, unknown>): ListingRow {
     category: row.category as string,
     sampleOutput: row.sample_output as string[],
     creatorDisplayName: row.creator_display_name as string,
-    creatorListingCount: Number(row.creator_listing_count),
     rating: Number(row.rating),
     reviewCount: Number(row.review_count),
   };

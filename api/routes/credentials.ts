@@ -7,8 +7,8 @@ import { listCredentials } from "../credentials/listCredentials.ts";
 import { readChainTime } from "../credentials/readChainTime.ts";
 import { verifyCredential } from "../credentials/verifyCredential.ts";
 import { ApiError } from "../errors.ts";
+import { publishedListing } from "../listings/catalogueReads.ts";
 import { isoFromSeconds } from "../listings/listingResponse.ts";
-import { findListing } from "../listings/searchListings.ts";
 import { pageSchema, parseQuery } from "../validation.ts";
 
 export const credentialRoutes = new Hono<AppEnv>();
@@ -46,8 +46,8 @@ credentialRoutes.get("/:listing_id", async (c) => {
   const onChainListingId = parseApiListingId(listingId);
   if (!onChainListingId)
     throw new ApiError("invalid_listing_id", "Listing ids look like lst_<64 hex>");
-  const { db, chain } = c.get("deps");
-  if (!(await findListing(db, onChainListingId))) {
+  const { chain } = c.get("deps");
+  if (!(await publishedListing(c.get("deps"), onChainListingId))) {
     throw new ApiError("listing_not_found", "No published listing has this id");
   }
 

@@ -6,8 +6,9 @@ import { parseApiListingId } from "../../lib/ids/listingId.ts";
 import { CATEGORIES, RENTAL_MODELS } from "../../lib/marketplace/vocabulary.ts";
 import { type AppEnv, callerWallet } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { listingDetail, listingSummary } from "../listings/listingResponse.ts";
-import { findListing, SORTS, searchListings } from "../listings/searchListings.ts";
+import { publishedListing, searchCatalogue } from "../listings/catalogueReads.ts";
+import { listingDetail } from "../listings/listingResponse.ts";
+import { findListing, SORTS } from "../listings/searchListings.ts";
 import { pageSchema, parseJsonBody, parseQuery, queryDecimal } from "../validation.ts";
 
 /** An amount of ETH as a decimal string, at most 18 decimals, converted to wei exactly. */
@@ -46,7 +47,7 @@ export const listingRoutes = new Hono<AppEnv>();
 
 listingRoutes.get("/", async (c) => {
   const query = parseQuery(c, searchQuery);
-  const { rows, total } = await searchListings(c.get("deps").db, {
+  const page = await searchCatalogue(c.get("deps"), {
     q: query.q,
     category: query.category,
     rentalModel: query.rental_model,
@@ -57,12 +58,7 @@ listingRoutes.get("/", async (c) => {
     limit: query.limit,
     offset: query.offset,
   });
-  return c.json({
-    listings: rows.map((row) => listingSummary(row)),
-    total,
-    limit: query.limit,
-    offset: query.offset,
-  });
+  return c.body(page, 200, { "content-type": "application/json" });
 });
 
 /** The most executions per minute per credential a creator may set (and the least, 1). */
@@ -96,7 +92,7 @@ listingRoutes.put("/:id/execution-limit", async (c) => {
 
 listingRoutes.get("/:id", async (c) => {
   const onChainId = parseApiListingId(c.req.param("id"));
-  const row = onChainId && (await findListing(c.get("deps").db, onChainId));
+  const row = onChainId && (await publishedListing(c.get("deps"), onChainId));
   if (!row) throw new ApiError("listing_not_found", "No published listing has this id");
   return c.json(listingDetail(row));
 });

@@ -1,4 +1,5 @@
 import { setDatabaseSchema } from "@ponder/client";
+import { getTableConfig } from "drizzle-orm/pg-core";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import * as projections from "../../ponder.schema.ts";
@@ -55,6 +56,11 @@ export function connectWithDeadlines(databaseUrl: string, viewsSchema: string, l
 function drizzleOver(client: postgres.Sql, viewsSchema: string): Database {
   setDatabaseSchema(projections, viewsSchema);
   return drizzle(client, { schema: projections, casing: "snake_case" });
+}
+
+/** The views schema this process reads projections from (`connectProjections`). */
+export function projectionsSchema(): string {
+  return getTableConfig(projections.listing).schema ?? "public";
 }
 
 /** The one database handle: the `app` schema and the indexer's views. */

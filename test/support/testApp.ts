@@ -56,6 +56,7 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
     apiKeys: local.apiKeys,
     revocations: local.revocations,
     budgets: local.budgets,
+    catalogue: local.catalogue,
     bus: createInProcessBus(),
     sealingKey: Buffer.from(SEALING_KEY, "hex"),
     chain: {
