@@ -19,6 +19,7 @@ import { jobRoutes } from "./routes/jobs.ts";
 import { listingRoutes } from "./routes/listings.ts";
 import { manifestRoutes } from "./routes/manifests.ts";
 import { marketplaceRoutes } from "./routes/marketplace.ts";
+import { reviewRoutes } from "./routes/reviews.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { toolRoutes } from "./routes/tools.ts";
 import { dependencyError, unavailableDependency } from "./unavailableDependency.ts";
@@ -74,6 +75,7 @@ export function createApp(deps: ApiDeps) {
   app.use("/v1/*", requireIdentity);
   app.route("/v1/api-keys", apiKeyRoutes);
   app.route("/v1/listings", listingRoutes);
+  app.route("/v1/listings", reviewRoutes);
   app.route("/v1/credentials", credentialRoutes);
   app.route("/v1/agents", agentRoutes);
   app.route("/v1/jobs", jobRoutes);

@@ -15,11 +15,16 @@ export const ERROR_STATUS = {
   /** Beyond the spec's four: the creator revoked the credential, or closed the listing. */
   credential_revoked: 403,
   listing_closed: 403,
+  /** Reviews: only a wallet that holds or held a credential and completed a run, not the creator. */
+  review_not_allowed: 403,
   invalid_request: 400,
   invalid_listing_id: 400,
   listing_not_found: 404,
   job_not_found: 404,
   run_not_found: 404,
+  review_not_found: 404,
+  /** The creator replies to a review once. */
+  review_already_replied: 409,
   not_found: 404,
   payload_too_large: 413,
   rate_limit_exceeded: 429,

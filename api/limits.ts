@@ -91,3 +91,8 @@ export const MAX_LEASE = 64;
 export const RECALL_WAIT_MS = 1_000;
 /** …asking again this often, in case a notice that they did was missed. */
 export const RECALL_POLL_MS = 25;
+
+/** A review's or reply's text, in characters (code points). */
+export const MAX_REVIEW_TEXT_LENGTH = 2_000;
+/** Reviews, edits and replies a wallet may write per minute, across processes. */
+export const REVIEW_WRITES_PER_MINUTE = 5;

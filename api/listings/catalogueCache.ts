@@ -3,6 +3,8 @@ import type { PostgresListener } from "../postgresListener.ts";
 
 /** Sent by a trigger on `app.agents`, at the commit of whatever changed it. */
 export const AGENTS_CHANGED_CHANNEL = "agents_changed";
+/** Sent by a trigger on `app.listing_ratings`, at the commit of a review that changed it. */
+export const RATINGS_CHANGED_CHANNEL = "listing_ratings_changed";
 
 /**
  * Sent by Ponder at the commit of each block it indexes live: its live-query trigger on its
@@ -18,7 +20,7 @@ type Generation = { startedAt: number; answers: Map<string, Promise<unknown>> };
 
 /**
  * Catalogue answers (searches, listings) kept in the process from one change of the catalogue to
- * the next: a notice of an indexed block or of a changed agent starts afresh, and identical
+ * the next: a notice of an indexed block, a changed agent or a changed rating starts afresh, and identical
  * requests in between share one load, finished or in flight. A notice can only be missed while the
  * listener is not listening, and then nothing is kept. A change that sends no notice (a reorg
  * Ponder reverts before indexing the new head, a views schema moved to a new build) shows within
@@ -39,10 +41,13 @@ export function createCatalogueCache({
   };
   listener.on(indexedBlockChannel(viewsSchema), startAfresh);
   listener.on(AGENTS_CHANGED_CHANNEL, startAfresh);
+  listener.on(RATINGS_CHANGED_CHANNEL, startAfresh);
   listener.onListening(startAfresh);
   listener.onLost(startAfresh);
 
   return {
+    /** This process changed the catalogue: its next requests see the change without the notice. */
+    changed: startAfresh,
     /** The answer kept under `key`, or `load()`'s, kept for the requests that follow. */
     answer<T>(key: string, load: () => Promise<T>): Promise<T> {
       if (!listener.isListening()) return load();

@@ -4,6 +4,17 @@ import type { ListingRow } from "./searchListings.ts";
 
 const SUMMARY_DESCRIPTION_LENGTH = 280;
 
+/** `JSON.rawJSON` (Node 21+; not yet in TypeScript's library): text `JSON.stringify` writes as is. */
+const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+
+/**
+ * Wei as a JSON number of ETH written digit for digit (up to 18 decimals): a double would round a
+ * price like 0.123456789012345678 ETH. Clients that parse it into a double round it themselves.
+ */
+export function exactEth(wei: bigint): unknown {
+  return rawJson(formatEther(wei));
+}
+
 export function isoFromSeconds(seconds: bigint | number): string {
   return new Date(Number(seconds) * 1000).toISOString();
 }
@@ -16,7 +27,7 @@ export function listingSummary(row: ListingRow, { shorten = true } = {}) {
     description: shorten ? shortened(row.description) : row.description,
     category: [row.category],
     rental_model: row.rentalModel,
-    price_eth: Number(formatEther(row.price)),
+    price_eth: exactEth(row.price),
     run_count: row.runCount,
     success_rate: row.runCount === 0 ? 0 : (row.runCount - row.failedRunCount) / row.runCount,
     creator: {

@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Hex } from "viem";
-import { agents } from "../../lib/db/appSchema.ts";
+import { agents, listingRatings } from "../../lib/db/appSchema.ts";
 import { type Database, projections } from "../../lib/db/projections.ts";
 import type { Category, ListingStatus, RentalModel } from "../../lib/marketplace/vocabulary.ts";
 
@@ -45,9 +45,15 @@ export type ListingFacts = Omit<ListingRow, "creatorListingCount">;
 
 const { listing } = projections;
 
-/** Reviews are not collected yet: every listing rates 0 with no reviews until they are. */
-const RATING = sql`0::float8`;
-const REVIEW_COUNT = sql`0`;
+/** From the reviews (`app.listing_ratings`); a listing without any rates 0 with no reviews. */
+const RATING = sql`coalesce(${listingRatings.rating}, 0)`;
+const REVIEW_COUNT = sql`coalesce(${listingRatings.reviewCount}, 0)`;
+
+/**
+ * A query with a typo also finds listings whose title, creator name or category come this close to
+ * it by pg_trgm's word similarity (its own default threshold for `<%`), after the exact matches.
+ */
+export const NEAR_MISS_SIMILARITY = 0.6;
 
 const selectedColumns = sql`
   ${listing.id} as on_chain_id, ${listing.creator} as creator,
@@ -59,11 +65,14 @@ const selectedColumns = sql`
   ${agents.sampleOutput} as sample_output, ${agents.creatorDisplayName} as creator_display_name,
   ${RATING} as rating, ${REVIEW_COUNT} as review_count`;
 
-const published = sql`${listing} join ${agents} on ${agents.onChainListingId} = ${listing.id}`;
+const published = sql`${listing} join ${agents} on ${agents.onChainListingId} = ${listing.id}
+  left join ${listingRatings} on ${listingRatings.onChainListingId} = ${listing.id}`;
 
 /**
- * One query for a page of the catalogue and its total, in one scan: filters, full-text search over
- * title and description, sort with the id as the last key (so pages never repeat or skip a listing).
+ * One query for a page of the catalogue and its total, in one scan: filters, search, sort with the
+ * id as the last key (so pages never repeat or skip a listing). `q` matches by full text (title,
+ * description, creator name, category), and, when it is plain words, by trigram similarity to the
+ * title, creator name and category: relevance puts these near misses after the exact matches.
  * Creators' listing counts are not in it: `countCreatorListings` has them all at once.
  */
 export async function searchListings(
@@ -71,8 +80,11 @@ export async function searchListings(
   filters: ListingFilters,
 ): Promise<{ rows: ListingFacts[]; total: number }> {
   const query = filters.q ? sql`websearch_to_tsquery('english', ${filters.q})` : undefined;
+  const exact = query ? sql`${agents.searchDocument} @@ ${query}` : sql`true`;
+  const near =
+    filters.q && isPlainWords(filters.q) ? sql`${filters.q} <% ${agents.searchNames}` : sql`false`;
   const conditions: SQL[] = [sql`${listing.status} = 'active'`];
-  if (query) conditions.push(sql`${agents.searchDocument} @@ ${query}`);
+  if (query) conditions.push(sql`(${exact} or ${near})`);
   if (filters.category) conditions.push(sql`${agents.category} = ${filters.category}`);
   if (filters.rentalModel)
     conditions.push(sql`${listing.rentalModel}::text = ${filters.rentalModel}`);
@@ -83,11 +95,17 @@ export async function searchListings(
     conditions.push(sql`${listing.price} <= ${filters.maxPriceWei.toString()}::numeric`);
   }
   if (filters.minRating !== undefined) conditions.push(sql`${RATING} >= ${filters.minRating}`);
-  const rank = query ? sql`ts_rank_cd(${agents.searchDocument}, ${query})` : sql`0::real`;
+  const rank = query
+    ? sql`case when ${exact} then ts_rank_cd(${agents.searchDocument}, ${query}) else 0 end`
+    : sql`0::real`;
+  const nearness = query
+    ? sql`case when ${exact} then 0 else word_similarity(${filters.q}, ${agents.searchNames}) end`
+    : sql`0::real`;
   const where = sql.join(conditions, sql` and `);
 
   const rows = await db.execute<Record<string, unknown>>(sql`
-    select ${selectedColumns}, ${rank} as rank, count(*) over () as total
+    select ${selectedColumns}, ${exact} as exact, ${rank} as rank, ${nearness} as nearness,
+      count(*) over () as total
     from ${published}
     where ${where}
     order by ${orderBy(filters.sort)}
@@ -124,9 +142,9 @@ export async function countCreatorListings(db: Database): Promise<Map<string, nu
 function orderBy(sort: ListingFilters["sort"]): SQL {
   switch (sort) {
     case "relevance":
-      return sql`rank desc, published_at desc, on_chain_id asc`;
+      return sql`exact desc, rank desc, nearness desc, published_at desc, on_chain_id asc`;
     case "rating":
-      return sql`rating desc, review_count desc, on_chain_id asc`;
+      return sql`rating desc, review_count desc, published_at desc, on_chain_id asc`;
     case "price_asc":
       return sql`price asc, on_chain_id asc`;
     case "price_desc":
@@ -134,6 +152,11 @@ function orderBy(sort: ListingFilters["sort"]): SQL {
     case "newest":
       return sql`published_at desc, on_chain_id asc`;
   }
+}
+
+/** Words alone: a query with quotes or exclusions (`"a b"`, `-a`) means exactly what it says. */
+function isPlainWords(q: string): boolean {
+  return !/["-]/.test(q);
 }
 
 function toListingFacts(row: Record<string, unknown>): ListingFacts {

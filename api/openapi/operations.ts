@@ -7,6 +7,7 @@ import { createKeyRequest } from "../routes/apiKeys.ts";
 import { challengeQuery, tokenRequest } from "../routes/auth.ts";
 import { listQuery } from "../routes/credentials.ts";
 import { executionLimitBody, searchQuery } from "../routes/listings.ts";
+import { replyBody, reviewBody, reviewPageQuery } from "../routes/reviews.ts";
 import { toolQuery } from "../routes/tools.ts";
 import { manifest, publicManifest } from "./manifestSchema.ts";
 import * as answers from "./responseSchemas.ts";
@@ -175,6 +176,56 @@ export const OPERATIONS: Operation[] = [
       "invalid_listing_id",
       "listing_not_found",
       "forbidden",
+      ...AUTHENTICATED,
+    ],
+  },
+  {
+    method: "get",
+    path: "/v1/listings/{id}/reviews",
+    tag: "Listings",
+    summary: "List a listing's reviews",
+    description: "The last written (or edited) first.",
+    security: "bearer",
+    pathParameters: { id: LISTING_ID },
+    query: reviewPageQuery,
+    answer: { status: 200, description: "A page of reviews", schema: answers.reviewPage },
+    errors: ["invalid_request", "invalid_listing_id", "listing_not_found", ...AUTHENTICATED],
+  },
+  {
+    method: "post",
+    path: "/v1/listings/{id}/reviews",
+    tag: "Listings",
+    summary: "Review a listing, or edit the caller's review",
+    description:
+      "One review per wallet and listing: posting again replaces its rating and text. Only a wallet that holds or held a credential for the listing and completed a run on it may review it, never its creator. Reviews, edits and replies count against a budget of a few per minute per wallet.",
+    security: "bearer",
+    pathParameters: { id: LISTING_ID },
+    body: reviewBody,
+    answer: { status: 200, description: "The review as saved", schema: answers.review },
+    errors: [
+      "invalid_request",
+      "invalid_listing_id",
+      "listing_not_found",
+      "review_not_allowed",
+      ...AUTHENTICATED,
+    ],
+  },
+  {
+    method: "post",
+    path: "/v1/listings/{id}/reviews/{review_id}/reply",
+    tag: "Listings",
+    summary: "Reply to a review (the listing's creator only, once)",
+    security: "bearer",
+    pathParameters: { id: LISTING_ID, review_id: "Review id: `rev_` and 24 hex digits" },
+    body: replyBody,
+    answer: { status: 200, description: "The review with its reply", schema: answers.review },
+    errors: [
+      "invalid_request",
+      "invalid_listing_id",
+      "listing_not_found",
+      "forbidden",
+      "review_not_found",
+      "review_already_replied",
       ...AUTHENTICATED,
     ],
   },

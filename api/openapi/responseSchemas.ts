@@ -40,11 +40,15 @@ export const listingSummary = z
     description: z.string().describe("Shortened in search results"),
     category: z.array(z.enum(CATEGORIES)),
     rental_model: z.enum(RENTAL_MODELS),
-    price_eth: z.number().describe("Price in ETH; per run, per purchase or per period"),
+    price_eth: z
+      .number()
+      .describe(
+        "Price in ETH; per run, per purchase or per period. Written exactly from wei, up to 18 decimals",
+      ),
     run_count: z.int().min(0),
     success_rate: z.number().min(0).max(1),
     creator: z.object({ id: z.string(), display_name: z.string(), listing_count: z.int() }),
-    rating: z.number().min(0).max(5),
+    rating: z.number().min(0).max(5).describe("The reviews' average rating; 0 without reviews"),
     review_count: z.int().min(0),
     last_updated: isoTime,
     sample_output: z.array(z.string()),
@@ -68,6 +72,31 @@ export const searchResult = z
     offset: z.int(),
   })
   .meta({ id: "SearchResult" });
+
+export const review = z
+  .object({
+    id: z.string().regex(/^rev_[0-9a-f]{24}$/),
+    listing_id: apiListingId,
+    wallet: z.string().describe("The reviewer's wallet, lowercase"),
+    rating: z.int().min(1).max(5),
+    text: z.string(),
+    created_at: isoTime,
+    updated_at: isoTime.describe("The last edit; equal to `created_at` until then"),
+    reply: z
+      .object({ text: z.string(), created_at: isoTime })
+      .nullable()
+      .describe("The listing creator's reply"),
+  })
+  .meta({ id: "Review" });
+
+export const reviewPage = z
+  .object({
+    reviews: z.array(review),
+    total: z.int().min(0),
+    limit: z.int(),
+    offset: z.int(),
+  })
+  .meta({ id: "ReviewPage" });
 
 export const executionLimit = z.object({ listing_id: apiListingId, requests_per_minute: z.int() });
 

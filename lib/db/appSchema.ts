@@ -4,6 +4,7 @@ import {
   bigint,
   boolean,
   customType,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -63,11 +64,16 @@ export const agents = appSchema.table(
     publicManifest: jsonb().notNull(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     searchDocument: tsvector().generatedAlwaysAs(
-      sql`setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', description), 'B')`,
+      sql`setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', description), 'B') || setweight(to_tsvector('english', creator_display_name || ' ' || category), 'C')`,
+    ),
+    /** What a query with a typo is matched against, by trigram word similarity (pg_trgm). */
+    searchNames: text().generatedAlwaysAs(
+      sql`title || ' ' || creator_display_name || ' ' || category`,
     ),
   },
   (table) => [
     index().using("gin", table.searchDocument),
+    index("agents_search_names_index").using("gin", sql`${table.searchNames} gin_trgm_ops`),
     index().on(table.category),
     index().on(table.creator),
   ],
@@ -241,3 +247,41 @@ export const runToolCalls = appSchema.table(
   },
   (table) => [primaryKey({ columns: [table.runId, table.sequence] })],
 );
+
+/** A renter's review of a listing: one per wallet and listing, edited in place. */
+export const reviews = appSchema.table(
+  "reviews",
+  {
+    id: text().primaryKey(),
+    onChainListingId: text().notNull(),
+    /** Lowercase, as `app.runs` keeps wallets. */
+    wallet: text().notNull(),
+    /** 1 to 5. */
+    rating: integer().notNull(),
+    text: text().notNull(),
+    /** The listing creator's one reply. */
+    reply: text(),
+    repliedAt: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** The last write of its rating or text: pages list reviews by it, newest first. */
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex().on(table.onChainListingId, table.wallet),
+    index().on(table.onChainListingId, table.updatedAt),
+  ],
+);
+
+/**
+ * Each reviewed listing's ratings, kept with its reviews in the same transaction, so that search
+ * filters and sorts on them without aggregating reviews.
+ */
+export const listingRatings = appSchema.table("listing_ratings", {
+  onChainListingId: text().primaryKey(),
+  ratingSum: integer().notNull(),
+  reviewCount: integer().notNull(),
+  /** The average, 0 without reviews; a division of two integers, so exact to the double. */
+  rating: doublePrecision().generatedAlwaysAs(
+    sql`case when review_count = 0 then 0 else rating_sum::float8 / review_count end`,
+  ),
+});

@@ -12,6 +12,7 @@ function randomIdFormat(prefix: string) {
 const jobId = randomIdFormat("job");
 const apiKeyId = randomIdFormat("key");
 const runId = randomIdFormat("run");
+const reviewId = randomIdFormat("rev");
 
 export const newJobId = jobId.create;
 export const isJobId = jobId.matches;
@@ -19,3 +20,5 @@ export const newApiKeyId = apiKeyId.create;
 export const isApiKeyId = apiKeyId.matches;
 export const newRunId = runId.create;
 export const isRunId = runId.matches;
+export const newReviewId = reviewId.create;
+export const isReviewId = reviewId.matches;

@@ -121,3 +121,26 @@ export function reached(db: Database, id: string, status: RunRow["status"], time
     timeoutMs,
   );
 }
+
+/** A run of `wallet` on `listing` that completed, as its worker leaves it (nothing charged). */
+export async function insertCompletedRun(
+  db: Database,
+  { wallet, listing }: { wallet: string; listing: string },
+): Promise<string> {
+  const id = newRunId();
+  await db.insert(runs).values({
+    id,
+    onChainRunId: nextOnChainRunId,
+    wallet: wallet.toLowerCase(),
+    onChainListingId: listing.toLowerCase(),
+    rentalModel: "one_time",
+    priority: "standard",
+    status: "completed",
+    charge: "none",
+    requestHash: randomBytes(32).toString("hex"),
+    output: "done",
+    startedAt: new Date(),
+    finishedAt: new Date(),
+  });
+  return id;
+}
