@@ -1,11 +1,13 @@
 // An API process keeps catalogue answers in memory until the catalogue changes: a change (a block the
-// indexer committed, an agent registered) reaches the requests that follow it by a Postgres notice,
+// indexer committed, an agent registered, a rating changed by a review) reaches the requests that
+// follow it by a Postgres notice,
 // and any change shows in search answers within CATALOGUE_ANSWER_MAX_AGE_MS.
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CATALOGUE_ANSWER_MAX_AGE_MS } from "../../api/limits.ts";
 import { type CatalogueCache, createCatalogueCache } from "../../api/listings/catalogueCache.ts";
 import { createPostgresListener, type PostgresListener } from "../../api/postgresListener.ts";
+import { saveReview } from "../../api/reviews/saveReview.ts";
 import { ONE_TIME } from "../../devStack/marketplace.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { createLogger } from "../../lib/log.ts";
@@ -91,6 +93,17 @@ describe("catalogue answers kept in the process", () => {
     await loadsOf("agent");
     await registerAgent(stack().db, draft("another-agent", ONE_TIME, parseEther("0.01")));
     await within(NOTICED_WITHIN_MS, async () => (await loadsOf("agent")) === 1);
+  });
+
+  it("loads again once a review changed a listing's rating", async () => {
+    await loadsOf("rating");
+    await saveReview(stack().db, {
+      onChainListingId: listingIdsOf(kept).onChainId,
+      wallet: renter.address,
+      rating: 4,
+      text: "Kept well",
+    });
+    await within(NOTICED_WITHIN_MS, async () => (await loadsOf("rating")) === 1);
   });
 
   it("keeps nothing while it is not listening", async () => {

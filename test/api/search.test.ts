@@ -2,15 +2,19 @@
 // a few combined, compared with the same query computed here, and paging walked page by page.
 //
 // The expectation is computed independently of the API's SQL: filters and sorts in TypeScript over
-// what the test published; only the full-text part (`q`) asks Postgres, with a plain query of its
-// own over the seeded titles and descriptions (not over the API's tables or their generated search
-// column): `to_tsvector('english')` with the title weighted A and the description B, matched with
-// `websearch_to_tsquery('english', q)` and ranked with `ts_rank_cd`, as the search is specified.
+// what the test published and the reviews it wrote (averaged here); only the text part (`q`) asks
+// Postgres, with a plain query of its own over the seeded texts (not over the API's tables or their
+// generated search columns): `to_tsvector('english')` with the title weighted A, the description B,
+// the creator's name and the category C, matched with `websearch_to_tsquery('english', q)` and
+// ranked with `ts_rank_cd`; then, for a query of plain words, the near misses: pg_trgm's
+// `word_similarity` of q to the title, creator name and category at least 0.6, ranked by it after
+// the exact matches, as the search is specified.
 import { createHash } from "node:crypto";
 import postgres from "postgres";
 import { formatEther, type Hex, parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { saveReview } from "../../api/reviews/saveReview.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { CATEGORIES, RENTAL_MODELS } from "../../lib/marketplace/vocabulary.ts";
 import { createApiKey, http } from "../support/http.ts";
@@ -95,6 +99,8 @@ type Seeded = {
   registered: boolean;
   /** `createListing` was sent on-chain. */
   onChain: boolean;
+  /** Each reviewing wallet's last rating. */
+  ratings: Map<string, number>;
 };
 
 const stack = useStack({ api: 1, rateLimitPerMinute: 1_000_000 });
@@ -201,9 +207,11 @@ async function seedCatalogue() {
         status: "active",
         registered: n !== LISTINGS_PER_CREATOR,
         onChain: n !== LISTINGS_PER_CREATOR + 1,
+        ratings: new Map(),
       });
     }
   }
+  seeded.push(...DISTINCT.map((distinct, n) => distinctListing(distinct, n)));
 
   const registering = inChunks(
     seeded.filter((listing) => listing.registered),
@@ -239,10 +247,87 @@ async function seedCatalogue() {
     }
   }
   const changed = await mineInBlocks(changes);
+  await seedReviews(random);
   // In nonce order per listing, so a reactivation comes after its pause.
   for (const { listing, at } of changed.mined)
     listing.lastUpdated = Math.max(listing.lastUpdated, at);
   await stack().ponder.waitForBlock(changed.lastBlock, 180_000);
+}
+
+/** Listings with words no other has, for typo searches to find: title, and the typo searched. */
+const DISTINCT = [
+  { title: "Kubernetes Cost Sentinel", typo: "kubernetse cost" },
+  { title: "Mortgage Amortization Planner", typo: "mortgage amortisation" },
+  { title: "Podcast Transcript Polisher", typo: "podcast transcrpit" },
+];
+
+function distinctListing({ title }: (typeof DISTINCT)[number], n: number): Seeded {
+  const creator = CREATORS[n] as HDAccount;
+  const displayName = DISPLAY_NAMES[n % DISPLAY_NAMES.length];
+  const draft: ListingDraft = {
+    creator,
+    seed: `search-distinct-${n}`,
+    model: 0,
+    price: parseEther("0.02"),
+    manifest: {
+      name: `distinct-${n}`,
+      title,
+      category: "coding",
+      description: "The team data, every day.",
+      sample_output: [`Sample from ${title}`],
+      ...(displayName ? { creator_display_name: displayName } : {}),
+    },
+  };
+  return {
+    draft,
+    ...listingIdsOf(draft),
+    creator,
+    displayName,
+    title,
+    description: "The team data, every day.",
+    category: "coding",
+    rentalModel: RENTAL_MODELS[0],
+    price: parseEther("0.02"),
+    publishedAt: 0,
+    lastUpdated: 0,
+    status: "active",
+    registered: true,
+    onChain: true,
+    ratings: new Map(),
+  };
+}
+
+/**
+ * Reviews through the code path the API writes them with (who may review is reviews.test.ts'
+ * subject): most listings get one to four, some wallets edit theirs, many averages tie.
+ */
+async function seedReviews(random: ReturnType<typeof seededRandom>) {
+  const writes: { listing: Seeded; wallet: string; rating: number }[] = [];
+  for (const [n, listing] of seeded.entries()) {
+    if (!listing.registered || random.next() < 0.25) continue;
+    const reviewers = 1 + random.int(4);
+    for (let r = 0; r < reviewers; r++) {
+      const wallet = `0x${createHash("sha256").update(`reviewer-${r}`).digest("hex").slice(0, 40)}`;
+      writes.push({ listing, wallet, rating: 1 + random.int(5) });
+      if (n % 7 === r) writes.push({ listing, wallet, rating: 1 + random.int(5) });
+    }
+  }
+  // One listing's reviews one after another (an edit after its review); listings side by side.
+  const byListing = new Map<Seeded, typeof writes>();
+  for (const write of writes) {
+    byListing.set(write.listing, [...(byListing.get(write.listing) ?? []), write]);
+  }
+  await inChunks([...byListing.values()], async (listingWrites) => {
+    for (const { listing, wallet, rating } of listingWrites) {
+      await saveReview(stack().db, {
+        onChainListingId: listing.onChainId,
+        wallet: wallet as Hex,
+        rating,
+        text: `Rated ${rating}`,
+      });
+      listing.ratings.set(wallet, rating);
+    }
+  });
 }
 
 // ─── The expectation ────────────────────────────────────────────────────────
@@ -257,56 +342,87 @@ type Query = {
   sort?: (typeof SORTS)[number];
 };
 
-/** Rating and review count: no reviews are collected yet, so 0 for every listing (docs/decisions). */
-const RATING = 0;
-const REVIEW_COUNT = 0;
-const ratingOf = (_: Seeded) => RATING;
-const reviewCountOf = (_: Seeded) => REVIEW_COUNT;
+const reviewCountOf = (listing: Seeded) => listing.ratings.size;
+const ratingOf = (listing: Seeded) => {
+  const ratings = [...listing.ratings.values()];
+  return ratings.length === 0 ? 0 : ratings.reduce((sum, one) => sum + one, 0) / ratings.length;
+};
 
-const rankCache = new Map<string, Map<Hex, number>>();
+/** Near misses are looked for when the query is words alone: no quotes, no exclusions. */
+const NEAR_MISS_SIMILARITY = 0.6;
+const isPlainWords = (q: string) => !/["-]/.test(q);
 
-/** The listings `q` matches, with their rank, from Postgres' full-text functions over the seed. */
-async function fullTextRanks(q: string): Promise<Map<Hex, number>> {
-  const cached = rankCache.get(q);
+type Match = { exact: boolean; rank: number; nearness: number };
+const matchCache = new Map<string, Map<Hex, Match>>();
+
+/**
+ * The listings `q` matches, from Postgres' full-text and trigram functions over the seed: exact
+ * matches with their rank, near misses with their similarity.
+ */
+async function textMatches(q: string): Promise<Map<Hex, Match>> {
+  const cached = matchCache.get(q);
   if (cached) return cached;
   const registered = seeded.filter((listing) => listing.registered);
-  const rows = await sqlClient<{ id: Hex; rank: number }[]>`
+  const rows = await sqlClient<{ id: Hex; exact: boolean; rank: number; nearness: number }[]>`
     with seed as (
       select id, setweight(to_tsvector('english', title), 'A')
-        || setweight(to_tsvector('english', description), 'B') as document
+        || setweight(to_tsvector('english', description), 'B')
+        || setweight(to_tsvector('english', creator_name || ' ' || category), 'C') as document,
+        word_similarity(${q}, title || ' ' || creator_name || ' ' || category) as similarity
       from unnest(
         ${registered.map((listing) => listing.onChainId)}::text[],
         ${registered.map((listing) => listing.title)}::text[],
-        ${registered.map((listing) => listing.description)}::text[]
-      ) as seed(id, title, description)
+        ${registered.map((listing) => listing.description)}::text[],
+        ${registered.map((listing) => listing.displayName ?? shortAddress(listing.creator))}::text[],
+        ${registered.map((listing) => listing.category)}::text[]
+      ) as seed(id, title, description, creator_name, category)
     )
-    select id, ts_rank_cd(document, query) as rank
+    select id, document @@ query as exact, ts_rank_cd(document, query) as rank,
+      similarity as nearness
     from seed, websearch_to_tsquery('english', ${q}) as query
-    where document @@ query`;
-  const ranks = new Map(rows.map((row) => [row.id, Number(row.rank)]));
-  rankCache.set(q, ranks);
-  return ranks;
+    where document @@ query
+      or (${isPlainWords(q)} and similarity >= ${NEAR_MISS_SIMILARITY}::float8)`;
+  const matches = new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        exact: row.exact,
+        rank: row.exact ? Number(row.rank) : 0,
+        nearness: row.exact ? 0 : Number(row.nearness),
+      },
+    ]),
+  );
+  matchCache.set(q, matches);
+  return matches;
 }
 
 /** What a user should see for `query`: the catalogue's listings in order. */
 async function expectedListings(query: Query): Promise<Seeded[]> {
-  const ranks = query.q ? await fullTextRanks(query.q.trim()) : undefined;
+  const matches = query.q ? await textMatches(query.q.trim()) : undefined;
   const rows = seeded.filter(
     (listing) =>
       listing.registered &&
       listing.onChain &&
       listing.status === "active" &&
-      (!ranks || ranks.has(listing.onChainId)) &&
+      (!matches || matches.has(listing.onChainId)) &&
       (!query.category || listing.category === query.category) &&
       (!query.rental_model || listing.rentalModel === query.rental_model) &&
       (!query.min_price || listing.price >= parseEther(query.min_price)) &&
       (!query.max_price || listing.price <= parseEther(query.max_price)) &&
       (!query.min_rating || ratingOf(listing) >= Number(query.min_rating)),
   );
-  const rankOf = (listing: Seeded) => ranks?.get(listing.onChainId) ?? 0;
+  const matchOf = (listing: Seeded) =>
+    matches?.get(listing.onChainId) ?? { exact: true, rank: 0, nearness: 0 };
   const keys: Record<(typeof SORTS)[number], (a: Seeded, b: Seeded) => number> = {
-    relevance: (a, b) => rankOf(b) - rankOf(a) || b.publishedAt - a.publishedAt,
-    rating: (a, b) => ratingOf(b) - ratingOf(a) || reviewCountOf(b) - reviewCountOf(a),
+    relevance: (a, b) =>
+      Number(matchOf(b).exact) - Number(matchOf(a).exact) ||
+      matchOf(b).rank - matchOf(a).rank ||
+      matchOf(b).nearness - matchOf(a).nearness ||
+      b.publishedAt - a.publishedAt,
+    rating: (a, b) =>
+      ratingOf(b) - ratingOf(a) ||
+      reviewCountOf(b) - reviewCountOf(a) ||
+      b.publishedAt - a.publishedAt,
     price_asc: (a, b) => compareBig(a.price, b.price),
     price_desc: (a, b) => compareBig(b.price, a.price),
     newest: (a, b) => b.publishedAt - a.publishedAt,
@@ -421,7 +537,15 @@ const FILTERS: [string, Query][] = [
   ["min_price=0.005 max_price=0.1", { min_price: "0.005", max_price: "0.1" }],
   ["min_rating=0", { min_rating: "0" }],
   ["min_rating=0.5", { min_rating: "0.5" }],
+  ["min_rating=3.5", { min_rating: "3.5" }],
+  ["min_rating=4.25", { min_rating: "4.25" }],
   ["min_rating=5", { min_rating: "5" }],
+  ["q=Northwind (a creator's name)", { q: "Northwind" }],
+  ["q=ada (a creator's name, any case)", { q: "ada" }],
+  ["q=legal (a category)", { q: "legal" }],
+  ["q=ledgr (a typo)", { q: "ledgr" }],
+  ["q=kubernetse cost (a typo)", { q: "kubernetse cost" }],
+  ["q=northwnd labs (a creator's name with a typo)", { q: "northwnd labs" }],
   ["q=ledger category=finance", { q: "ledger", category: "finance" }],
   [
     "category=coding rental_model=per_query max_price=0.05",
@@ -432,8 +556,8 @@ const FILTERS: [string, Query][] = [
     { q: "contract review", rental_model: "subscription", min_price: "0.01" },
   ],
   [
-    "q=audit or invoice category=legal min_rating=0",
-    { q: "audit or invoice", category: "legal", min_rating: "0" },
+    "q=audit or invoice category=legal min_rating=3",
+    { q: "audit or invoice", category: "legal", min_rating: "3" },
   ],
   [
     "category=sales rental_model=one_time min_price=0.001 max_price=1",
@@ -456,15 +580,24 @@ describe("the seeded catalogue", () => {
       FILTERS.map(async ([name, query]) => [name, (await expectedListings(query)).length] as const),
     );
     const empty = sizes.filter(([, size]) => size === 0).map(([name]) => name);
-    expect(empty.sort()).toEqual(
-      ["min_rating=0.5", "min_rating=5", "q=the (a stop word only)", "q=zebra (no match)"].sort(),
-    );
-    // Several ranks and publication times are shared, so the tie-breaks are exercised.
-    const ranks = await fullTextRanks("ledger");
-    expect(new Set(ranks.values()).size).toBeGreaterThan(1);
-    expect(new Set(ranks.values()).size).toBeLessThan(ranks.size);
+    expect(empty.sort()).toEqual(["q=the (a stop word only)", "q=zebra (no match)"].sort());
+    // Several ranks, similarities, ratings and publication times are shared, so the tie-breaks
+    // are exercised.
+    const matches = [...(await textMatches("ledger")).values()];
+    const ranks = matches.filter((match) => match.exact).map((match) => match.rank);
+    expect(new Set(ranks).size).toBeGreaterThan(1);
+    expect(new Set(ranks).size).toBeLessThan(ranks.length);
+    const nearMisses = matches.filter((match) => !match.exact).map((match) => match.nearness);
+    expect(nearMisses.length).toBeGreaterThan(1);
+    expect(new Set(nearMisses).size).toBeLessThan(nearMisses.length);
     const times = seeded.map((one) => one.publishedAt);
     expect(new Set(times).size).toBeLessThan(times.length);
+    const reviewed = seeded.filter((one) => one.ratings.size > 0);
+    const ratings = reviewed.map((one) => `${ratingOf(one)}:${reviewCountOf(one)}`);
+    expect(reviewed.length).toBeGreaterThan(300);
+    expect(new Set(reviewed.map(ratingOf)).size).toBeLessThan(reviewed.length);
+    expect(new Set(ratings).size).toBeLessThan(ratings.length);
+    expect(reviewed.some((one) => !Number.isInteger(ratingOf(one)))).toBe(true);
   });
 
   it("shows every listing's summary as published", async () => {
@@ -492,8 +625,8 @@ describe("the seeded catalogue", () => {
           display_name: listing.displayName ?? shortAddress(listing.creator),
           listing_count: listingCount(listing.creator),
         },
-        rating: RATING,
-        review_count: REVIEW_COUNT,
+        rating: ratingOf(listing),
+        review_count: reviewCountOf(listing),
         last_updated: new Date(listing.lastUpdated * 1000).toISOString(),
         sample_output: [`Sample from ${listing.title}`],
       });
@@ -512,10 +645,52 @@ describe.each(SORTS)("sort=%s", (sort) => {
   );
 });
 
+describe("forgiving queries", () => {
+  it.each(DISTINCT)("finds $title for $typo in the first three", async ({ title, typo }) => {
+    const { listings } = await search({ q: typo }, { limit: 3, offset: 0 });
+    expect(listings.map((listing) => listing.title)).toContain(title);
+  });
+
+  it("finds every active listing of a creator by its display name", async () => {
+    const { listings } = await walk({ q: "Northwind Labs" }, 100);
+    const theirs = seeded.filter(
+      (one) =>
+        one.displayName === "Northwind Labs" &&
+        one.registered &&
+        one.onChain &&
+        one.status === "active",
+    );
+    expect(listings.length).toBeGreaterThanOrEqual(theirs.length);
+    // Theirs first: the name matches them exactly.
+    expect(new Set(listings.slice(0, theirs.length).map((listing) => listing.id))).toEqual(
+      new Set(theirs.map((one) => one.id)),
+    );
+  });
+});
+
+describe("price_eth", () => {
+  it("is written digit for digit from wei, up to 18 decimals", async () => {
+    const response = await fetch(
+      `${stack().api.url}/v1/listings?min_price=0.123456789012345678&max_price=0.123456789012345678&limit=1`,
+      { headers: { authorization: `Bearer ${key}` } },
+    );
+    const text = await response.text();
+    expect(text).toContain('"price_eth":0.123456789012345678,');
+    const one = seeded.find(
+      (listing) =>
+        listing.price === parseEther("0.000001") && listing.registered && listing.onChain,
+    );
+    const detail = await fetch(`${stack().api.url}/v1/listings/${one?.id}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(await detail.text()).toContain('"price_eth":0.000001,');
+  });
+});
+
 describe("paging", () => {
   const walks: [string, Query][] = [
     ["the default order", {}],
-    ["sort=rating, where every listing ties", { sort: "rating" }],
+    ["sort=rating, where many listings tie", { sort: "rating" }],
     ["q=ledger sort=price_desc", { q: "ledger", sort: "price_desc" }],
     ["q=review, by relevance", { q: "review" }],
     ["category=research sort=newest", { category: "research", sort: "newest" }],
