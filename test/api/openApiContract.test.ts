@@ -195,6 +195,28 @@ describe("the OpenAPI document", () => {
     expect((await asRenter.get("/v1/credentials/nope")).status).toBe(400);
     expect((await asRenter.get(`/v1/credentials/${unknownListing}`)).status).toBe(404);
 
+    // Reviews: the renter completed runs above.
+    const reviewsPath = `/v1/listings/${id}/reviews`;
+    const review = await asRenter.post(reviewsPath, { rating: 4, text: "Did the task" });
+    expect(review.status).toBe(200);
+    expect((await stranger.post(reviewsPath, { rating: 4, text: "Never ran it" })).status).toBe(
+      403,
+    );
+    expect((await asRenter.post(reviewsPath, { rating: 9, text: "x" })).status).toBe(400);
+    expect(
+      (await asRenter.post(`/v1/listings/${unknownListing}/reviews`, { rating: 4, text: "x" }))
+        .status,
+    ).toBe(404);
+    expect((await asRenter.get(`${reviewsPath}?limit=5`)).status).toBe(200);
+    expect((await asRenter.get("/v1/listings/nope/reviews")).status).toBe(400);
+    const replyPath = `${reviewsPath}/${review.body.id}/reply`;
+    expect((await asRenter.post(replyPath, { text: "Not mine" })).status).toBe(403);
+    expect((await asCreator.post(replyPath, { text: "Thanks" })).status).toBe(200);
+    expect((await asCreator.post(replyPath, { text: "Thanks again" })).status).toBe(409);
+    expect(
+      (await asCreator.post(`${reviewsPath}/rev_${"0".repeat(24)}/reply`, { text: "?" })).status,
+    ).toBe(404);
+
     // Registration.
     const accepted = await asCreator.post("/v1/agents", declarativeManifest("contract-registered"));
     expect(accepted.status).toBe(202);
