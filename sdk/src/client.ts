@@ -13,6 +13,10 @@ import type {
   Job,
   Listing,
   Marketplace,
+  PageParams,
+  Review,
+  ReviewPage,
+  ReviewRequest,
   Run,
   RunResult,
   SearchParams,
@@ -123,6 +127,41 @@ export class ServiceClient {
     /** One listing with every detail field. */
     get: (listingId: string, options: CallOptions = {}): Promise<Listing> =>
       this.#get(`/v1/listings/${encodeURIComponent(listingId)}`, {}, options),
+    /** A page of the listing's reviews, the last written first. */
+    reviews: (
+      listingId: string,
+      page: PageParams = {},
+      options: CallOptions = {},
+    ): Promise<ReviewPage> =>
+      this.#get(`/v1/listings/${encodeURIComponent(listingId)}/reviews`, page, options),
+    /**
+     * The caller's review of a listing it rented and completed a run on; again, it replaces it.
+     * Refused with `review_not_allowed` (403) otherwise.
+     */
+    review: (
+      listingId: string,
+      review: ReviewRequest,
+      options: CallOptions = {},
+    ): Promise<Review> =>
+      this.#transport.json({
+        method: "POST",
+        path: `/v1/listings/${encodeURIComponent(listingId)}/reviews`,
+        body: review,
+        signal: options.signal,
+      }),
+    /** The listing creator's one reply to a review. */
+    reply: (
+      listingId: string,
+      reviewId: string,
+      text: string,
+      options: CallOptions = {},
+    ): Promise<Review> =>
+      this.#transport.json({
+        method: "POST",
+        path: `/v1/listings/${encodeURIComponent(listingId)}/reviews/${encodeURIComponent(reviewId)}/reply`,
+        body: { text },
+        signal: options.signal,
+      }),
   };
 
   readonly credentials = {

@@ -14,12 +14,16 @@ export type ListingSummary = {
   description: string;
   category: Category[];
   rental_model: RentalModel;
-  /** The price in ETH: per run (`per_query`), per purchase (`one_time`) or per period. */
+  /**
+   * The price in ETH: per run (`per_query`), per purchase (`one_time`) or per period. The API writes
+   * it exactly from wei; as a JavaScript number it keeps about 16 significant digits.
+   */
   price_eth: number;
   run_count: number;
   /** 0.0 to 1.0: the share of runs completed without error. */
   success_rate: number;
   creator: { id: string; display_name: string; listing_count: number };
+  /** The reviews' average, 0.0 to 5.0; 0 without reviews. */
   rating: number;
   review_count: number;
   last_updated: string;
@@ -51,6 +55,29 @@ export type SearchResult = {
   limit: number;
   offset: number;
 };
+
+export type Review = {
+  /** `rev_` and 24 hex digits. */
+  id: string;
+  listing_id: string;
+  /** The reviewer's wallet, lowercase. */
+  wallet: string;
+  /** 1 to 5. */
+  rating: number;
+  text: string;
+  created_at: string;
+  /** The last edit; equal to `created_at` until then. */
+  updated_at: string;
+  /** The listing creator's one reply. */
+  reply: { text: string; created_at: string } | null;
+};
+
+/** A review: rating 1 to 5, text of 1 to 2,000 characters without control characters. */
+export type ReviewRequest = { rating: number; text: string };
+
+export type ReviewPage = { reviews: Review[]; total: number; limit: number; offset: number };
+
+export type PageParams = { limit?: number; offset?: number };
 
 export type Credential = {
   listing_id: string;

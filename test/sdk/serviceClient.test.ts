@@ -1,5 +1,6 @@
 // @service/sdk against the real stack: a renter who bought a per-task balance with viem runs tasks
-// with `execute` and `executeStream`, reads listings, credentials and runs; a creator registers an
+// with `execute` and `executeStream`, reads listings, credentials and runs, and reviews the listing;
+// a creator replies to the review, registers an
 // agent and manages API keys; every failure arrives as its typed error, a 429's `retryAfter` from a
 // real rate limit; the client renews its wallet's JWT across an expiry and retries a 503 from a
 // chain that stops and comes back.
@@ -110,6 +111,20 @@ describe("a renter with a wallet account", () => {
       credentials: [{ listing_id: listing().agentId, status: "active" }],
       total: 1,
     });
+  });
+
+  it("reviews the listing it ran a task on, and reads the creator's reply", async () => {
+    const renter = await addRenter(PRICE);
+    const client = new ServiceClient({ baseUrl: stack().api.url, account: renter.account });
+    await client.execute({ agent_id: listing().agentId, task: behaving() });
+
+    const review = await client.listings.review(listing().agentId, { rating: 5, text: "Quick" });
+    expect(review).toMatchObject({ listing_id: listing().agentId, rating: 5, reply: null });
+    const creator = new ServiceClient({ baseUrl: stack().api.url, account: devAccount(2) });
+    await creator.listings.reply(listing().agentId, review.id, "Glad it helped");
+    const page = await client.listings.reviews(listing().agentId, { limit: 100 });
+    expect(page.reviews.find((one) => one.id === review.id)?.reply?.text).toBe("Glad it helped");
+    expect((await client.listings.get(listing().agentId)).review_count).toBe(page.total);
   });
 
   it("finds the listing by search and by id, and gets the execute tool in both vendors' formats", async () => {
