@@ -49,12 +49,6 @@ const { listing } = projections;
 const RATING = sql`coalesce(${listingRatings.rating}, 0)`;
 const REVIEW_COUNT = sql`coalesce(${listingRatings.reviewCount}, 0)`;
 
-/**
- * A query with a typo also finds listings whose title, creator name or category come this close to
- * it by pg_trgm's word similarity (its own default threshold for `<%`), after the exact matches.
- */
-export const NEAR_MISS_SIMILARITY = 0.6;
-
 const selectedColumns = sql`
   ${listing.id} as on_chain_id, ${listing.creator} as creator,
   ${listing.rentalModel}::text as rental_model, ${listing.price} as price,
@@ -81,6 +75,8 @@ export async function searchListings(
 ): Promise<{ rows: ListingFacts[]; total: number }> {
   const query = filters.q ? sql`websearch_to_tsquery('english', ${filters.q})` : undefined;
   const exact = query ? sql`${agents.searchDocument} @@ ${query}` : sql`true`;
+  // Near misses: `word_similarity` at least pg_trgm's default threshold for `<%`, 0.6, through the
+  // trigram index on `search_names` (title, creator name, category).
   const near =
     filters.q && isPlainWords(filters.q) ? sql`${filters.q} <% ${agents.searchNames}` : sql`false`;
   const conditions: SQL[] = [sql`${listing.status} = 'active'`];
