@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { secureHeaders } from "hono/secure-headers";
 import type { ApiDeps, AppEnv } from "./context.ts";
+import { serveDashboard } from "./dashboard/serveDashboard.ts";
 import { ApiError, errorResponse } from "./errors.ts";
 import { describeBytes, MAX_BODY_BYTES } from "./limits.ts";
 import { accessLog, loggedPath } from "./middleware/accessLog.ts";
@@ -42,12 +43,10 @@ export function createApp(deps: ApiDeps) {
         deps.settings.network === "live" ? "max-age=63072000; includeSubDomains" : false,
     }),
   );
-  app.use(
-    requestId,
-    accessLog,
-    identify,
-    rateLimit({ signInPath: SIGN_IN_PATH, trustProxy: deps.settings.trustProxy }),
-  );
+  app.use(requestId, accessLog);
+  // The dashboard's files are public and spend no rate-limit budget.
+  if (deps.dashboard) app.use(serveDashboard(deps.dashboard));
+  app.use(identify, rateLimit({ signInPath: SIGN_IN_PATH, trustProxy: deps.settings.trustProxy }));
   // No request body is ever larger than a manifest: refuse more without reading it all. The
   // connection is closed, since the unread rest of the body would otherwise follow on it.
   app.use(

@@ -1,0 +1,60 @@
+import { ApiKeysPage } from "./pages/ApiKeysPage.tsx";
+import { CataloguePage } from "./pages/CataloguePage.tsx";
+import { CredentialsPage } from "./pages/CredentialsPage.tsx";
+import { ListingPage } from "./pages/ListingPage.tsx";
+import { PlaygroundPage } from "./pages/PlaygroundPage.tsx";
+import { Link } from "./routing/Link.tsx";
+import { type Route, routeOf, useLocationKey } from "./routing/router.ts";
+import { RequireSignIn } from "./wallet/RequireSignIn.tsx";
+import { WalletPanel } from "./wallet/WalletPanel.tsx";
+
+const NAVIGATION = [
+  { href: "/", label: "Catalogue", page: "catalogue" },
+  { href: "/credentials", label: "My credentials", page: "credentials" },
+  { href: "/playground", label: "Playground", page: "playground" },
+  { href: "/api-keys", label: "API keys", page: "api-keys" },
+] as const;
+
+export function App() {
+  useLocationKey();
+  const route = routeOf(window.location);
+  return (
+    <>
+      <header className="top">
+        <p className="brand">Agent rental marketplace</p>
+        <nav aria-label="Main">
+          <ul>
+            {NAVIGATION.map((item) => (
+              <li key={item.href}>
+                <Link href={item.href} aria-current={route.page === item.page ? "page" : undefined}>
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <WalletPanel />
+      </header>
+      <main>
+        <RequireSignIn>
+          <Page route={route} />
+        </RequireSignIn>
+      </main>
+    </>
+  );
+}
+
+function Page({ route }: { route: Route }) {
+  switch (route.page) {
+    case "listing":
+      return <ListingPage key={route.listingId} listingId={route.listingId} />;
+    case "credentials":
+      return <CredentialsPage />;
+    case "playground":
+      return <PlaygroundPage key={route.agentId} agentId={route.agentId} />;
+    case "api-keys":
+      return <ApiKeysPage />;
+    default:
+      return <CataloguePage />;
+  }
+}

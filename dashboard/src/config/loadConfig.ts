@@ -1,0 +1,17 @@
+import type { Address } from "viem";
+
+/** The deployment the dashboard works with, as the API serves it (`api/dashboard/dashboardSite.ts`). */
+export type DashboardConfig = {
+  chain_id: number;
+  /** null: the chain is read through the wallet. */
+  rpc_url: string | null;
+  marketplace: Address;
+  /** anvil's public accounts: on the local chain only. */
+  dev_accounts: Address[];
+};
+
+export async function loadConfig(): Promise<DashboardConfig> {
+  const response = await fetch("/dashboard/config.json");
+  if (!response.ok) throw new Error(`The dashboard's config did not load (${response.status})`);
+  return response.json();
+}
