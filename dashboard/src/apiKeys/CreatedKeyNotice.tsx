@@ -11,7 +11,7 @@ export function CreatedKeyNotice({ created }: { created: CreatedApiKey }) {
       </p>
       <p className="key">
         <code data-testid="created-key">{created.key}</code>
-        <CopyButton text={created.key} label={`Copy the key ${created.label}`} />
+        <CopyButton text={created.key} what={`the key ${created.label}`} />
       </p>
     </div>
   );

@@ -53,3 +53,5 @@ export function useMarketplaceTransaction() {
     busy: stage === "signing" || stage === "pending" || stage === "mined",
   };
 }
+
+export type MarketplaceTransaction = ReturnType<typeof useMarketplaceTransaction>;

@@ -2,8 +2,7 @@ import type { Listing } from "@service/sdk";
 import { type FormEvent, useState } from "react";
 import type { Hex } from "viem";
 import { SUBSCRIPTION_DAYS, subscriptionSeconds, subscriptionValue } from "../chain/marketplace.ts";
-import { TransactionProgress } from "../chain/TransactionProgress.tsx";
-import { useMarketplaceTransaction } from "../chain/useMarketplaceTransaction.ts";
+import type { MarketplaceTransaction } from "../chain/useMarketplaceTransaction.ts";
 import { useMarketplaceWrite } from "../chain/useMarketplaceWrite.ts";
 import { findCredential } from "../credentials/findCredential.ts";
 import { useClient } from "../session/SessionContext.tsx";
@@ -11,10 +10,18 @@ import { ethInput, parseEthInput } from "../ui/ethInput.ts";
 import { formatEth } from "../ui/formatting.ts";
 
 /** Buys a first credential, by the listing's rental model; the value comes from the on-chain price. */
-export function PurchaseForm({ listing, priceWei }: { listing: Listing; priceWei: bigint }) {
+export function PurchaseForm({
+  listing,
+  priceWei,
+  transaction,
+}: {
+  listing: Listing;
+  priceWei: bigint;
+  /** Kept by the page, whose credential view replaces this form once the purchase is indexed. */
+  transaction: MarketplaceTransaction;
+}) {
   const client = useClient();
   const { address, abi, write } = useMarketplaceWrite();
-  const transaction = useMarketplaceTransaction();
   const [days, setDays] = useState<number>(30);
   const [deposit, setDeposit] = useState(() => ethInput(priceWei * 10n));
   const id = listing.on_chain_id as Hex;
@@ -92,11 +99,6 @@ export function PurchaseForm({ listing, priceWei }: { listing: Listing; priceWei
       >
         {value === undefined ? "Enter an amount" : `Rent for ${formatEth(value)}`}
       </button>
-      <TransactionProgress
-        stage={transaction.stage}
-        hash={transaction.hash}
-        error={transaction.error}
-      />
     </form>
   );
 }

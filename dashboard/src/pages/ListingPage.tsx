@@ -1,5 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { Hex } from "viem";
+import { TransactionProgress } from "../chain/TransactionProgress.tsx";
+import { useMarketplaceTransaction } from "../chain/useMarketplaceTransaction.ts";
 import { useOnChainListing } from "../chain/useOnChainListing.ts";
 import { CredentialStatus } from "../credentials/CredentialStatus.tsx";
 import { PurchaseForm } from "../listings/PurchaseForm.tsx";
@@ -20,6 +22,7 @@ export function ListingPage({ listingId }: { listingId: string }) {
     queryKey: ["credential-check", listingId],
     queryFn: () => client.credentials.verify(listingId),
   });
+  const purchase = useMarketplaceTransaction();
   const onChain = useOnChainListing(detail.data?.on_chain_id as Hex | undefined);
 
   if (detail.isPending) return <Loading label="Loading the listing" />;
@@ -72,7 +75,7 @@ export function ListingPage({ listingId }: { listingId: string }) {
         {check.data &&
           price !== undefined &&
           (check.data.status === "not_found" ? (
-            <PurchaseForm listing={listing} priceWei={price} />
+            <PurchaseForm listing={listing} priceWei={price} transaction={purchase} />
           ) : (
             <>
               <CredentialStatus
@@ -86,6 +89,7 @@ export function ListingPage({ listingId }: { listingId: string }) {
               </p>
             </>
           ))}
+        <TransactionProgress stage={purchase.stage} hash={purchase.hash} error={purchase.error} />
       </section>
     </article>
   );

@@ -33,7 +33,7 @@ export function ToolDefinition() {
       <ErrorMessage error={tool.error} />
       {text && (
         <>
-          <CopyButton text={text} label="Copy the tool definition" />
+          <CopyButton text={text} what="the tool definition" />
           <pre className="code">{text}</pre>
         </>
       )}

@@ -1,14 +1,18 @@
 import { useState } from "react";
 
-export function CopyButton({ text, label }: { text: string; label: string }) {
+/** Copies `text`; `what` completes the button's name for screen readers ("Copy the key …"). */
+export function CopyButton({ text, what }: { text: string; what: string }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
     await navigator.clipboard.writeText(text);
     setCopied(true);
   };
   return (
-    <button type="button" onClick={copy} aria-label={label}>
-      {copied ? "Copied" : "Copy"}
-    </button>
+    <span className="copy">
+      <button type="button" onClick={copy}>
+        Copy<span className="visually-hidden"> {what}</span>
+      </button>
+      <span role="status">{copied ? "Copied" : ""}</span>
+    </span>
   );
 }
