@@ -1,3 +1,4 @@
+import { useConnection } from "wagmi";
 import { ApiKeysPage } from "./pages/ApiKeysPage.tsx";
 import { CataloguePage } from "./pages/CataloguePage.tsx";
 import { CredentialsPage } from "./pages/CredentialsPage.tsx";
@@ -17,6 +18,8 @@ const NAVIGATION = [
 
 export function App() {
   useLocationKey();
+  // Until a wallet is connected, the page itself offers the ways to connect one.
+  const { address } = useConnection();
   const route = routeOf(window.location);
   return (
     <>
@@ -33,7 +36,7 @@ export function App() {
             ))}
           </ul>
         </nav>
-        <WalletPanel />
+        {address && <WalletPanel />}
       </header>
       <main>
         <RequireSignIn>

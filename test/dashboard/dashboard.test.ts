@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { formatEther, parseEther } from "viem";
+import type { PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newWallet } from "../settlement/settlementFixtures.ts";
 import { expectAccessible } from "../support/accessibility.ts";
@@ -19,7 +20,7 @@ import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
 const PRICE = parseEther("0.01");
 const dashboardDir = mkdtempSync(join(tmpdir(), "dashboard-"));
 const screenshots = mkdtempSync(join(tmpdir(), "dashboard-screenshots-"));
-const { stack } = usePerTaskAgentOnStack({
+const { stack, listing, addRenter } = usePerTaskAgentOnStack({
   name: "dashboard-summariser",
   price: PRICE,
   env: { DASHBOARD_DIR: dashboardDir },
@@ -38,28 +39,30 @@ afterAll(async () => {
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
-/** A page of the dashboard with a fresh wallet of 100 ETH injected. */
-async function openDashboard(viewport: { width: number; height: number }) {
+/** A page of the dashboard at `path` with a wallet injected: by default a fresh one of 100 ETH. */
+async function openDashboard(
+  viewport: { width: number; height: number },
+  { path = "/", account }: { path?: string; account?: PrivateKeyAccount } = {},
+) {
   const context = await browser.newContext({ viewport });
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   const page = await context.newPage();
-  const account = await newWallet(stack());
-  await injectWallet(page, account, stack().anvil.rpcUrl);
-  await page.goto(`${stack().api.url}/`);
-  return { page, account, close: () => context.close() };
+  await injectWallet(page, account ?? (await newWallet(stack())), stack().anvil.rpcUrl);
+  await page.goto(`${stack().api.url}${path}`);
+  return { page, close: () => context.close() };
 }
 
 async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: screenshotPath(screenshots, name), fullPage: true });
 }
 
-/** Connects the injected wallet and signs in: the catalogue opens. */
-async function connectAndSignIn(page: Page) {
+/** Connects the injected wallet and signs in: the page asked for opens. */
+async function connectAndSignIn(page: Page, heading = "Catalogue") {
   await page.getByRole("heading", { name: "Connect a wallet" }).waitFor();
   await expectAccessible(page, "the connect prompt");
   await page.getByRole("main").getByRole("button", { name: "Connect browser wallet" }).click();
   await page.getByRole("button", { name: "Sign in with wallet" }).click();
-  await page.getByRole("heading", { name: "Catalogue" }).waitFor();
+  await page.getByRole("heading", { name: heading }).waitFor();
 }
 
 const balanceOf = (page: Page) => page.getByTestId("balance");
@@ -162,6 +165,40 @@ describe("the dashboard with an injected wallet", () => {
     await screenshot(page, "credentials.png");
     await close();
   }, 180_000);
+
+  it("answers a run past the balance with insufficient_balance and offers a top-up", async () => {
+    const renter = await addRenter(PRICE);
+    const { page, close } = await openDashboard(DESKTOP, {
+      path: `/playground?agent=${listing().agentId}`,
+      account: renter.account,
+    });
+    await connectAndSignIn(page, "Playground");
+    await page.getByRole("textbox", { name: "Task" }).fill(behaving());
+    await page.getByRole("button", { name: "Run task" }).click();
+    await expect.poll(() => balanceOf(page).textContent(), { timeout: 30_000 }).toBe("0 ETH");
+
+    await page.getByRole("button", { name: "Run task" }).click();
+    await page.getByText("Your per-task balance cannot cover a run: top it up.").waitFor();
+    await expectAccessible(page, "the playground with an error");
+    await page.getByLabel("Top up (ETH)").fill("0.05");
+    await page.getByRole("button", { name: "Top up", exact: true }).click();
+    await page.getByText("Done: the marketplace has indexed the transaction.").waitFor();
+    await expect.poll(() => balanceOf(page).textContent()).toBe("0.05 ETH");
+    await close();
+  }, 120_000);
+
+  it("offers anvil's public dev account on the local chain, signing through anvil", async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    await page.goto(`${stack().api.url}/api-keys`);
+    await page
+      .getByRole("main")
+      .getByRole("button", { name: "Use anvil dev account (public key, local chain only)" })
+      .click();
+    await page.getByRole("button", { name: "Sign in with wallet" }).click();
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    await context.close();
+  }, 60_000);
 
   it("works at phone width", async () => {
     const { page, close } = await openDashboard(PHONE);
