@@ -4,6 +4,7 @@ import { CataloguePage } from "./pages/CataloguePage.tsx";
 import { CredentialsPage } from "./pages/CredentialsPage.tsx";
 import { ListingPage } from "./pages/ListingPage.tsx";
 import { PlaygroundPage } from "./pages/PlaygroundPage.tsx";
+import { RegisterPage } from "./pages/RegisterPage.tsx";
 import { Link } from "./routing/Link.tsx";
 import { type Route, routeOf, useLocationKey } from "./routing/router.ts";
 import { RequireSignIn } from "./wallet/RequireSignIn.tsx";
@@ -14,6 +15,7 @@ const NAVIGATION = [
   { href: "/credentials", label: "My credentials", page: "credentials" },
   { href: "/playground", label: "Playground", page: "playground" },
   { href: "/api-keys", label: "API keys", page: "api-keys" },
+  { href: "/register", label: "Register an agent", page: "register" },
 ] as const;
 
 export function App() {
@@ -57,6 +59,8 @@ function Page({ route }: { route: Route }) {
       return <PlaygroundPage key={route.agentId} agentId={route.agentId} />;
     case "api-keys":
       return <ApiKeysPage />;
+    case "register":
+      return <RegisterPage />;
     default:
       return <CataloguePage />;
   }

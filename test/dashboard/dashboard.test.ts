@@ -20,7 +20,7 @@ import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
 const PRICE = parseEther("0.01");
 const dashboardDir = mkdtempSync(join(tmpdir(), "dashboard-"));
 const screenshots = mkdtempSync(join(tmpdir(), "dashboard-screenshots-"));
-const { stack, listing, addRenter } = usePerTaskAgentOnStack({
+const { stack, agent, listing, addRenter } = usePerTaskAgentOnStack({
   name: "dashboard-summariser",
   price: PRICE,
   env: { DASHBOARD_DIR: dashboardDir },
@@ -184,6 +184,37 @@ describe("the dashboard with an injected wallet", () => {
     await page.getByRole("button", { name: "Top up", exact: true }).click();
     await page.getByText("Done: the marketplace has indexed the transaction.").waitFor();
     await expect.poll(() => balanceOf(page).textContent()).toBe("0.05 ETH");
+    await close();
+  }, 120_000);
+
+  it("registers an agent, shows the manifest's violations beside their fields, lists it on-chain", async () => {
+    const { page, close } = await openDashboard(DESKTOP, { path: "/register" });
+    await connectAndSignIn(page, "Register an agent");
+    await page.getByLabel("Name").fill("Listed From The Dashboard");
+    await page
+      .getByLabel("Description")
+      .fill("Answers as its task says, listed from the dashboard");
+    await page.getByLabel("Entrypoint URL (connected agent)").fill(agent().url("/agents/listed"));
+    await page.getByLabel("Output schema (JSON Schema)").fill("{not json");
+    await page.getByRole("button", { name: "Register" }).click();
+    await page.getByText("This is not valid JSON.").waitFor();
+
+    await page.getByLabel("Output schema (JSON Schema)").fill('{"type": "object"}');
+    await page.getByRole("button", { name: "Register" }).click();
+    const name = page.getByLabel("Name");
+    await page.getByText(/^name: must be lowercase letters/).waitFor();
+    expect(await name.getAttribute("aria-invalid")).toBe("true");
+    await expectAccessible(page, "the registration with violations");
+    await screenshot(page, "register-violations.png");
+
+    await name.fill("listed-from-the-dashboard");
+    await page.getByRole("button", { name: "Register" }).click();
+    await page.getByRole("heading", { name: "Registered: now list it" }).waitFor();
+    await page.getByRole("button", { name: "List on-chain" }).click();
+    await page.getByText("Done: the marketplace has indexed the transaction.").waitFor();
+    await expectAccessible(page, "the registration once listed");
+    await page.getByRole("link", { name: "Open the listing" }).click();
+    await page.getByRole("heading", { name: "Listed From The Dashboard" }).waitFor();
     await close();
   }, 120_000);
 

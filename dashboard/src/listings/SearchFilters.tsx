@@ -1,8 +1,8 @@
 import type { Category, RentalModel, SearchParams } from "@service/sdk";
 import type { FormEvent } from "react";
+import { CATEGORIES } from "../../../lib/marketplace/vocabulary.ts";
 import { RENTAL_MODEL_NAMES } from "../ui/formatting.ts";
 
-const CATEGORIES: Category[] = ["finance", "legal", "coding", "research", "sales", "content"];
 const SORTS: { value: NonNullable<SearchParams["sort"]>; label: string }[] = [
   { value: "relevance", label: "Relevance" },
   { value: "rating", label: "Rating" },

@@ -6,7 +6,8 @@ export type Route =
   | { page: "listing"; listingId: string }
   | { page: "credentials" }
   | { page: "playground"; agentId: string | null }
-  | { page: "api-keys" };
+  | { page: "api-keys" }
+  | { page: "register" };
 
 export function routeOf(location: Location): Route {
   const path = location.pathname;
@@ -17,6 +18,7 @@ export function routeOf(location: Location): Route {
     return { page: "playground", agentId: new URLSearchParams(location.search).get("agent") };
   }
   if (path === "/api-keys") return { page: "api-keys" };
+  if (path === "/register") return { page: "register" };
   return { page: "catalogue" };
 }
 
