@@ -12,11 +12,13 @@ const DEV_ACCOUNT_COUNT = 10;
 export function dashboardConfig({
   chainId,
   marketplace,
+  startBlock,
   rpcUrl,
   publicRpcUrl,
 }: {
   chainId: number;
   marketplace: Address;
+  startBlock: number;
   rpcUrl: string;
   publicRpcUrl: string | undefined;
 }): DashboardConfig {
@@ -25,6 +27,7 @@ export function dashboardConfig({
     chain_id: chainId,
     rpc_url: publicRpcUrl ?? (local ? rpcUrl : null),
     marketplace,
+    start_block: startBlock,
     dev_accounts: local
       ? Array.from({ length: DEV_ACCOUNT_COUNT }, (_, index) => devAccount(index).address)
       : [],

@@ -1,14 +1,23 @@
+import { lazy, Suspense } from "react";
 import { useConnection } from "wagmi";
 import { ApiKeysPage } from "./pages/ApiKeysPage.tsx";
 import { CataloguePage } from "./pages/CataloguePage.tsx";
 import { CredentialsPage } from "./pages/CredentialsPage.tsx";
 import { ListingPage } from "./pages/ListingPage.tsx";
 import { PlaygroundPage } from "./pages/PlaygroundPage.tsx";
-import { RegisterPage } from "./pages/RegisterPage.tsx";
 import { Link } from "./routing/Link.tsx";
 import { type Route, routeOf, useLocationKey } from "./routing/router.ts";
+import { Loading } from "./ui/Loading.tsx";
 import { RequireSignIn } from "./wallet/RequireSignIn.tsx";
 import { WalletPanel } from "./wallet/WalletPanel.tsx";
+
+// Creator views load when first opened: most visitors rent.
+const RegisterPage = lazy(() =>
+  import("./pages/RegisterPage.tsx").then((module) => ({ default: module.RegisterPage })),
+);
+const MyListingsPage = lazy(() =>
+  import("./pages/MyListingsPage.tsx").then((module) => ({ default: module.MyListingsPage })),
+);
 
 const NAVIGATION = [
   { href: "/", label: "Catalogue", page: "catalogue" },
@@ -16,6 +25,7 @@ const NAVIGATION = [
   { href: "/playground", label: "Playground", page: "playground" },
   { href: "/api-keys", label: "API keys", page: "api-keys" },
   { href: "/register", label: "Register an agent", page: "register" },
+  { href: "/my-listings", label: "My listings", page: "my-listings" },
 ] as const;
 
 export function App() {
@@ -42,7 +52,9 @@ export function App() {
       </header>
       <main>
         <RequireSignIn>
-          <Page route={route} />
+          <Suspense fallback={<Loading label="Loading the page" />}>
+            <Page route={route} />
+          </Suspense>
         </RequireSignIn>
       </main>
     </>
@@ -61,6 +73,8 @@ function Page({ route }: { route: Route }) {
       return <ApiKeysPage />;
     case "register":
       return <RegisterPage />;
+    case "my-listings":
+      return <MyListingsPage />;
     default:
       return <CataloguePage />;
   }

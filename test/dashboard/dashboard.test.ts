@@ -6,9 +6,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { formatEther, parseEther } from "viem";
+import { formatEther, type Hex, parseEther } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseApiListingId } from "../../lib/ids/listingId.ts";
 import { newWallet } from "../settlement/settlementFixtures.ts";
 import { expectAccessible } from "../support/accessibility.ts";
 import { behaving } from "../support/behavingAgent.ts";
@@ -187,7 +188,7 @@ describe("the dashboard with an injected wallet", () => {
     await close();
   }, 120_000);
 
-  it("registers an agent, shows the manifest's violations beside their fields, lists it on-chain", async () => {
+  it("registers an agent, lists it on-chain, and manages it in My listings as it sells", async () => {
     const { page, close } = await openDashboard(DESKTOP, { path: "/register" });
     await connectAndSignIn(page, "Register an agent");
     await page.getByLabel("Name").fill("Listed From The Dashboard");
@@ -205,18 +206,49 @@ describe("the dashboard with an injected wallet", () => {
     await page.getByText(/^name: must be lowercase letters/).waitFor();
     expect(await name.getAttribute("aria-invalid")).toBe("true");
     await expectAccessible(page, "the registration with violations");
-    await screenshot(page, "register-violations.png");
+    await screenshot(page, "register.png");
 
     await name.fill("listed-from-the-dashboard");
     await page.getByRole("button", { name: "Register" }).click();
     await page.getByRole("heading", { name: "Registered: now list it" }).waitFor();
+    await page.getByLabel("Rental model").selectOption("one_time");
     await page.getByRole("button", { name: "List on-chain" }).click();
     await page.getByText("Done: the marketplace has indexed the transaction.").waitFor();
     await expectAccessible(page, "the registration once listed");
-    await page.getByRole("link", { name: "Open the listing" }).click();
-    await page.getByRole("heading", { name: "Listed From The Dashboard" }).waitFor();
+    const href =
+      (await page.getByRole("link", { name: "Open the listing" }).getAttribute("href")) ?? "";
+    const onChainId = parseApiListingId(href.replace("/listings/", "")) as Hex;
+
+    await page.getByRole("link", { name: "My listings" }).click();
+    await page.getByRole("link", { name: "Listed From The Dashboard" }).waitFor();
+    const fact = (testId: string) => page.getByTestId(testId).textContent();
+    await expect.poll(() => fact("purchases")).toBe("0");
+    await expect.poll(() => fact("escrow")).toBe("0 ETH");
+
+    // A renter buys it elsewhere: the page follows without a reload.
+    const buyer = await newWallet(stack());
+    await stack().marketplace.mined(
+      stack().marketplace.as(buyer).write.purchaseOneTime([onChainId], { value: PRICE }),
+    );
+    await expect.poll(() => fact("purchases"), { timeout: 15_000 }).toBe("1");
+    await expect.poll(() => fact("escrow")).not.toBe("0 ETH");
+    await expectAccessible(page, "my listings");
+    await screenshot(page, "my-listings.png");
+
+    await page.getByRole("button", { name: "Close" }).click();
+    await page
+      .getByText("The listing's escrow still holds earnings: withdraw them before closing it.")
+      .waitFor();
+    await page.getByRole("button", { name: /^Withdraw / }).click();
+    await expect.poll(() => fact("escrow"), { timeout: 15_000 }).toBe("0 ETH");
+    await page.getByRole("button", { name: "Pause" }).click();
+    await expect.poll(() => fact("listing-status"), { timeout: 15_000 }).toBe("paused");
+    await page.getByRole("button", { name: "Resume" }).click();
+    await expect.poll(() => fact("listing-status"), { timeout: 15_000 }).toBe("active");
+    await page.getByRole("button", { name: "Close" }).click();
+    await expect.poll(() => fact("listing-status"), { timeout: 15_000 }).toBe("closed");
     await close();
-  }, 120_000);
+  }, 180_000);
 
   it("offers anvil's public dev account on the local chain, signing through anvil", async () => {
     const context = await browser.newContext({ viewport: DESKTOP });

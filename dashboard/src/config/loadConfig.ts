@@ -6,6 +6,8 @@ export type DashboardConfig = {
   /** null: the chain is read through the wallet. */
   rpc_url: string | null;
   marketplace: Address;
+  /** The marketplace's deployment block: where its event history starts. */
+  start_block: number;
   /** anvil's public accounts: on the local chain only. */
   dev_accounts: Address[];
 };

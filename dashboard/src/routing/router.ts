@@ -7,7 +7,8 @@ export type Route =
   | { page: "credentials" }
   | { page: "playground"; agentId: string | null }
   | { page: "api-keys" }
-  | { page: "register" };
+  | { page: "register" }
+  | { page: "my-listings" };
 
 export function routeOf(location: Location): Route {
   const path = location.pathname;
@@ -19,6 +20,7 @@ export function routeOf(location: Location): Route {
   }
   if (path === "/api-keys") return { page: "api-keys" };
   if (path === "/register") return { page: "register" };
+  if (path === "/my-listings") return { page: "my-listings" };
   return { page: "catalogue" };
 }
 
