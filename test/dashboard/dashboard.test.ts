@@ -43,12 +43,18 @@ const PHONE = { width: 390, height: 844 };
 /** A page of the dashboard at `path` with a wallet injected: by default a fresh one of 100 ETH. */
 async function openDashboard(
   viewport: { width: number; height: number },
-  { path = "/", account }: { path?: string; account?: PrivateKeyAccount } = {},
+  {
+    path = "/",
+    account,
+    onChainId,
+  }: { path?: string; account?: PrivateKeyAccount; onChainId?: number } = {},
 ) {
   const context = await browser.newContext({ viewport });
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   const page = await context.newPage();
-  await injectWallet(page, account ?? (await newWallet(stack())), stack().anvil.rpcUrl);
+  await injectWallet(page, account ?? (await newWallet(stack())), stack().anvil.rpcUrl, {
+    onChainId,
+  });
   await page.goto(`${stack().api.url}${path}`);
   return { page, close: () => context.close() };
 }
@@ -145,6 +151,9 @@ describe("the dashboard with an injected wallet", () => {
     await page.getByRole("button", { name: "Revoke billing server" }).click();
     await page.getByRole("button", { name: "Yes, revoke" }).click();
     await page.getByText(/^Revoked /).waitFor();
+    // The session's JWT lives in memory only.
+    const stored = await page.evaluate("JSON.stringify([localStorage, sessionStorage])");
+    expect(stored).not.toMatch(/eyJ[\w-]+\.eyJ/);
     const refused = await withKey();
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
@@ -249,6 +258,17 @@ describe("the dashboard with an injected wallet", () => {
     await expect.poll(() => fact("listing-status"), { timeout: 15_000 }).toBe("closed");
     await close();
   }, 180_000);
+
+  it("asks a wallet on another chain to switch before signing in", async () => {
+    const { page, close } = await openDashboard(DESKTOP, { onChainId: 1 });
+    await page.getByRole("main").getByRole("button", { name: "Connect browser wallet" }).click();
+    await page.getByRole("heading", { name: "Wrong network" }).waitFor();
+    await page.getByText("Your wallet is on chain 1; the marketplace is on chain 31337.").waitFor();
+    await expectAccessible(page, "the wrong-network prompt");
+    await page.getByRole("button", { name: "Switch to chain 31337" }).click();
+    await page.getByRole("button", { name: "Sign in with wallet" }).waitFor();
+    await close();
+  }, 60_000);
 
   it("offers anvil's public dev account on the local chain, signing through anvil", async () => {
     const context = await browser.newContext({ viewport: DESKTOP });

@@ -14,8 +14,15 @@ import { anvil } from "viem/chains";
 
 type Answer = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
 
-export async function injectWallet(page: Page, account: PrivateKeyAccount, rpcUrl: string) {
+/** `onChainId`: the chain the wallet starts on (anvil's by default); it switches when asked. */
+export async function injectWallet(
+  page: Page,
+  account: PrivateKeyAccount,
+  rpcUrl: string,
+  { onChainId = anvil.id }: { onChainId?: number } = {},
+) {
   const chain = { ...anvil, rpcUrls: { default: { http: [rpcUrl] } } };
+  let chainId = onChainId;
   const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
   const node = createPublicClient({ chain, transport: http(rpcUrl) });
 
@@ -25,11 +32,13 @@ export async function injectWallet(page: Page, account: PrivateKeyAccount, rpcUr
       case "eth_accounts":
         return [account.address];
       case "eth_chainId":
-        return toHex(chain.id);
+        return toHex(chainId);
       case "wallet_requestPermissions":
       case "wallet_getPermissions":
         return [{ parentCapability: "eth_accounts" }];
       case "wallet_switchEthereumChain":
+        chainId = Number((params[0] as { chainId: Hex }).chainId);
+        return null;
       case "wallet_addEthereumChain":
         return null;
       case "personal_sign":
@@ -81,14 +90,23 @@ export async function injectWallet(page: Page, account: PrivateKeyAccount, rpcUr
       method: string,
       params: unknown[],
     ) => Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }>;
+    const listeners = new Map<string, Set<(value: unknown) => void>>();
     (globalThis as unknown as { ethereum: unknown }).ethereum = {
       async request({ method, params }: Request) {
         const answered = await bridge(method, params ?? []);
         if (answered.error) throw Object.assign(new Error(answered.error.message), answered.error);
+        if (method === "wallet_switchEthereumChain") {
+          const { chainId } = (params as [{ chainId: string }])[0];
+          for (const listener of listeners.get("chainChanged") ?? []) listener(chainId);
+        }
         return answered.result;
       },
-      on() {},
-      removeListener() {},
+      on(event: string, listener: (value: unknown) => void) {
+        listeners.set(event, (listeners.get(event) ?? new Set()).add(listener));
+      },
+      removeListener(event: string, listener: (value: unknown) => void) {
+        listeners.get(event)?.delete(listener);
+      },
     };
   });
 }
