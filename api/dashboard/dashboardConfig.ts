@@ -2,8 +2,11 @@ import type { Address } from "viem";
 import { devAccount, LOCAL_CHAIN_ID } from "../../lib/chain/devAccounts.ts";
 import type { DashboardConfig } from "./dashboardSite.ts";
 
-/** Dev accounts offered to the dashboard: the first ten, whose keys anvil prints at start. */
-const DEV_ACCOUNT_COUNT = 10;
+/**
+ * The dev account the dashboard offers on the local chain: one with no role in `npm start` (0 deploys
+ * and is the authority, 1 collects fees, 8 is the operator, 9 the demo creator).
+ */
+const DASHBOARD_DEV_ACCOUNT = 3;
 
 /**
  * The dashboard's config. The API's own RPC_URL may carry a provider's key, so browsers get it only
@@ -28,8 +31,6 @@ export function dashboardConfig({
     rpc_url: publicRpcUrl ?? (local ? rpcUrl : null),
     marketplace,
     start_block: startBlock,
-    dev_accounts: local
-      ? Array.from({ length: DEV_ACCOUNT_COUNT }, (_, index) => devAccount(index).address)
-      : [],
+    dev_account: local ? devAccount(DASHBOARD_DEV_ACCOUNT).address : null,
   };
 }

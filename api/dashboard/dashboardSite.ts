@@ -8,8 +8,8 @@ export type DashboardConfig = {
   marketplace: Address;
   /** The block the marketplace was deployed in: where its event history starts. */
   start_block: number;
-  /** anvil's public dev accounts, offered as a labelled connector on the local chain only. */
-  dev_accounts: Address[];
+  /** One of anvil's public dev accounts, offered as a labelled connector on the local chain only. */
+  dev_account: Address | null;
 };
 
 /** The built dashboard (`dashboard/dist`) and its config. */

@@ -20,7 +20,7 @@ const config: DashboardSite["config"] = {
   rpc_url: "http://127.0.0.1:8545",
   marketplace: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
   start_block: 1,
-  dev_accounts: [],
+  dev_account: null,
 };
 
 /** The middleware in front of a stand-in for the API's own routes. */

@@ -8,8 +8,8 @@ export type DashboardConfig = {
   marketplace: Address;
   /** The marketplace's deployment block: where its event history starts. */
   start_block: number;
-  /** anvil's public accounts: on the local chain only. */
-  dev_accounts: Address[];
+  /** One of anvil's public accounts, whose transactions anvil signs: on the local chain only. */
+  dev_account: Address | null;
 };
 
 export async function loadConfig(): Promise<DashboardConfig> {

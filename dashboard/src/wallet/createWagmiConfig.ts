@@ -10,12 +10,13 @@ export function createWagmiConfig(config: DashboardConfig) {
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: config.rpc_url ? [config.rpc_url] : [] } },
   });
-  const devAccount = config.dev_accounts[3];
   return createConfig({
     chains: [chain],
     connectors: [
       injected({ shimDisconnect: true }),
-      ...(devAccount ? [mock({ accounts: [devAccount], features: { reconnect: true } })] : []),
+      ...(config.dev_account
+        ? [mock({ accounts: [config.dev_account], features: { reconnect: true } })]
+        : []),
     ],
     transports: { [chain.id]: transportOf(config.rpc_url) },
   });
