@@ -5,6 +5,7 @@ import { TransactionProgress } from "../chain/TransactionProgress.tsx";
 import { useMarketplaceTransaction } from "../chain/useMarketplaceTransaction.ts";
 import { useMarketplaceWrite } from "../chain/useMarketplaceWrite.ts";
 import { useOnChainListing } from "../chain/useOnChainListing.ts";
+import { runsText } from "../listings/runsText.ts";
 import { Link } from "../routing/Link.tsx";
 import { useClient } from "../session/SessionContext.tsx";
 import { formatEth } from "../ui/formatting.ts";
@@ -48,9 +49,7 @@ export function MyListingCard({ onChainId }: { onChainId: Hex }) {
         <dt>Escrow</dt>
         <dd data-testid="escrow">{escrow === undefined ? "…" : formatEth(escrow)}</dd>
         <dt>Runs</dt>
-        <dd>{detail.data?.run_count ?? "…"}</dd>
-        <dt>Success rate</dt>
-        <dd>{detail.data ? `${Math.round(detail.data.success_rate * 100)}%` : "…"}</dd>
+        <dd>{detail.data ? runsText(detail.data) : "…"}</dd>
       </dl>
       <div className="actions">
         <button

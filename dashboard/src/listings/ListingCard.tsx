@@ -2,6 +2,7 @@ import type { ListingSummary } from "@service/sdk";
 import { Link } from "../routing/Link.tsx";
 import { RENTAL_MODEL_NAMES } from "../ui/formatting.ts";
 import { priceText } from "./priceText.ts";
+import { runsText } from "./runsText.ts";
 
 export function ListingCard({ listing }: { listing: ListingSummary }) {
   return (
@@ -18,9 +19,7 @@ export function ListingCard({ listing }: { listing: ListingSummary }) {
         <dt>Category</dt>
         <dd>{listing.category.join(", ")}</dd>
         <dt>Runs</dt>
-        <dd>
-          {listing.run_count} ({Math.round(listing.success_rate * 100)}% succeeded)
-        </dd>
+        <dd>{runsText(listing)}</dd>
         <dt>Creator</dt>
         <dd>{listing.creator.display_name}</dd>
       </dl>

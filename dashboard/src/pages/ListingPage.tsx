@@ -6,6 +6,7 @@ import { useOnChainListing } from "../chain/useOnChainListing.ts";
 import { CredentialStatus } from "../credentials/CredentialStatus.tsx";
 import { PurchaseForm } from "../listings/PurchaseForm.tsx";
 import { priceText } from "../listings/priceText.ts";
+import { runsText } from "../listings/runsText.ts";
 import { Link } from "../routing/Link.tsx";
 import { useClient } from "../session/SessionContext.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
@@ -44,9 +45,7 @@ export function ListingPage({ listingId }: { listingId: string }) {
         <dt>Category</dt>
         <dd>{listing.category.join(", ")}</dd>
         <dt>Runs</dt>
-        <dd>
-          {listing.run_count} ({Math.round(listing.success_rate * 100)}% succeeded)
-        </dd>
+        <dd>{runsText(listing)}</dd>
         <dt>Creator</dt>
         <dd>
           {listing.creator.display_name} ({listing.creator.listing_count} listings)
