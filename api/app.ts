@@ -44,8 +44,8 @@ export function createApp(deps: ApiDeps) {
     }),
   );
   app.use(requestId, accessLog);
-  // The dashboard's files are public and spend no rate-limit budget.
-  if (deps.dashboard) app.use(serveDashboard(deps.dashboard));
+  const dashboard = deps.dashboard && serveDashboard(deps.dashboard);
+  if (dashboard) app.use(dashboard.files);
   app.use(identify, rateLimit({ signInPath: SIGN_IN_PATH, trustProxy: deps.settings.trustProxy }));
   // No request body is ever larger than a manifest: refuse more without reading it all. The
   // connection is closed, since the unread rest of the body would otherwise follow on it.
@@ -74,7 +74,9 @@ export function createApp(deps: ApiDeps) {
   app.route("/v1/runs", runRoutes);
   app.route("/v1/tools", toolRoutes);
 
-  app.notFound((c) => errorResponse(c, new ApiError("not_found", "No such endpoint")));
+  app.notFound(
+    (c) => dashboard?.page(c) ?? errorResponse(c, new ApiError("not_found", "No such endpoint")),
+  );
   app.onError((error, c) => {
     // A dependency's failure, as it came or as the 503 a route made of it.
     const cause = error instanceof ApiError ? error.cause : error;

@@ -23,11 +23,14 @@ const config: DashboardSite["config"] = {
   dev_account: null,
 };
 
-/** The middleware in front of a stand-in for the API's own routes. */
+/** The dashboard around a stand-in for the API's routes: `/v1/listings` and `/docs`. */
 function appServing(dir: string) {
-  return new Hono<AppEnv>()
-    .use(serveDashboard({ dir, config }))
-    .all("*", (c) => c.text("the API", 404));
+  const dashboard = serveDashboard({ dir, config });
+  const app = new Hono<AppEnv>().use(dashboard.files);
+  app.get("/v1/listings", (c) => c.text("the API"));
+  app.get("/docs", (c) => c.text("the API"));
+  app.notFound((c) => dashboard.page(c) ?? c.text("the API's 404", 404));
+  return app;
 }
 
 describe("the dashboard on the API's origin", () => {
@@ -56,20 +59,28 @@ describe("the dashboard on the API's origin", () => {
     }
   });
 
-  it("leaves /v1, /docs and anything but GET to the API", async () => {
+  it("leaves the API's routes to it, and its 404s under /v1 and /docs and for anything but GET", async () => {
+    for (const path of ["/v1/listings", "/docs"]) {
+      expect(await (await app.request(path)).text(), path).toBe("the API");
+    }
     for (const [method, path] of [
-      ["GET", "/v1/listings"],
-      ["GET", "/docs"],
-      ["GET", "/docs/swagger-ui.css"],
+      ["GET", "/v1/nothing"],
+      ["GET", "/docs/nope.js"],
       ["POST", "/"],
+      ["DELETE", "/api-keys"],
     ] as const) {
-      expect(await (await app.request(path, { method })).text(), path).toBe("the API");
+      expect(await (await app.request(path, { method })).text(), path).toBe("the API's 404");
     }
   });
 
-  it("says how to build it when it is not built", async () => {
-    const response = await appServing(join(tmpdir(), "no-such-dashboard")).request("/");
+  it("says how to build it until it is built, then serves it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dashboard-"));
+    const app = appServing(dir);
+    const response = await app.request("/");
     expect(response.status).toBe(404);
     expect(await response.text()).toContain("npm run build --workspace dashboard");
+
+    writeFileSync(join(dir, "index.html"), "<!doctype html><title>Dashboard</title>");
+    expect(await (await app.request("/")).text()).toContain("<title>Dashboard</title>");
   });
 });

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context.ts";
 import type { DashboardSite } from "./dashboardSite.ts";
@@ -14,7 +15,7 @@ const TYPES: Record<string, string> = {
   ".json": "application/json",
 };
 
-/** Paths the API answers itself; every other GET is the dashboard's. */
+/** Paths whose unknown GETs stay the API's 404s. */
 const API_PATHS = /^\/(v1|docs)(\/|$)/;
 
 type File = { body: Uint8Array; type: string };
@@ -41,44 +42,57 @@ function contentSecurityPolicy(rpcUrl: string | null) {
 }
 
 /**
- * The built dashboard on the API's origin: its files, its config at `/dashboard/config.json`, and
- * `index.html` for any other path outside `/v1` and `/docs` (the dashboard routes in the browser).
- * The build is read at the first request that finds it, then kept in memory.
+ * The built dashboard on the API's origin. `files` answers its files and its config at
+ * `/dashboard/config.json`, ahead of authentication and rate limits (they are public and cost
+ * nothing). `page` answers `index.html` for a GET the API has no route for, outside `/v1` and `/docs`
+ * (the dashboard routes in the browser), so no route of the API, present or future, is shadowed.
+ * The build is read at the first request that finds it complete, then kept in memory.
  */
 export function serveDashboard(site: DashboardSite) {
   const config = JSON.stringify(site.config);
   const csp = contentSecurityPolicy(site.config.rpc_url);
   let build: Map<string, File> | undefined;
+  /** The build once it is complete; until then it is looked for again at each request. */
+  const readOnce = () => {
+    if (build?.has("/index.html")) return build;
+    try {
+      build = readBuild(site.dir);
+    } catch {
+      build = undefined;
+    }
+    return build;
+  };
+  const isRead = (c: Context) => c.req.method === "GET" || c.req.method === "HEAD";
 
-  return createMiddleware<AppEnv>(async (c, next) => {
-    const method = c.req.method;
-    if ((method !== "GET" && method !== "HEAD") || API_PATHS.test(c.req.path)) return next();
+  const files = createMiddleware<AppEnv>(async (c, next) => {
+    if (!isRead(c) || API_PATHS.test(c.req.path)) return next();
     if (c.req.path === "/dashboard/config.json") {
       return c.body(config, 200, {
         "Content-Type": "application/json",
         "Cache-Control": "no-cache",
       });
     }
-    try {
-      build ??= readBuild(site.dir);
-    } catch {
+    const asset = c.req.path === "/index.html" ? undefined : readOnce()?.get(c.req.path);
+    if (!asset) return next();
+    // Vite names assets by their content's hash: they never change under a name.
+    const immutable = c.req.path.startsWith("/assets/");
+    return c.body(asset.body as Uint8Array<ArrayBuffer>, 200, {
+      "Content-Type": asset.type,
+      "Cache-Control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
+    });
+  });
+
+  const page = (c: Context): Response | undefined => {
+    if (!isRead(c) || API_PATHS.test(c.req.path)) return undefined;
+    const index = readOnce()?.get("/index.html");
+    if (!index)
       return c.text("The dashboard is not built: npm run build --workspace dashboard", 404);
-    }
-    const asset = build.get(c.req.path);
-    if (asset && c.req.path !== "/index.html") {
-      // Vite names assets by their content's hash: they never change under a name.
-      const immutable = c.req.path.startsWith("/assets/");
-      return c.body(asset.body as Uint8Array<ArrayBuffer>, 200, {
-        "Content-Type": asset.type,
-        "Cache-Control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
-      });
-    }
-    const page = build.get("/index.html");
-    if (!page) return c.text("The dashboard build has no index.html", 404);
-    return c.body(page.body as Uint8Array<ArrayBuffer>, 200, {
-      "Content-Type": page.type,
+    return c.body(index.body as Uint8Array<ArrayBuffer>, 200, {
+      "Content-Type": index.type,
       "Cache-Control": "no-cache",
       "Content-Security-Policy": csp,
     });
-  });
+  };
+
+  return { files, page };
 }
