@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { secureHeaders } from "hono/secure-headers";
 import type { ApiDeps, AppEnv } from "./context.ts";
+import { serveDashboard } from "./dashboard/serveDashboard.ts";
 import { ApiError, errorResponse } from "./errors.ts";
 import { describeBytes, MAX_BODY_BYTES } from "./limits.ts";
 import { accessLog, loggedPath } from "./middleware/accessLog.ts";
@@ -47,12 +48,10 @@ export function createApp(deps: ApiDeps) {
         deps.settings.network === "live" ? "max-age=63072000; includeSubDomains" : false,
     }),
   );
-  app.use(
-    requestId,
-    accessLog,
-    identify,
-    rateLimit({ signInPath: SIGN_IN_PATH, trustProxy: deps.settings.trustProxy }),
-  );
+  app.use(requestId, accessLog);
+  const dashboard = deps.dashboard && serveDashboard(deps.dashboard);
+  if (dashboard) app.use(dashboard.files);
+  app.use(identify, rateLimit({ signInPath: SIGN_IN_PATH, trustProxy: deps.settings.trustProxy }));
   // No request body is ever larger than a manifest: refuse more without reading it all. The
   // connection is closed, since the unread rest of the body would otherwise follow on it.
   const limitBody = bodyLimit({
@@ -84,7 +83,7 @@ export function createApp(deps: ApiDeps) {
   app.route("/v1/runs", runRoutes);
   app.route("/v1/tools", toolRoutes);
 
-  app.notFound((c) => errorResponse(c, NO_SUCH_ENDPOINT));
+  app.notFound((c) => dashboard?.page(c) ?? errorResponse(c, NO_SUCH_ENDPOINT));
   app.onError((error, c) => {
     // A dependency's failure, as it came or as the 503 a route made of it.
     const cause = error instanceof ApiError ? error.cause : error;

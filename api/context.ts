@@ -9,6 +9,7 @@ import type { ApiKeyCache } from "./auth/apiKeyCache.ts";
 import type { Network } from "./auth/apiKeys.ts";
 import type { JwtSettings } from "./auth/jwt.ts";
 import type { RevocationReceipts } from "./auth/revocationReceipts.ts";
+import type { DashboardSite } from "./dashboard/dashboardSite.ts";
 import { ApiError } from "./errors.ts";
 import type { CatalogueCache } from "./listings/catalogueCache.ts";
 import type { RateLimitBudget } from "./middleware/rateLimit.ts";
@@ -47,6 +48,8 @@ export type ApiDeps = {
     /** Past a run's timeout, how long its answer may take (`RUN_ANSWER_GRACE_MS`). */
     runAnswerGraceMs: number;
   };
+  /** The web dashboard served on the API's origin; none in route-level tests. */
+  dashboard?: DashboardSite;
   /** Checks tasks' input against their agents' input schemas, off the event loop. */
   inputValidation: Pick<ManifestValidationThreads, "validateInput">;
   log: Logger;

@@ -20,6 +20,8 @@ export const apiEnvSchema = z.object(
     "EXECUTION_RATE_LIMIT_PER_MINUTE",
     "TRUST_PROXY",
     "SEALING_KEY",
+    "DASHBOARD_DIR",
+    "DASHBOARD_RPC_URL",
   ),
 );
 

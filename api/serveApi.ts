@@ -11,6 +11,7 @@ import { startManifestValidationThreads } from "../lib/manifest/manifestValidati
 import { createApp } from "./app.ts";
 import { jwtSettings } from "./auth/jwt.ts";
 import { createChainClient } from "./chainClient.ts";
+import { dashboardConfig } from "./dashboard/dashboardConfig.ts";
 import type { ApiEnv } from "./env.ts";
 import { httpServerOptions } from "./httpServerOptions.ts";
 import { INPUT_VALIDATION_THREADS, RUN_ANSWER_GRACE_MS, STREAM_HEARTBEAT_MS } from "./limits.ts";
@@ -67,6 +68,16 @@ export async function serveApi({
       executionRateLimitPerMinute: env.EXECUTION_RATE_LIMIT_PER_MINUTE,
       streamHeartbeatMs: STREAM_HEARTBEAT_MS,
       runAnswerGraceMs: RUN_ANSWER_GRACE_MS,
+    },
+    dashboard: {
+      dir: env.DASHBOARD_DIR,
+      config: dashboardConfig({
+        chainId: deployment.chainId,
+        marketplace: deployment.address,
+        startBlock: deployment.startBlock,
+        rpcUrl: env.RPC_URL,
+        publicRpcUrl: env.DASHBOARD_RPC_URL,
+      }),
     },
     inputValidation,
     log,

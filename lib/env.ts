@@ -49,6 +49,10 @@ export const ENV_FIELDS = {
   API_HOST: z.string().default("127.0.0.1"),
   API_PORT: port.default(8080),
   /** Processes serving the API alone (`api/server.ts`) on its one port; 1 runs no cluster. */
+  /** The built dashboard the API serves at `/`; `npm start` builds it there. */
+  DASHBOARD_DIR: z.string().default("dashboard/dist"),
+  /** The JSON-RPC endpoint the dashboard's browsers read the chain through; unset, RPC_URL on the local chain only. */
+  DASHBOARD_RPC_URL: z.url().optional(),
   API_PROCESSES: z.coerce.number().int().positive().default(1),
   JWT_SECRET: z.string().min(32).optional(),
   /** How long a wallet's JWT is valid: the spec's hour; shorter for tests of renewal. */

@@ -111,6 +111,7 @@ async function main() {
   });
   services.push(api);
   console.log(`API:                ${api.url}/v1`);
+  console.log(`Dashboard:          ${api.url}/ (open it in a browser)`);
 
   // The demo creator is one of anvil's public dev accounts: only on the embedded chain.
   if (demoAgentUrl) {

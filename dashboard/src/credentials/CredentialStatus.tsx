@@ -1,0 +1,34 @@
+import type { RentalModel, CredentialStatus as Status } from "@service/sdk";
+import type { Hex } from "viem";
+import { PerTaskBalance } from "./PerTaskBalance.tsx";
+import { RenewForm } from "./RenewForm.tsx";
+import { TopUpForm } from "./TopUpForm.tsx";
+
+/** A credential's state and what can be done about it: renew a subscription, top up a balance. */
+export function CredentialStatus({
+  listingId,
+  onChainId,
+  rentalModel,
+  status,
+}: {
+  listingId: string;
+  onChainId: Hex;
+  rentalModel: RentalModel;
+  status: Status;
+}) {
+  return (
+    <div className="credential">
+      <p>
+        Your credential:{" "}
+        <strong className={`status status-${status}`}>{status.replace("_", " ")}</strong>
+      </p>
+      {rentalModel === "subscription" && <RenewForm listingId={listingId} onChainId={onChainId} />}
+      {rentalModel === "per_query" && (
+        <>
+          <PerTaskBalance onChainId={onChainId} />
+          <TopUpForm listingId={listingId} onChainId={onChainId} />
+        </>
+      )}
+    </div>
+  );
+}

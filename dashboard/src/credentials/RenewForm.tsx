@@ -1,0 +1,61 @@
+import { type FormEvent, useState } from "react";
+import type { Hex } from "viem";
+import { SUBSCRIPTION_DAYS, subscriptionSeconds, subscriptionValue } from "../chain/marketplace.ts";
+import { TransactionProgress } from "../chain/TransactionProgress.tsx";
+import { useMarketplaceTransaction } from "../chain/useMarketplaceTransaction.ts";
+import { useMarketplaceWrite } from "../chain/useMarketplaceWrite.ts";
+import { useOnChainListing } from "../chain/useOnChainListing.ts";
+import { useClient } from "../session/SessionContext.tsx";
+import { formatEth } from "../ui/formatting.ts";
+import { findCredential } from "./findCredential.ts";
+
+/** Extends a subscription from the later of now and its expiry. */
+export function RenewForm({ listingId, onChainId }: { listingId: string; onChainId: Hex }) {
+  const client = useClient();
+  const { listing } = useOnChainListing(onChainId);
+  const { address, abi, write } = useMarketplaceWrite();
+  const transaction = useMarketplaceTransaction();
+  const [days, setDays] = useState<number>(30);
+  const price = listing?.price;
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (price === undefined) return;
+    const before = (await findCredential(client, listingId))?.expires_at;
+    transaction.run(
+      () =>
+        write({
+          address,
+          abi,
+          functionName: "renewSubscription",
+          args: [onChainId, subscriptionSeconds(days)],
+          value: subscriptionValue(price, days),
+        }),
+      async () => (await findCredential(client, listingId))?.expires_at !== before,
+    );
+  };
+
+  return (
+    <form onSubmit={submit} className="inline-form" aria-label="Renew the subscription">
+      <label>
+        Renew for
+        <select value={days} onChange={(event) => setDays(Number(event.target.value))}>
+          {SUBSCRIPTION_DAYS.map((option) => (
+            <option key={option} value={option}>
+              {option} days
+              {price === undefined ? "" : ` (${formatEth(subscriptionValue(price, option))})`}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" disabled={transaction.busy || price === undefined}>
+        Renew
+      </button>
+      <TransactionProgress
+        stage={transaction.stage}
+        hash={transaction.hash}
+        error={transaction.error}
+      />
+    </form>
+  );
+}

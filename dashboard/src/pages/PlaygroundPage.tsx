@@ -1,0 +1,119 @@
+import type { Credential } from "@service/sdk";
+import { useQuery } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { parseApiListingId } from "../chain/marketplace.ts";
+import { PerTaskBalance } from "../credentials/PerTaskBalance.tsx";
+import { TopUpForm } from "../credentials/TopUpForm.tsx";
+import { RunResult } from "../playground/RunResult.tsx";
+import { ToolDefinition } from "../playground/ToolDefinition.tsx";
+import { useStreamedRun } from "../playground/useStreamedRun.ts";
+import { Link } from "../routing/Link.tsx";
+import { useClient } from "../session/SessionContext.tsx";
+import { ErrorMessage } from "../ui/ErrorMessage.tsx";
+import { Loading } from "../ui/Loading.tsx";
+
+/** Runs a task on a rented agent, its output streamed in as the agent writes it. */
+export function PlaygroundPage({ agentId }: { agentId: string | null }) {
+  const client = useClient();
+  const credentials = useQuery({
+    queryKey: ["credentials"],
+    queryFn: () => client.credentials.list({ limit: 100 }),
+  });
+  const [chosen, setChosen] = useState(agentId ?? "");
+  const [inputError, setInputError] = useState<string>();
+  const run = useStreamedRun();
+  const rented = credentials.data?.credentials ?? [];
+  const selected = chosen || rented[0]?.listing_id || "";
+  const credential: Credential | undefined = rented.find((item) => item.listing_id === selected);
+  const onChainId = parseApiListingId(selected);
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const inputText = String(form.get("input") ?? "").trim();
+    let input: Record<string, unknown> | undefined;
+    try {
+      input = inputText ? JSON.parse(inputText) : undefined;
+      setInputError(undefined);
+    } catch {
+      setInputError('The input must be JSON, e.g. {"source": "…"}');
+      return;
+    }
+    run.start({ agent_id: selected, task: String(form.get("task") ?? ""), input });
+  };
+
+  return (
+    <section aria-labelledby="playground-title">
+      <h1 id="playground-title">Playground</h1>
+      {credentials.isPending && <Loading label="Loading your rented agents" />}
+      <ErrorMessage error={credentials.error} />
+      {credentials.data && rented.length === 0 && !agentId && (
+        <p>
+          Rent an agent in the <Link href="/">catalogue</Link> to run tasks here.
+        </p>
+      )}
+      <form onSubmit={submit} className="playground" aria-label="Run a task">
+        <label>
+          Agent
+          <select value={selected} onChange={(event) => setChosen(event.target.value)}>
+            {agentId && !credential && <option value={agentId}>{agentId}</option>}
+            {rented.map((item) => (
+              <option key={item.listing_id} value={item.listing_id}>
+                {item.listing_title} ({item.status.replace("_", " ")})
+              </option>
+            ))}
+          </select>
+        </label>
+        {credential?.rental_model === "per_query" && onChainId && (
+          <PerTaskBalance onChainId={onChainId} />
+        )}
+        <label>
+          Task
+          <textarea name="task" required rows={4} maxLength={10_000} />
+        </label>
+        <label>
+          Input (JSON, optional)
+          <textarea
+            name="input"
+            rows={3}
+            aria-invalid={!!inputError}
+            aria-describedby="input-error"
+          />
+        </label>
+        {inputError && (
+          <p id="input-error" className="error" role="alert">
+            {inputError}
+          </p>
+        )}
+        <div className="actions">
+          <button type="submit" disabled={run.running || !selected}>
+            {run.running ? "Running…" : "Run task"}
+          </button>
+          {run.running && (
+            <button type="button" onClick={run.stop}>
+              Stop reading
+            </button>
+          )}
+        </div>
+      </form>
+      <section aria-labelledby="output-title">
+        <h2 id="output-title">Output</h2>
+        <pre className="output" data-testid="run-output" aria-live="polite">
+          {run.output || (run.running ? "Waiting for the agent…" : "")}
+        </pre>
+        {run.end && <RunResult end={run.end} />}
+        <ErrorMessage
+          error={run.error}
+          action={(code) =>
+            code === "insufficient_balance" && onChainId ? (
+              <TopUpForm listingId={selected} onChainId={onChainId} />
+            ) : code === "credential_expired" || code === "credential_not_found" ? (
+              <Link href={`/listings/${selected}`}>Open the listing</Link>
+            ) : null
+          }
+        />
+      </section>
+      <ToolDefinition />
+    </section>
+  );
+}

@@ -1,0 +1,47 @@
+import { useSyncExternalStore } from "react";
+
+/** The dashboard's pages by path; anything else is the catalogue. */
+export type Route =
+  | { page: "catalogue" }
+  | { page: "listing"; listingId: string }
+  | { page: "credentials" }
+  | { page: "playground"; agentId: string | null }
+  | { page: "api-keys" }
+  | { page: "register" }
+  | { page: "my-listings" };
+
+export function routeOf(location: Location): Route {
+  const path = location.pathname;
+  const listing = /^\/listings\/([^/]+)$/.exec(path);
+  if (listing?.[1]) return { page: "listing", listingId: decodeURIComponent(listing[1]) };
+  if (path === "/credentials") return { page: "credentials" };
+  if (path === "/playground") {
+    return { page: "playground", agentId: new URLSearchParams(location.search).get("agent") };
+  }
+  if (path === "/api-keys") return { page: "api-keys" };
+  if (path === "/register") return { page: "register" };
+  if (path === "/my-listings") return { page: "my-listings" };
+  return { page: "catalogue" };
+}
+
+const NAVIGATED = "dashboard:navigated";
+
+export function navigate(href: string) {
+  window.history.pushState(null, "", href);
+  window.dispatchEvent(new Event(NAVIGATED));
+  window.scrollTo(0, 0);
+}
+
+function subscribe(onChange: () => void) {
+  window.addEventListener("popstate", onChange);
+  window.addEventListener(NAVIGATED, onChange);
+  return () => {
+    window.removeEventListener("popstate", onChange);
+    window.removeEventListener(NAVIGATED, onChange);
+  };
+}
+
+/** The current path and query, as a string so React compares it by value. */
+export function useLocationKey(): string {
+  return useSyncExternalStore(subscribe, () => window.location.pathname + window.location.search);
+}

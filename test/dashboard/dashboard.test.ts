@@ -1,0 +1,294 @@
+// The dashboard in a real Chromium against the real stack, with a wallet injected the way a browser
+// extension injects one: connect, sign in, manage an API key, rent a per-task agent and run a task
+// with its output streamed in. axe-core checks every page visited; the main flow runs at phone width
+// too. With UPDATE_SCREENSHOTS=1, the main pages' screenshots are written into docs/screenshots.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { formatEther, type Hex, parseEther } from "viem";
+import type { PrivateKeyAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseApiListingId } from "../../lib/ids/listingId.ts";
+import { newWallet } from "../settlement/settlementFixtures.ts";
+import { expectAccessible } from "../support/accessibility.ts";
+import { behaving } from "../support/behavingAgent.ts";
+import { launchBrowser, screenshotPath } from "../support/browser.ts";
+import { buildDashboard } from "../support/dashboardBuild.ts";
+import { injectWallet } from "../support/injectedWallet.ts";
+import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
+
+const PRICE = parseEther("0.01");
+const dashboardDir = mkdtempSync(join(tmpdir(), "dashboard-"));
+const screenshots = mkdtempSync(join(tmpdir(), "dashboard-screenshots-"));
+const { stack, agent, listing, addRenter } = usePerTaskAgentOnStack({
+  name: "dashboard-summariser",
+  price: PRICE,
+  env: { DASHBOARD_DIR: dashboardDir },
+  startProcesses: () => stack().addWorker(),
+});
+let browser: Browser;
+
+beforeAll(async () => {
+  await buildDashboard(dashboardDir);
+  browser = await launchBrowser();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+});
+
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+/** A page of the dashboard at `path` with a wallet injected: by default a fresh one of 100 ETH. */
+async function openDashboard(
+  viewport: { width: number; height: number },
+  {
+    path = "/",
+    account,
+    onChainId,
+  }: { path?: string; account?: PrivateKeyAccount; onChainId?: number } = {},
+) {
+  const context = await browser.newContext({ viewport });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  const page = await context.newPage();
+  await injectWallet(page, account ?? (await newWallet(stack())), stack().anvil.rpcUrl, {
+    onChainId,
+  });
+  await page.goto(`${stack().api.url}${path}`);
+  return { page, close: () => context.close() };
+}
+
+async function screenshot(page: Page, name: string) {
+  await page.screenshot({ path: screenshotPath(screenshots, name), fullPage: true });
+}
+
+/** Connects the injected wallet and signs in: the page asked for opens. */
+async function connectAndSignIn(page: Page, heading = "Catalogue") {
+  await page.getByRole("heading", { name: "Connect a wallet" }).waitFor();
+  await expectAccessible(page, "the connect prompt");
+  await page.getByRole("main").getByRole("button", { name: "Connect browser wallet" }).click();
+  await page.getByRole("button", { name: "Sign in with wallet" }).click();
+  await page.getByRole("heading", { name: heading }).waitFor();
+}
+
+const balanceOf = (page: Page) => page.getByTestId("balance");
+
+/** From the catalogue: finds the listing, rents 3 tasks' worth, runs a streamed task in the playground. */
+async function rentAndRun(
+  page: Page,
+  name: (page: string) => string | undefined = () => undefined,
+) {
+  await page.getByLabel("Search", { exact: true }).fill("answers as its task says");
+  await page.getByLabel("Rental model").selectOption("per_query");
+  await page.getByLabel("Sort by").selectOption("newest");
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  const card = page.getByRole("link", { name: "Dashboard Summariser" });
+  await card.waitFor();
+  await expectAccessible(page, "the catalogue");
+  if (name("catalogue")) await screenshot(page, name("catalogue") as string);
+  await card.click();
+
+  await page.getByRole("heading", { name: "Dashboard Summariser" }).waitFor();
+  await page.getByLabel(/Deposit \(ETH\)/).fill(formatEther(PRICE * 3n));
+  await expectAccessible(page, "the listing");
+  await page.getByRole("button", { name: "Rent for 0.03 ETH" }).click();
+  await page.getByText("Done: the marketplace has indexed the transaction.").waitFor();
+  await expect.poll(() => balanceOf(page).textContent()).toBe("0.03 ETH");
+  if (name("listing")) await screenshot(page, name("listing") as string);
+
+  await page.getByRole("link", { name: "Run a task in the playground" }).click();
+  await page.getByRole("heading", { name: "Playground" }).waitFor();
+  await expect.poll(() => balanceOf(page).textContent()).toBe("0.03 ETH");
+  await page.getByRole("textbox", { name: "Task" }).fill(
+    behaving({
+      deltas: ["Reading the contract… ", "no reentrancy found."],
+      deltaGapMs: 1_000,
+      output: { summary: "safe" },
+    }),
+  );
+  await page.getByRole("button", { name: "Run task" }).click();
+  // The first delta shows while the run is still going: the output is streamed, not waited for.
+  await page.getByTestId("run-output").getByText("Reading the contract…").waitFor();
+  expect(await page.getByRole("button", { name: "Running…" }).isVisible()).toBe(true);
+  const result = page.getByRole("definition").filter({ hasText: "ETH" });
+  await page.getByTestId("run-output").getByText("no reentrancy found.").waitFor();
+  await page.getByRole("term").filter({ hasText: "Cost" }).waitFor();
+  expect(await result.first().textContent()).toBe("0.01 ETH");
+  expect(await page.getByText(/^\d+\.\d\d s$/).count()).toBe(1);
+  // The run is debited on-chain after it ends; the balance shown follows.
+  await expect.poll(() => balanceOf(page).textContent(), { timeout: 30_000 }).toBe("0.02 ETH");
+  await page.getByText('"name": "execute_agent"').waitFor();
+  await expectAccessible(page, "the playground");
+  if (name("playground")) await screenshot(page, name("playground") as string);
+}
+
+describe("the dashboard with an injected wallet", () => {
+  it("creates an API key that works with a plain fetch until it is revoked", async () => {
+    const { page, close } = await openDashboard(DESKTOP);
+    await connectAndSignIn(page);
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    await expectAccessible(page, "the API keys page");
+
+    await page.getByLabel("Label").fill("billing server");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const shown = page.getByTestId("created-key");
+    await shown.waitFor();
+    await expect.poll(() => page.getByText("it will not be shown again").count()).toBe(1);
+    const key = (await shown.textContent()) as string;
+    expect(key).toMatch(/^intl_test_/);
+    await page.getByRole("button", { name: "Copy the key billing server" }).click();
+    expect(await page.evaluate("navigator.clipboard.readText()")).toBe(key);
+    await page.getByRole("cell", { name: "billing server", exact: true }).waitFor();
+    await expectAccessible(page, "the API keys page with a new key");
+    await screenshot(page, "api-keys.png");
+
+    const withKey = () =>
+      fetch(`${stack().api.url}/v1/credentials`, { headers: { authorization: `Bearer ${key}` } });
+    expect((await withKey()).status).toBe(200);
+
+    await page.getByRole("button", { name: "Revoke billing server" }).click();
+    await page.getByRole("button", { name: "Yes, revoke" }).click();
+    await page.getByText(/^Revoked /).waitFor();
+    // The session's JWT lives in memory only.
+    const stored = await page.evaluate("JSON.stringify([localStorage, sessionStorage])");
+    expect(stored).not.toMatch(/eyJ[\w-]+\.eyJ/);
+    const refused = await withKey();
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
+      "invalid_api_key",
+    );
+    await close();
+  }, 120_000);
+
+  it("rents a per-task agent, runs a streamed task, and shows the balance fall by the price", async () => {
+    const { page, close } = await openDashboard(DESKTOP);
+    await connectAndSignIn(page);
+    await rentAndRun(page, (name) => `${name}.png`);
+
+    await page.getByRole("link", { name: "My credentials" }).click();
+    await page.getByRole("heading", { name: "My credentials" }).waitFor();
+    await page.getByRole("link", { name: "Dashboard Summariser" }).waitFor();
+    await expect.poll(() => balanceOf(page).textContent()).toBe("0.02 ETH");
+    await expectAccessible(page, "my credentials");
+    await screenshot(page, "credentials.png");
+    await close();
+  }, 180_000);
+
+  it("answers a run past the balance with insufficient_balance and offers a top-up", async () => {
+    const renter = await addRenter(PRICE);
+    const { page, close } = await openDashboard(DESKTOP, {
+      path: `/playground?agent=${listing().agentId}`,
+      account: renter.account,
+    });
+    await connectAndSignIn(page, "Playground");
+    await page.getByRole("textbox", { name: "Task" }).fill(behaving());
+    await page.getByRole("button", { name: "Run task" }).click();
+    await expect.poll(() => balanceOf(page).textContent(), { timeout: 30_000 }).toBe("0 ETH");
+
+    await page.getByRole("button", { name: "Run task" }).click();
+    await page.getByText("Your per-task balance cannot cover a run: top it up.").waitFor();
+    await expectAccessible(page, "the playground with an error");
+    await page.getByLabel("Top up (ETH)").fill("0.05");
+    await page.getByRole("button", { name: "Top up", exact: true }).click();
+    await page.getByText("Done: the marketplace has indexed the transaction.").waitFor();
+    await expect.poll(() => balanceOf(page).textContent()).toBe("0.05 ETH");
+    await close();
+  }, 120_000);
+
+  it("registers an agent, lists it on-chain, and manages it in My listings as it sells", async () => {
+    const { page, close } = await openDashboard(DESKTOP, { path: "/register" });
+    await connectAndSignIn(page, "Register an agent");
+    await page.getByLabel("Name").fill("Listed From The Dashboard");
+    await page
+      .getByLabel("Description")
+      .fill("Answers as its task says, listed from the dashboard");
+    await page.getByLabel("Entrypoint URL (connected agent)").fill(agent().url("/agents/listed"));
+    await page.getByLabel("Output schema (JSON Schema)").fill("{not json");
+    await page.getByRole("button", { name: "Register" }).click();
+    await page.getByText("This is not valid JSON.").waitFor();
+
+    await page.getByLabel("Output schema (JSON Schema)").fill('{"type": "object"}');
+    await page.getByRole("button", { name: "Register" }).click();
+    const name = page.getByLabel("Name");
+    await page.getByText(/^name: must be lowercase letters/).waitFor();
+    expect(await name.getAttribute("aria-invalid")).toBe("true");
+    await expectAccessible(page, "the registration with violations");
+    await screenshot(page, "register.png");
+
+    await name.fill("listed-from-the-dashboard");
+    await page.getByRole("button", { name: "Register" }).click();
+    await page.getByRole("heading", { name: "Registered: now list it" }).waitFor();
+    await page.getByLabel("Rental model").selectOption("one_time");
+    await page.getByRole("button", { name: "List on-chain" }).click();
+    await page.getByText("Done: the marketplace has indexed the transaction.").waitFor();
+    await expectAccessible(page, "the registration once listed");
+    const href =
+      (await page.getByRole("link", { name: "Open the listing" }).getAttribute("href")) ?? "";
+    const onChainId = parseApiListingId(href.replace("/listings/", "")) as Hex;
+
+    await page.getByRole("link", { name: "My listings" }).click();
+    await page.getByRole("link", { name: "Listed From The Dashboard" }).waitFor();
+    const fact = (testId: string) => page.getByTestId(testId).textContent();
+    await expect.poll(() => fact("purchases")).toBe("0");
+    await expect.poll(() => fact("escrow")).toBe("0 ETH");
+
+    // A renter buys it elsewhere: the page follows without a reload.
+    const buyer = await newWallet(stack());
+    await stack().marketplace.mined(
+      stack().marketplace.as(buyer).write.purchaseOneTime([onChainId], { value: PRICE }),
+    );
+    await expect.poll(() => fact("purchases"), { timeout: 15_000 }).toBe("1");
+    await expect.poll(() => fact("escrow")).not.toBe("0 ETH");
+    await expectAccessible(page, "my listings");
+    await screenshot(page, "my-listings.png");
+
+    await page.getByRole("button", { name: "Close" }).click();
+    await page
+      .getByText("The listing's escrow still holds earnings: withdraw them before closing it.")
+      .waitFor();
+    await page.getByRole("button", { name: /^Withdraw / }).click();
+    await expect.poll(() => fact("escrow"), { timeout: 15_000 }).toBe("0 ETH");
+    await page.getByRole("button", { name: "Pause" }).click();
+    await expect.poll(() => fact("listing-status"), { timeout: 15_000 }).toBe("paused");
+    await page.getByRole("button", { name: "Resume" }).click();
+    await expect.poll(() => fact("listing-status"), { timeout: 15_000 }).toBe("active");
+    await page.getByRole("button", { name: "Close" }).click();
+    await expect.poll(() => fact("listing-status"), { timeout: 15_000 }).toBe("closed");
+    await close();
+  }, 180_000);
+
+  it("asks a wallet on another chain to switch before signing in", async () => {
+    const { page, close } = await openDashboard(DESKTOP, { onChainId: 1 });
+    await page.getByRole("main").getByRole("button", { name: "Connect browser wallet" }).click();
+    await page.getByRole("heading", { name: "Wrong network" }).waitFor();
+    await page.getByText("Your wallet is on chain 1; the marketplace is on chain 31337.").waitFor();
+    await expectAccessible(page, "the wrong-network prompt");
+    await page.getByRole("button", { name: "Switch to chain 31337" }).click();
+    await page.getByRole("button", { name: "Sign in with wallet" }).waitFor();
+    await close();
+  }, 60_000);
+
+  it("offers anvil's public dev account on the local chain, signing through anvil", async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    await page.goto(`${stack().api.url}/api-keys`);
+    await page
+      .getByRole("main")
+      .getByRole("button", { name: "Use anvil dev account (public key, local chain only)" })
+      .click();
+    await page.getByRole("button", { name: "Sign in with wallet" }).click();
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    await context.close();
+  }, 60_000);
+
+  it("works at phone width", async () => {
+    const { page, close } = await openDashboard(PHONE);
+    await connectAndSignIn(page);
+    await rentAndRun(page, (name) => (name === "playground" ? "playground-phone.png" : undefined));
+    const width = await page.evaluate("document.documentElement.scrollWidth");
+    expect(width, "no horizontal scrolling").toBeLessThanOrEqual(PHONE.width);
+    await close();
+  }, 180_000);
+});
