@@ -1,5 +1,6 @@
-import { formatEther } from "viem";
+import { type Address, formatEther } from "viem";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
+import { purchaseCalls } from "./purchaseCalls.ts";
 import type { ListingRow } from "./searchListings.ts";
 
 const SUMMARY_DESCRIPTION_LENGTH = 280;
@@ -31,14 +32,18 @@ export function listingSummary(row: ListingRow, { shorten = true } = {}) {
   };
 }
 
-/** GET /v1/listings/:id: the summary fields, the whole description, and four more. */
-export function listingDetail(row: ListingRow) {
+/**
+ * GET /v1/listings/:id: the summary fields, the whole description, four more, and what a wallet
+ * calls on `marketplace` to rent it.
+ */
+export function listingDetail(row: ListingRow, marketplace: { chainId: number; address: Address }) {
   return {
     ...listingSummary(row, { shorten: false }),
     published_at: isoFromSeconds(row.publishedAt),
     status: row.status,
     on_chain_id: row.onChainId,
     metadata_uri: row.metadataUri,
+    purchase: purchaseCalls(row, marketplace),
   };
 }
 

@@ -51,12 +51,47 @@ export const listingSummary = z
   })
   .meta({ id: "ListingSummary" });
 
+const weiString = z.string().regex(/^\d+$/).describe("An amount in wei, as a decimal string");
+
+const purchaseCall = z
+  .object({
+    function_name: z.enum([
+      "purchaseOneTime",
+      "purchaseSubscription",
+      "renewSubscription",
+      "purchasePerQuery",
+      "topUpBalance",
+    ]),
+    args: z
+      .array(z.string())
+      .describe(
+        "The call's arguments in order: the on-chain listing id, then integers as decimals",
+      ),
+    value: weiString.describe("The ETH to send with the call, in wei, as a decimal string"),
+    duration_seconds: z.int().optional().describe("Subscriptions: the length bought"),
+    runs: z.int().optional().describe("Per-task: the runs the deposit pays for at today's price"),
+  })
+  .meta({ id: "PurchaseCall" });
+
 export const listing = listingSummary
   .extend({
     published_at: isoTime,
     status: z.enum(LISTING_STATUSES),
     on_chain_id: onChainId,
     metadata_uri: z.string(),
+    purchase: z
+      .object({
+        chain_id: z.int(),
+        contract_address: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+        rental_model: z.enum(RENTAL_MODELS),
+        options: z.array(purchaseCall).describe("Calls that buy a credential, at today's price"),
+        extend_options: z
+          .array(purchaseCall)
+          .describe(
+            "Calls that renew a subscription or top up a per-task balance; none for One-Time",
+          ),
+      })
+      .describe("What a wallet calls on the marketplace contract to rent this listing"),
   })
   .meta({ id: "Listing" });
 

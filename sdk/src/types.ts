@@ -26,11 +26,39 @@ export type ListingSummary = {
   sample_output: string[];
 };
 
+/** One contract call a wallet sends as it is: integers as decimal strings, `value` in wei. */
+export type PurchaseCall = {
+  function_name:
+    | "purchaseOneTime"
+    | "purchaseSubscription"
+    | "renewSubscription"
+    | "purchasePerQuery"
+    | "topUpBalance";
+  /** In the function's order: the on-chain listing id, then integers as decimal strings. */
+  args: string[];
+  /** The ETH to send with the call, in wei, as a decimal string. */
+  value: string;
+  /** Subscriptions: the length bought, in seconds. */
+  duration_seconds?: number;
+  /** Per-task: the runs the deposit pays for at today's price. */
+  runs?: number;
+};
+
 export type Listing = ListingSummary & {
   published_at: string;
   status: ListingStatus;
   on_chain_id: string;
   metadata_uri: string;
+  /** What a wallet calls on the marketplace contract to rent this listing. */
+  purchase: {
+    chain_id: number;
+    contract_address: string;
+    rental_model: RentalModel;
+    /** Calls that buy a credential, at today's price. */
+    options: PurchaseCall[];
+    /** Calls that renew a subscription or top up a per-task balance; none for One-Time. */
+    extend_options: PurchaseCall[];
+  };
 };
 
 export type SearchParams = {
