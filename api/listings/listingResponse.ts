@@ -33,8 +33,8 @@ export function listingSummary(row: ListingRow, { shorten = true } = {}) {
 }
 
 /**
- * GET /v1/listings/:id: the summary fields, the whole description, four more, and what a wallet
- * calls on `marketplace` to rent it.
+ * GET /v1/listings/:id: the summary fields, the whole description, four more, whether the chain
+ * names the version shown, and what a wallet calls on `marketplace` to rent it.
  */
 export function listingDetail(row: ListingRow, marketplace: { chainId: number; address: Address }) {
   return {
@@ -42,8 +42,21 @@ export function listingDetail(row: ListingRow, marketplace: { chainId: number; a
     published_at: isoFromSeconds(row.publishedAt),
     status: row.status,
     on_chain_id: row.onChainId,
-    metadata_uri: row.metadataUri,
+    metadata_uri: row.shownMetadataUri,
+    ...manifestStatus(row),
     purchase: purchaseCalls(row, marketplace),
+  };
+}
+
+/**
+ * Whether the chain names the version shown: an `updateListing` to a URI no registered version of
+ * the agent has leaves the last version shown, flagged `unrecognized` with the URI the chain names.
+ */
+function manifestStatus(row: ListingRow) {
+  const current = row.metadataUri === row.shownMetadataUri;
+  return {
+    manifest_status: current ? ("current" as const) : ("unrecognized" as const),
+    unrecognized_metadata_uri: current ? null : row.metadataUri,
   };
 }
 

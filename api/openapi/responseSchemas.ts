@@ -78,7 +78,16 @@ export const listing = listingSummary
     published_at: isoTime,
     status: z.enum(LISTING_STATUSES),
     on_chain_id: onChainId,
-    metadata_uri: z.string(),
+    metadata_uri: z.string().describe("The public manifest of the version shown (GET /ipfs/{cid})"),
+    manifest_status: z
+      .enum(["current", "unrecognized"])
+      .describe(
+        "`unrecognized`: the listing's on-chain metadata_uri names no registered version of the agent; the last version named is shown",
+      ),
+    unrecognized_metadata_uri: z
+      .string()
+      .nullable()
+      .describe("The on-chain metadata_uri when it names no registered version; null otherwise"),
     purchase: z
       .object({
         chain_id: z.int(),
@@ -180,7 +189,22 @@ export const job = z
         listing_id: apiListingId,
         create_listing: z
           .object({ seed: onChainId, metadata_uri: z.string(), on_chain_listing_id: onChainId })
-          .describe("The arguments of the creator's createListing call"),
+          .optional()
+          .describe("A registration: the arguments of the creator's createListing call"),
+        update_listing: z
+          .object({
+            on_chain_listing_id: onChainId,
+            price: z
+              .string()
+              .regex(/^\d+$/)
+              .nullable()
+              .describe(
+                "The listing's price now, in wei as a decimal string (the creator may send another); null before the listing is indexed",
+              ),
+            metadata_uri: z.string(),
+          })
+          .optional()
+          .describe("A new version: the arguments of the creator's updateListing call"),
         webhook_secret: z.string().optional().describe("Connected agents: signs webhook calls"),
       })
       .optional(),

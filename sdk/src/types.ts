@@ -48,7 +48,12 @@ export type Listing = ListingSummary & {
   published_at: string;
   status: ListingStatus;
   on_chain_id: string;
+  /** The public manifest of the version shown. */
   metadata_uri: string;
+  /** `unrecognized`: the on-chain metadata_uri names no registered version; the last one is shown. */
+  manifest_status: "current" | "unrecognized";
+  /** The on-chain metadata_uri when it names no registered version; null otherwise. */
+  unrecognized_metadata_uri: string | null;
   /** What a wallet calls on the marketplace contract to rent this listing. */
   purchase: {
     chain_id: number;
@@ -169,8 +174,17 @@ export type Job =
       result: {
         agent_id: string;
         listing_id: string;
-        /** The arguments of the creator's `createListing` call. */
-        create_listing: { seed: string; metadata_uri: string; on_chain_listing_id: string };
+        /** A registration: the arguments of the creator's `createListing` call. */
+        create_listing?: { seed: string; metadata_uri: string; on_chain_listing_id: string };
+        /**
+         * A new version: the arguments of the creator's `updateListing` call; `price` is the
+         * listing's price now in wei (null before the listing is indexed), which the creator may change.
+         */
+        update_listing?: {
+          on_chain_listing_id: string;
+          price: string | null;
+          metadata_uri: string;
+        };
         /** Connected agents: the secret their webhook calls are signed with. */
         webhook_secret?: string;
       };

@@ -1,15 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
+import { agentVersionId } from "../../lib/agents/agentVersionId.ts";
 import { saveAgent } from "../../lib/agents/saveAgent.ts";
 import { newWebhookSecret } from "../../lib/agents/webhookSecret.ts";
 import { openRecord, sealRecord } from "../../lib/crypto/sealedRecord.ts";
-import { agentSecrets, jobs, manifests } from "../../lib/db/appSchema.ts";
+import { agentSecrets, agentVersions, jobs, manifests } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
 import type { JobError } from "../../lib/jobs/jobError.ts";
 import type { ManifestViolation } from "../../lib/manifest/validateManifest.ts";
 import { buildRegistration, type ManifestValidator } from "./buildRegistration.ts";
+import { processVersion } from "./processVersion.ts";
 
 export type RegistrationOutcome = "completed" | "failed" | "already_done";
 
@@ -40,6 +42,9 @@ export async function processRegistration(
     { sealed: job.request, sealingKeyId: job.sealingKeyId },
     job.id,
   );
+  if (job.kind === "version") {
+    return processVersion({ db, sealingKey, validateManifest }, job, request);
+  }
   const seed: Hex = `0x${randomBytes(32).toString("hex")}`;
   const built = await buildRegistration(request, job.wallet as Address, seed, validateManifest);
 
@@ -70,6 +75,13 @@ export async function processRegistration(
       creator: job.wallet as Address,
       publicManifest: registration.publicManifest,
       metadataUri,
+    });
+    // The first version: its private part is the listing's row in agent_secrets.
+    await tx.insert(agentVersions).values({
+      id: agentVersionId(onChainListingId, metadataUri),
+      onChainListingId: onChainListingId.toLowerCase(),
+      metadataUri,
+      publicManifest: registration.publicManifest,
     });
     const secret = registration.secret.entrypoint_url
       ? { ...registration.secret, webhook_secret: newWebhookSecret() }
@@ -110,7 +122,7 @@ export async function failJob(db: Database, jobId: string, error: JobError): Pro
  * The sealed request as JSON; one that does not open never will with this worker's key. The message
  * names the key it was sealed under and the key this worker holds.
  */
-function openRequest(
+export function openRequest(
   sealingKey: Uint8Array,
   request: { sealed: Buffer; sealingKeyId: string | null },
   jobId: string,
@@ -131,7 +143,7 @@ function openRequest(
  * A settled job drops its sealed request; it was delivered, so it counts as published even if the
  * publisher's own mark lost the race to this worker's lock.
  */
-function settled() {
+export function settled() {
   return {
     request: null,
     sealingKeyId: null,
@@ -140,7 +152,7 @@ function settled() {
   };
 }
 
-function rejection(violations: ManifestViolation[]): JobError {
+export function rejection(violations: ManifestViolation[]): JobError {
   return {
     code: "manifest_rejected",
     message: `The manifest was rejected: ${violations.map((v) => `${v.field} (${v.rule})`).join(", ")}`,
