@@ -42,21 +42,21 @@ export function listingDetail(row: ListingRow, marketplace: { chainId: number; a
     published_at: isoFromSeconds(row.publishedAt),
     status: row.status,
     on_chain_id: row.onChainId,
-    metadata_uri: row.shownMetadataUri,
+    metadata_uri: row.metadataUri,
     ...manifestStatus(row),
     purchase: purchaseCalls(row, marketplace),
   };
 }
 
 /**
- * Whether the chain names the version shown: an `updateListing` to a URI no registered version of
- * the agent has leaves the last version shown, flagged `unrecognized` with the URI the chain names.
+ * Whether the on-chain `metadata_uri` names the version shown: an `updateListing` to a URI no
+ * registered version of the agent has leaves the last version shown, flagged `unrecognized`.
  */
 function manifestStatus(row: ListingRow) {
   const current = row.metadataUri === row.shownMetadataUri;
   return {
     manifest_status: current ? ("current" as const) : ("unrecognized" as const),
-    unrecognized_metadata_uri: current ? null : row.metadataUri,
+    shown_metadata_uri: row.shownMetadataUri,
   };
 }
 

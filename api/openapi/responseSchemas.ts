@@ -78,16 +78,17 @@ export const listing = listingSummary
     published_at: isoTime,
     status: z.enum(LISTING_STATUSES),
     on_chain_id: onChainId,
-    metadata_uri: z.string().describe("The public manifest of the version shown (GET /ipfs/{cid})"),
+    metadata_uri: z.string().describe("The listing's on-chain metadata_uri"),
     manifest_status: z
       .enum(["current", "unrecognized"])
       .describe(
-        "`unrecognized`: the listing's on-chain metadata_uri names no registered version of the agent; the last version named is shown",
+        "`unrecognized`: the on-chain metadata_uri names no registered version of the agent; the last version it named is shown",
       ),
-    unrecognized_metadata_uri: z
+    shown_metadata_uri: z
       .string()
-      .nullable()
-      .describe("The on-chain metadata_uri when it names no registered version; null otherwise"),
+      .describe(
+        "The version whose title, description, category and sample output are shown (its manifest at GET /ipfs/{cid}); metadata_uri when current",
+      ),
     purchase: z
       .object({
         chain_id: z.int(),

@@ -48,12 +48,12 @@ export type Listing = ListingSummary & {
   published_at: string;
   status: ListingStatus;
   on_chain_id: string;
-  /** The public manifest of the version shown. */
+  /** The listing's on-chain metadata_uri. */
   metadata_uri: string;
   /** `unrecognized`: the on-chain metadata_uri names no registered version; the last one is shown. */
   manifest_status: "current" | "unrecognized";
-  /** The on-chain metadata_uri when it names no registered version; null otherwise. */
-  unrecognized_metadata_uri: string | null;
+  /** The version whose fields are shown; `metadata_uri` when current. */
+  shown_metadata_uri: string;
   /** What a wallet calls on the marketplace contract to rent this listing. */
   purchase: {
     chain_id: number;

@@ -149,7 +149,7 @@ describe("a new version of an agent", () => {
       sample_output: SECOND.sample_output,
       metadata_uri: secondUri,
       manifest_status: "current",
-      unrecognized_metadata_uri: null,
+      shown_metadata_uri: secondUri,
     });
     expect(Date.parse(detail.last_updated)).toBeGreaterThan(Date.parse(before.last_updated));
     expect(await promptOfARun()).toContain("You are the second version.");
@@ -174,8 +174,8 @@ describe("a new version of an agent", () => {
     }).then((detail) =>
       expect(detail).toMatchObject({
         title: SECOND.title,
-        unrecognized_metadata_uri: stranger,
-        metadata_uri: expect.not.stringMatching(stranger),
+        metadata_uri: stranger,
+        shown_metadata_uri: expect.not.stringMatching(stranger),
       }),
     );
     expect(await searchTitles("squalls")).toEqual([SECOND.title]);
