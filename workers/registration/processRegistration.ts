@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import { agentVersionId } from "../../lib/agents/agentVersionId.ts";
 import { saveAgent } from "../../lib/agents/saveAgent.ts";
@@ -9,11 +9,9 @@ import { agentSecrets, agentVersions, jobs, manifests } from "../../lib/db/appSc
 import type { Database } from "../../lib/db/projections.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
 import type { JobError } from "../../lib/jobs/jobError.ts";
-import type { ManifestViolation } from "../../lib/manifest/validateManifest.ts";
 import { buildRegistration, type ManifestValidator } from "./buildRegistration.ts";
+import { type RegistrationOutcome, rejection, settled } from "./jobOutcome.ts";
 import { processVersion } from "./processVersion.ts";
-
-export type RegistrationOutcome = "completed" | "failed" | "already_done";
 
 /** A failure no retry can fix: the job fails at once instead of being delivered again. */
 export class PermanentJobFailure extends Error {}
@@ -137,25 +135,4 @@ export function openRequest(
     });
   }
   return JSON.parse(text) as Record<string, unknown>;
-}
-
-/**
- * A settled job drops its sealed request; it was delivered, so it counts as published even if the
- * publisher's own mark lost the race to this worker's lock.
- */
-export function settled() {
-  return {
-    request: null,
-    sealingKeyId: null,
-    publishedAt: sql`coalesce(${jobs.publishedAt}, now())`,
-    updatedAt: new Date(),
-  };
-}
-
-export function rejection(violations: ManifestViolation[]): JobError {
-  return {
-    code: "manifest_rejected",
-    message: `The manifest was rejected: ${violations.map((v) => `${v.field} (${v.rule})`).join(", ")}`,
-    violations,
-  };
 }

@@ -9,7 +9,7 @@ import { type Database, projections } from "../../lib/db/projections.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
 import type { ManifestViolation } from "../../lib/manifest/validateManifest.ts";
 import { buildManifestVersion, type ManifestValidator } from "./buildRegistration.ts";
-import { type RegistrationOutcome, rejection, settled } from "./processRegistration.ts";
+import { type RegistrationOutcome, rejection, settled } from "./jobOutcome.ts";
 
 /** A version job's sealed request: the agent it is for and the new manifest. */
 type VersionRequest = { agent_id?: unknown; manifest?: unknown };
