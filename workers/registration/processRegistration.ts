@@ -23,6 +23,7 @@ export class PermanentJobFailure extends Error {}
  * manifest is validated first, with `validateManifest` (compiling its schemas may take a while),
  * holding no lock and no connection; the outcome is then written in one transaction with the job row
  * locked and still queued, so a redelivered or concurrent delivery can never register an agent twice.
+ * A job for a new version of an agent is settled by `processVersion`.
  */
 export async function processRegistration(
   {
@@ -120,7 +121,7 @@ export async function failJob(db: Database, jobId: string, error: JobError): Pro
  * The sealed request as JSON; one that does not open never will with this worker's key. The message
  * names the key it was sealed under and the key this worker holds.
  */
-export function openRequest(
+function openRequest(
   sealingKey: Uint8Array,
   request: { sealed: Buffer; sealingKeyId: string | null },
   jobId: string,
