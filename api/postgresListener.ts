@@ -17,7 +17,7 @@ export type PostgresListener = ReturnType<typeof createPostgresListener>;
  */
 export function createPostgresListener({ databaseUrl, log }: { databaseUrl: string; log: Logger }) {
   const id = randomBytes(8).toString("hex");
-  const handlers = new Map<string, (payload: string) => void>();
+  const handlers = new Map<string, ((payload: string) => void)[]>();
   const listeningCallbacks: (() => void)[] = [];
   const lostCallbacks: (() => void)[] = [];
   const waitingToListen: (() => void)[] = [];
@@ -32,7 +32,9 @@ export function createPostgresListener({ databaseUrl, log }: { databaseUrl: stri
     onnotice: () => {},
     connection: { application_name: `${LISTENER_APPLICATION} ${id}` },
     // postgres.js's own `listen` is built on this option, but says nothing of a lost connection.
-    onnotify: (channel: string, payload: string) => handlers.get(channel)?.(payload),
+    onnotify: (channel: string, payload: string) => {
+      for (const handler of handlers.get(channel) ?? []) handler(payload);
+    },
     onclose: () => {
       if (listening) {
         listening = false;
@@ -69,12 +71,12 @@ export function createPostgresListener({ databaseUrl, log }: { databaseUrl: stri
   return {
     /** Also in the connection's `application_name`, so that others can see it listens. */
     id,
-    /** Calls `handler` with the payload of each notice on `channel` (a plain lowercase name). */
+    /** Calls `handler` (after those named before) with the payload of each notice on `channel` (a plain lowercase name). */
     on(channel: string, handler: (payload: string) => void) {
       if (!/^[a-z_][a-z0-9_]*$/.test(channel))
         throw new Error(`not a plain channel name: ${channel}`);
       if (running) throw new Error("channels are named before the listener starts");
-      handlers.set(channel, handler);
+      handlers.set(channel, [...(handlers.get(channel) ?? []), handler]);
     },
     /** Whether every channel is listened on: a notice sent now will be heard. */
     isListening: () => listening,

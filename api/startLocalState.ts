@@ -3,6 +3,7 @@ import type { Logger } from "../lib/log.ts";
 import { createApiKeyCache } from "./auth/apiKeyCache.ts";
 import { createRevocationReceipts } from "./auth/revocationReceipts.ts";
 import { createCatalogueCache } from "./listings/catalogueCache.ts";
+import { followListedVersions } from "./listings/followListedVersions.ts";
 import { createPostgresListener } from "./postgresListener.ts";
 import { createLeasedBudgets } from "./rateLimit/leasedBudgets.ts";
 
@@ -25,6 +26,7 @@ export function startLocalState({
   const apiKeys = createApiKeyCache({ db, listener, onRevoked: revocations.confirm });
   const budgets = createLeasedBudgets({ db, listener, log });
   const catalogue = createCatalogueCache({ listener, viewsSchema: projectionsSchema() });
+  followListedVersions({ db, listener, viewsSchema: projectionsSchema(), log });
   listener.start();
   return {
     apiKeys,

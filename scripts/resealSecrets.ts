@@ -6,6 +6,7 @@ import { sealingKeyId } from "../lib/crypto/sealingKeyId.ts";
 const SEALED_COLUMNS = [
   { table: "jobs", key: "id", sealed: "request" },
   { table: "agent_secrets", key: "on_chain_listing_id", sealed: "sealed" },
+  { table: "agent_versions", key: "id", sealed: "sealed" },
 ] as const;
 
 export type ResealReport = {

@@ -1,5 +1,6 @@
-import { formatEther } from "viem";
+import { type Address, formatEther } from "viem";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
+import { purchaseCalls } from "./purchaseCalls.ts";
 import type { ListingRow } from "./searchListings.ts";
 
 const SUMMARY_DESCRIPTION_LENGTH = 280;
@@ -42,14 +43,31 @@ export function listingSummary(row: ListingRow, { shorten = true } = {}) {
   };
 }
 
-/** GET /v1/listings/:id: the summary fields, the whole description, and four more. */
-export function listingDetail(row: ListingRow) {
+/**
+ * GET /v1/listings/:id: the summary fields, the whole description, four more, whether the chain
+ * names the version shown, and what a wallet calls on `marketplace` to rent it.
+ */
+export function listingDetail(row: ListingRow, marketplace: { chainId: number; address: Address }) {
   return {
     ...listingSummary(row, { shorten: false }),
     published_at: isoFromSeconds(row.publishedAt),
     status: row.status,
     on_chain_id: row.onChainId,
     metadata_uri: row.metadataUri,
+    ...manifestStatus(row),
+    purchase: purchaseCalls(row, marketplace),
+  };
+}
+
+/**
+ * Whether the on-chain `metadata_uri` names the version shown: an `updateListing` to a URI no
+ * registered version of the agent has leaves the last version shown, flagged `unrecognized`.
+ */
+function manifestStatus(row: ListingRow) {
+  const current = row.metadataUri === row.shownMetadataUri;
+  return {
+    manifest_status: current ? ("current" as const) : ("unrecognized" as const),
+    shown_metadata_uri: row.shownMetadataUri,
   };
 }
 

@@ -25,7 +25,10 @@ export type ListingRow = {
   rentalModel: RentalModel;
   price: bigint;
   status: ListingStatus;
+  /** The listing's on-chain `metadata_uri`. */
   metadataUri: string;
+  /** The `metadata_uri` of the agent's version the catalogue shows: the last the chain named. */
+  shownMetadataUri: string;
   publishedAt: bigint;
   updatedAt: bigint;
   runCount: number;
@@ -57,6 +60,7 @@ const selectedColumns = sql`
   ${listing.runCount} as run_count, ${listing.failedRunCount} as failed_run_count,
   ${agents.title} as title, ${agents.description} as description, ${agents.category} as category,
   ${agents.sampleOutput} as sample_output, ${agents.creatorDisplayName} as creator_display_name,
+  ${agents.metadataUri} as shown_metadata_uri,
   ${RATING} as rating, ${REVIEW_COUNT} as review_count`;
 
 const published = sql`${listing} join ${agents} on ${agents.onChainListingId} = ${listing.id}
@@ -163,6 +167,7 @@ function toListingFacts(row: Record<string, unknown>): ListingFacts {
     price: BigInt(row.price as string),
     status: row.status as ListingRow["status"],
     metadataUri: row.metadata_uri as string,
+    shownMetadataUri: row.shown_metadata_uri as string,
     publishedAt: BigInt(row.published_at as string),
     updatedAt: BigInt(row.updated_at as string),
     runCount: Number(row.run_count),

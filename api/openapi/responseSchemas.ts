@@ -55,12 +55,57 @@ export const listingSummary = z
   })
   .meta({ id: "ListingSummary" });
 
+const weiString = z.string().regex(/^\d+$/).describe("An amount in wei, as a decimal string");
+
+const purchaseCall = z
+  .object({
+    function_name: z.enum([
+      "purchaseOneTime",
+      "purchaseSubscription",
+      "renewSubscription",
+      "purchasePerQuery",
+      "topUpBalance",
+    ]),
+    args: z
+      .array(z.string())
+      .describe(
+        "The call's arguments in order: the on-chain listing id, then integers as decimals",
+      ),
+    value: weiString.describe("The ETH to send with the call, in wei, as a decimal string"),
+    duration_seconds: z.int().optional().describe("Subscriptions: the length bought"),
+    runs: z.int().optional().describe("Per-task: the runs the deposit pays for at today's price"),
+  })
+  .meta({ id: "PurchaseCall" });
+
 export const listing = listingSummary
   .extend({
     published_at: isoTime,
     status: z.enum(LISTING_STATUSES),
     on_chain_id: onChainId,
-    metadata_uri: z.string(),
+    metadata_uri: z.string().describe("The listing's on-chain metadata_uri"),
+    manifest_status: z
+      .enum(["current", "unrecognized"])
+      .describe(
+        "`unrecognized`: the on-chain metadata_uri names no registered version of the agent; the last version it named is shown",
+      ),
+    shown_metadata_uri: z
+      .string()
+      .describe(
+        "The version whose title, description, category and sample output are shown (its manifest at GET /ipfs/{cid}); metadata_uri when current",
+      ),
+    purchase: z
+      .object({
+        chain_id: z.int(),
+        contract_address: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+        rental_model: z.enum(RENTAL_MODELS),
+        options: z.array(purchaseCall).describe("Calls that buy a credential, at today's price"),
+        extend_options: z
+          .array(purchaseCall)
+          .describe(
+            "Calls that renew a subscription or top up a per-task balance; none for One-Time",
+          ),
+      })
+      .describe("What a wallet calls on the marketplace contract to rent this listing"),
   })
   .meta({ id: "Listing" });
 
@@ -174,7 +219,22 @@ export const job = z
         listing_id: apiListingId,
         create_listing: z
           .object({ seed: onChainId, metadata_uri: z.string(), on_chain_listing_id: onChainId })
-          .describe("The arguments of the creator's createListing call"),
+          .optional()
+          .describe("A registration: the arguments of the creator's createListing call"),
+        update_listing: z
+          .object({
+            on_chain_listing_id: onChainId,
+            price: z
+              .string()
+              .regex(/^\d+$/)
+              .nullable()
+              .describe(
+                "The listing's price now, in wei as a decimal string (the creator may send another); null before the listing is indexed",
+              ),
+            metadata_uri: z.string(),
+          })
+          .optional()
+          .describe("A new version: the arguments of the creator's updateListing call"),
         webhook_secret: z.string().optional().describe("Connected agents: signs webhook calls"),
       })
       .optional(),

@@ -1,4 +1,7 @@
+import { eq } from "drizzle-orm";
 import { Hono } from "hono";
+import { agents } from "../../lib/db/appSchema.ts";
+import { parseApiListingId } from "../../lib/ids/listingId.ts";
 import { submitRegistration } from "../../lib/jobs/submitRegistration.ts";
 import { type AppEnv, callerWallet } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -7,6 +10,8 @@ import { MAX_BODY_BYTES } from "../limits.ts";
 import { readJsonObject } from "../readJsonObject.ts";
 
 export const agentRoutes = new Hono<AppEnv>();
+
+const REUSED_KEY = "This Idempotency-Key was already used with another body";
 
 /** Registers an agent: answers at once with a queued job; validation happens in the background. */
 agentRoutes.post("/", async (c) => {
@@ -19,10 +24,45 @@ agentRoutes.post("/", async (c) => {
     { wallet: callerWallet(c), body, idempotencyKey },
   );
   if (submission.outcome === "idempotency_conflict") {
-    throw new ApiError(
-      "invalid_request",
-      "This Idempotency-Key was already used with another body",
-    );
+    throw new ApiError("invalid_request", REUSED_KEY);
+  }
+  return c.json({ job_id: submission.jobId, status: submission.status }, 202);
+});
+
+/**
+ * Registers a new version of an agent, by its creator only: validated in the background as a
+ * registration is; the catalogue and runs switch to it once its listing's on-chain `metadata_uri`
+ * names it (the job's result says how to call `updateListing`). `:agent_id` is the registration's
+ * agent id or the listing id.
+ */
+agentRoutes.post("/:agent_id/versions", async (c) => {
+  const deps = c.get("deps");
+  const param = c.req.param("agent_id");
+  const onChainId = parseApiListingId(param);
+  const [agent] = await deps.db
+    .select({ agentId: agents.agentId, creator: agents.creator })
+    .from(agents)
+    .where(onChainId ? eq(agents.onChainListingId, onChainId) : eq(agents.agentId, param));
+  if (!agent) throw new ApiError("not_found", "No agent has this id");
+  const wallet = callerWallet(c);
+  if (agent.creator !== wallet.toLowerCase()) {
+    throw new ApiError("forbidden", "Only the agent's creator may register a version of it");
+  }
+  const { text: manifest } = await readJsonObject(c, {
+    maxBytes: MAX_BODY_BYTES,
+    what: "manifest",
+  });
+  const submission = await submitRegistration(
+    { db: deps.db, bus: deps.bus, sealingKey: deps.sealingKey, log: deps.log },
+    {
+      wallet,
+      kind: "version",
+      body: `{"agent_id":${JSON.stringify(agent.agentId)},"manifest":${manifest}}`,
+      idempotencyKey: idempotencyKeyOf(c),
+    },
+  );
+  if (submission.outcome === "idempotency_conflict") {
+    throw new ApiError("invalid_request", REUSED_KEY);
   }
   return c.json({ job_id: submission.jobId, status: submission.status }, 202);
 });

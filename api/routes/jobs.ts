@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { openAgentSecret } from "../../lib/agents/openAgentSecret.ts";
+import { openVersionSecret } from "../../lib/agents/openAgentSecret.ts";
 import { jobs } from "../../lib/db/appSchema.ts";
 import { isJobId } from "../../lib/ids/randomIds.ts";
 import { type AppEnv, callerWallet } from "../context.ts";
@@ -8,12 +8,13 @@ import { ApiError } from "../errors.ts";
 
 export const jobRoutes = new Hono<AppEnv>();
 
-type RegistrationResult = { create_listing?: { on_chain_listing_id?: string } };
+type ListingCall = { on_chain_listing_id: string; metadata_uri: string };
+type RegistrationResult = { create_listing?: ListingCall; update_listing?: ListingCall };
 
 /**
  * A job, to the wallet that created it only: anyone else is told it does not exist. A connected
- * agent's registration also carries its `webhook_secret`, opened from the agent's sealed private
- * part on every read (it is never stored in the clear), so its creator can always fetch it again.
+ * agent's registration, or new version, also carries its `webhook_secret`, opened from that
+ * version's sealed private part on every read (it is never stored in the clear), so its creator can always fetch it again.
  */
 jobRoutes.get("/:job_id", async (c) => {
   if (!isJobId(c.req.param("job_id"))) {
@@ -33,8 +34,9 @@ jobRoutes.get("/:job_id", async (c) => {
     });
   }
   const result = job.result as RegistrationResult;
-  const listing = result.create_listing?.on_chain_listing_id;
-  const secret = listing ? await openAgentSecret(db, sealingKey, listing) : undefined;
+  const call = result.create_listing ?? result.update_listing;
+  const secret =
+    call && (await openVersionSecret(db, sealingKey, call.on_chain_listing_id, call.metadata_uri));
   return c.json({
     job_id: job.id,
     status: job.status,

@@ -92,7 +92,9 @@ listingRoutes.put("/:id/execution-limit", async (c) => {
 
 listingRoutes.get("/:id", async (c) => {
   const onChainId = parseApiListingId(c.req.param("id"));
-  const row = onChainId && (await publishedListing(c.get("deps"), onChainId));
+  const deps = c.get("deps");
+  const row = onChainId && (await publishedListing(deps, onChainId));
   if (!row) throw new ApiError("listing_not_found", "No published listing has this id");
-  return c.json(listingDetail(row));
+  const { chainId, marketplace } = deps.chain;
+  return c.json(listingDetail(row, { chainId, address: marketplace }));
 });

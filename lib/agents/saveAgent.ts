@@ -23,19 +23,25 @@ export type RegisteredAgent = {
 
 /** Stores a registered agent's public listing fields, derived from its public manifest. */
 export async function saveAgent(db: Database, agent: RegisteredAgent): Promise<void> {
-  const manifest = agent.publicManifest;
   await db.insert(agents).values({
     agentId: agent.agentId,
     onChainListingId: agent.onChainListingId.toLowerCase(),
     creator: agent.creator.toLowerCase(),
+    ...shownFields(agent.publicManifest, agent.creator, agent.metadataUri),
+  });
+}
+
+/** What the catalogue shows of an agent at the version whose public manifest is `manifest`. */
+export function shownFields(manifest: PublicManifest, creator: string, metadataUri: string) {
+  return {
     title: manifest.title ?? titleFromName(manifest.name),
     description: manifest.description,
     category: manifest.category,
     sampleOutput: manifest.sample_output ?? [],
-    creatorDisplayName: manifest.creator_display_name ?? shortAddress(agent.creator),
-    metadataUri: agent.metadataUri,
+    creatorDisplayName: manifest.creator_display_name ?? shortAddress(creator),
+    metadataUri,
     publicManifest: manifest,
-  });
+  };
 }
 
 /** `code-review-bot` → `Code Review Bot`. */
@@ -47,6 +53,6 @@ export function titleFromName(name: string): string {
     .join(" ");
 }
 
-function shortAddress(address: Address): string {
+function shortAddress(address: string): string {
   return `${address.slice(0, 6)}…${address.slice(-4)}`;
 }

@@ -106,7 +106,7 @@ export const jobs = appSchema.table(
   {
     id: text().primaryKey(),
     wallet: text().notNull(),
-    kind: text().$type<"registration">().notNull(),
+    kind: text().$type<"registration" | "version">().notNull(),
     status: text().$type<JobStatus>().notNull(),
     idempotencyKey: text(),
     /** SHA-256 of the request body, to tell a retry from a different request under the same key. */
@@ -143,6 +143,29 @@ export const agentSecrets = appSchema.table("agent_secrets", {
   sealingKeyId: text(),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * Every version of a registered agent, the first included, by the content id of its public manifest:
+ * the agent row shows the one its listing's on-chain `metadata_uri` names (`switchListedVersions`).
+ */
+export const agentVersions = appSchema.table(
+  "agent_versions",
+  {
+    /** `<on-chain listing id>/<content id>`: what `sealed` is sealed to. */
+    id: text().primaryKey(),
+    onChainListingId: text().notNull(),
+    metadataUri: text().notNull(),
+    publicManifest: jsonb().notNull(),
+    /**
+     * The version's private part, sealed to `id`; null for the version registered with the agent,
+     * whose private part is the listing's row in `agent_secrets`.
+     */
+    sealed: bytea(),
+    sealingKeyId: text(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [uniqueIndex().on(table.onChainListingId, table.metadataUri)],
+);
 
 export type RunStatus = "waiting" | "queued" | "running" | "completed" | "failed";
 /** Where a run's money stands; see docs/execution.md. */

@@ -13,12 +13,18 @@ export type Submission =
   | { outcome: "idempotency_conflict" };
 
 /**
- * Stores a registration request as a queued job (sealed: it carries the prompt and vendor
- * credentials) and publishes it. The same Idempotency-Key with the same body returns the same job.
+ * Stores a registration request, or one for a new version of an agent, as a queued job (sealed: it
+ * carries the prompt and vendor credentials) and publishes it. The same Idempotency-Key with the
+ * same body returns the same job.
  */
 export async function submitRegistration(
   { db, bus, sealingKey, log }: { db: Database; bus: Bus; sealingKey: Uint8Array; log: Logger },
-  { wallet, body, idempotencyKey }: { wallet: string; body: string; idempotencyKey?: string },
+  {
+    wallet,
+    body,
+    idempotencyKey,
+    kind = "registration",
+  }: { wallet: string; body: string; idempotencyKey?: string; kind?: "registration" | "version" },
 ): Promise<Submission> {
   const requestHash = createHash("sha256").update(body).digest("hex");
   const jobId = newJobId();
@@ -28,7 +34,7 @@ export async function submitRegistration(
     .values({
       id: jobId,
       wallet,
-      kind: "registration",
+      kind,
       status: "queued",
       idempotencyKey,
       requestHash,

@@ -24,3 +24,8 @@ export function listingStatusName(onChainStatus: number): ListingStatus {
   if (!name) throw new Error(`unknown listing status ${onChainStatus}`);
   return name;
 }
+
+/** The subscription lengths the contract accepts, in seconds: 30, 90 and 365 days. */
+export const SUBSCRIPTION_DURATIONS = [2_592_000, 7_776_000, 31_536_000] as const;
+/** The contract's subscription price is per this many seconds (30 days). */
+export const SUBSCRIPTION_PERIOD = 2_592_000;

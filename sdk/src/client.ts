@@ -186,6 +186,22 @@ export class ServiceClient {
         idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
         signal: options.signal,
       }),
+    /**
+     * Submits a new version of the caller's agent (its registration's agent id, or listing id); the
+     * completed job gives the arguments of `updateListing`, whose transaction makes it current.
+     */
+    registerVersion: (
+      agentId: string,
+      manifest: Record<string, unknown>,
+      options: ExecuteOptions = {},
+    ): Promise<{ job_id: string; status: "queued" }> =>
+      this.#transport.json({
+        method: "POST",
+        path: `/v1/agents/${encodeURIComponent(agentId)}/versions`,
+        body: manifest,
+        idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
+        signal: options.signal,
+      }),
   };
 
   readonly jobs = {

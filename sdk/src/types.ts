@@ -30,11 +30,44 @@ export type ListingSummary = {
   sample_output: string[];
 };
 
+/** One contract call a wallet sends as it is: integers as decimal strings, `value` in wei. */
+export type PurchaseCall = {
+  function_name:
+    | "purchaseOneTime"
+    | "purchaseSubscription"
+    | "renewSubscription"
+    | "purchasePerQuery"
+    | "topUpBalance";
+  /** In the function's order: the on-chain listing id, then integers as decimal strings. */
+  args: string[];
+  /** The ETH to send with the call, in wei, as a decimal string. */
+  value: string;
+  /** Subscriptions: the length bought, in seconds. */
+  duration_seconds?: number;
+  /** Per-task: the runs the deposit pays for at today's price. */
+  runs?: number;
+};
+
 export type Listing = ListingSummary & {
   published_at: string;
   status: ListingStatus;
   on_chain_id: string;
+  /** The listing's on-chain metadata_uri. */
   metadata_uri: string;
+  /** `unrecognized`: the on-chain metadata_uri names no registered version; the last one is shown. */
+  manifest_status: "current" | "unrecognized";
+  /** The version whose fields are shown; `metadata_uri` when current. */
+  shown_metadata_uri: string;
+  /** What a wallet calls on the marketplace contract to rent this listing. */
+  purchase: {
+    chain_id: number;
+    contract_address: string;
+    rental_model: RentalModel;
+    /** Calls that buy a credential, at today's price. */
+    options: PurchaseCall[];
+    /** Calls that renew a subscription or top up a per-task balance; none for One-Time. */
+    extend_options: PurchaseCall[];
+  };
 };
 
 export type SearchParams = {
@@ -168,8 +201,17 @@ export type Job =
       result: {
         agent_id: string;
         listing_id: string;
-        /** The arguments of the creator's `createListing` call. */
-        create_listing: { seed: string; metadata_uri: string; on_chain_listing_id: string };
+        /** A registration: the arguments of the creator's `createListing` call. */
+        create_listing?: { seed: string; metadata_uri: string; on_chain_listing_id: string };
+        /**
+         * A new version: the arguments of the creator's `updateListing` call; `price` is the
+         * listing's price now in wei (null before the listing is indexed), which the creator may change.
+         */
+        update_listing?: {
+          on_chain_listing_id: string;
+          price: string | null;
+          metadata_uri: string;
+        };
         /** Connected agents: the secret their webhook calls are signed with. */
         webhook_secret?: string;
       };

@@ -137,6 +137,35 @@ function detailOf(listing: Published) {
     status: listing.status,
     on_chain_id: listing.onChainId,
     metadata_uri: listing.metadataUri,
+    ...versionShown(listing.metadataUri),
+    purchase: purchaseOf(listing.model, listing.onChainId, parseEther(listing.priceEth)),
+  };
+}
+
+/** Every agent here is registered with METADATA_URI only: any other on-chain URI names no version. */
+function versionShown(metadataUri: string) {
+  return {
+    manifest_status: metadataUri === METADATA_URI ? "current" : "unrecognized",
+    shown_metadata_uri: METADATA_URI,
+  };
+}
+
+/** The detail's `purchase`, its calls as api/listings/purchaseCalls.test.ts specifies them. */
+function purchaseOf(model: number, onChainId: string, price: bigint) {
+  const rentalModel = rentalModelName(model);
+  const firstOption = {
+    one_time: { function_name: "purchaseOneTime", args: [onChainId] },
+    subscription: { function_name: "purchaseSubscription", args: [onChainId, "2592000"] },
+    per_query: { function_name: "purchasePerQuery", args: [onChainId, price.toString()] },
+  }[rentalModel];
+  return {
+    chain_id: 31337,
+    contract_address: stack().deployment.address,
+    rental_model: rentalModel,
+    options: expect.arrayContaining([
+      expect.objectContaining({ ...firstOption, value: price.toString() }),
+    ]),
+    extend_options: expect.any(Array),
   };
 }
 
@@ -300,6 +329,20 @@ describe("GET /v1/listings/:id", () => {
       status: "active",
       on_chain_id: analyst.onChainId,
       metadata_uri: METADATA_URI,
+      ...versionShown(METADATA_URI),
+      purchase: {
+        chain_id: 31337,
+        contract_address: stack().deployment.address,
+        rental_model: "one_time",
+        options: [
+          {
+            function_name: "purchaseOneTime",
+            args: [analyst.onChainId],
+            value: "50000000000000000",
+          },
+        ],
+        extend_options: [],
+      },
     });
     expect(reply.body.on_chain_id).toMatch(/^0x[0-9a-f]{64}$/);
     expect(reply.body.id).toBe(`lst_${reply.body.on_chain_id.slice(2)}`);

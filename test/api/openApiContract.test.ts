@@ -237,6 +237,19 @@ describe("the OpenAPI document", () => {
     expect((await asCreator.get("/v1/manifests/nope")).status).toBe(404);
     expect((await anonymous.get(`/ipfs/${cid}`)).status).toBe(200);
 
+    // A new version of the registered agent, and the job that says how to make it current.
+    const versions = `/v1/agents/${job.body.result.agent_id}/versions`;
+    const newer = { ...declarativeManifest("contract-registered"), description: "Version two." };
+    const version = await asCreator.post(versions, newer);
+    expect(version.status).toBe(202);
+    expect((await stranger.post(versions, newer)).status).toBe(403);
+    expect((await asCreator.post("/v1/agents/nobody-00000000/versions", newer)).status).toBe(404);
+    const versionJob = await until("the version's job to settle", async () => {
+      const answer = await asCreator.get(`/v1/jobs/${version.body.job_id}`);
+      return answer.body.status === "queued" ? undefined : answer;
+    });
+    expect(versionJob.body).toMatchObject({ status: "completed", result: { update_listing: {} } });
+
     const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.keys(methods).map((method) => `${method} ${path}`),
     );

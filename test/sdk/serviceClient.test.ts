@@ -210,6 +210,27 @@ describe("a creator", () => {
     });
   });
 
+  it("registers a new version of its agent, whose job gives the arguments of updateListing", async () => {
+    const client = new ServiceClient({ baseUrl: stack().api.url, account: devAccount(5) });
+    const registered = await client.jobs.wait(
+      (await client.agents.register(declarativeManifest("sdk-versioned"))).job_id,
+    );
+    if (registered.status !== "completed") throw new Error(JSON.stringify(registered));
+
+    const manifest = { ...declarativeManifest("sdk-versioned"), description: "Now shorter." };
+    const queued = await client.agents.registerVersion(registered.result.agent_id, manifest);
+    expect(await client.jobs.wait(queued.job_id)).toMatchObject({
+      status: "completed",
+      result: {
+        agent_id: registered.result.agent_id,
+        update_listing: {
+          on_chain_listing_id: registered.result.create_listing?.on_chain_listing_id,
+          metadata_uri: expect.stringMatching(/^ipfs:\/\//),
+        },
+      },
+    });
+  });
+
   it("creates an API key with a wallet signature, uses it, and revokes it for the very next request", async () => {
     const wallet = new ServiceClient({ baseUrl: stack().api.url, account: devAccount(6) });
     const created = await wallet.apiKeys.create("sdk test");

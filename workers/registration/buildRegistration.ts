@@ -46,6 +46,33 @@ export async function buildRegistration(
 ): Promise<
   { ok: true; registration: Registration } | { ok: false; violations: ManifestViolation[] }
 > {
+  const built = await buildManifestVersion(request, validate);
+  if (!built.ok) return built;
+  const onChainListingId = deriveListingId(creator, seed);
+  return {
+    ok: true,
+    registration: {
+      agentId: agentIdOf(built.version.publicManifest.name, onChainListingId),
+      onChainListingId,
+      seed,
+      ...built.version,
+    },
+  };
+}
+
+/** A manifest's stored parts: its public manifest by content id and its private part. */
+export type ManifestVersion = Omit<Registration, "agentId" | "onChainListingId" | "seed">;
+
+/**
+ * Validates a manifest (plus `vendor_credentials` for hosted vendors) with `validate` and derives
+ * its stored parts, for a registration or a new version of an agent. Pure, as `buildRegistration`.
+ */
+export async function buildManifestVersion(
+  request: Record<string, unknown>,
+  validate: ManifestValidator = validateManifest,
+): Promise<
+  { ok: true; version: ManifestVersion } | { ok: false; violations: ManifestViolation[] }
+> {
   // First: what follows walks and copies the request, which would overflow the stack on deep values.
   const tooDeep = Object.entries(request).flatMap(([field, value]) => {
     const violation = depthLimitViolation(value);
@@ -69,15 +96,11 @@ export async function buildRegistration(
   if (!validation.ok || violations.length > 0) return { ok: false, violations };
 
   const manifest = validation.manifest;
-  const onChainListingId = deriveListingId(creator, seed);
   const content = Buffer.from(canonicalJson(publicManifest(manifest)));
   const cid = contentId(content);
   return {
     ok: true,
-    registration: {
-      agentId: agentIdOf(manifest.name, onChainListingId),
-      onChainListingId,
-      seed,
+    version: {
       publicManifest: publicManifest(manifest),
       content,
       cid,

@@ -1,17 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Address, Hex } from "viem";
+import { agentVersionId } from "../../lib/agents/agentVersionId.ts";
 import { saveAgent } from "../../lib/agents/saveAgent.ts";
 import { newWebhookSecret } from "../../lib/agents/webhookSecret.ts";
 import { openRecord, sealRecord } from "../../lib/crypto/sealedRecord.ts";
-import { agentSecrets, jobs, manifests } from "../../lib/db/appSchema.ts";
+import { agentSecrets, agentVersions, jobs, manifests } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
 import type { JobError } from "../../lib/jobs/jobError.ts";
-import type { ManifestViolation } from "../../lib/manifest/validateManifest.ts";
 import { buildRegistration, type ManifestValidator } from "./buildRegistration.ts";
-
-export type RegistrationOutcome = "completed" | "failed" | "already_done";
+import { type RegistrationOutcome, rejection, settled } from "./jobOutcome.ts";
+import { processVersion } from "./processVersion.ts";
 
 /** A failure no retry can fix: the job fails at once instead of being delivered again. */
 export class PermanentJobFailure extends Error {}
@@ -23,6 +23,7 @@ export class PermanentJobFailure extends Error {}
  * manifest is validated first, with `validateManifest` (compiling its schemas may take a while),
  * holding no lock and no connection; the outcome is then written in one transaction with the job row
  * locked and still queued, so a redelivered or concurrent delivery can never register an agent twice.
+ * A job for a new version of an agent is settled by `processVersion`.
  */
 export async function processRegistration(
   {
@@ -40,6 +41,9 @@ export async function processRegistration(
     { sealed: job.request, sealingKeyId: job.sealingKeyId },
     job.id,
   );
+  if (job.kind === "version") {
+    return processVersion({ db, sealingKey, validateManifest }, job, request);
+  }
   const seed: Hex = `0x${randomBytes(32).toString("hex")}`;
   const built = await buildRegistration(request, job.wallet as Address, seed, validateManifest);
 
@@ -70,6 +74,13 @@ export async function processRegistration(
       creator: job.wallet as Address,
       publicManifest: registration.publicManifest,
       metadataUri,
+    });
+    // The first version: its private part is the listing's row in agent_secrets.
+    await tx.insert(agentVersions).values({
+      id: agentVersionId(onChainListingId, metadataUri),
+      onChainListingId: onChainListingId.toLowerCase(),
+      metadataUri,
+      publicManifest: registration.publicManifest,
     });
     const secret = registration.secret.entrypoint_url
       ? { ...registration.secret, webhook_secret: newWebhookSecret() }
@@ -125,25 +136,4 @@ function openRequest(
     });
   }
   return JSON.parse(text) as Record<string, unknown>;
-}
-
-/**
- * A settled job drops its sealed request; it was delivered, so it counts as published even if the
- * publisher's own mark lost the race to this worker's lock.
- */
-function settled() {
-  return {
-    request: null,
-    sealingKeyId: null,
-    publishedAt: sql`coalesce(${jobs.publishedAt}, now())`,
-    updatedAt: new Date(),
-  };
-}
-
-function rejection(violations: ManifestViolation[]): JobError {
-  return {
-    code: "manifest_rejected",
-    message: `The manifest was rejected: ${violations.map((v) => `${v.field} (${v.rule})`).join(", ")}`,
-    violations,
-  };
 }
