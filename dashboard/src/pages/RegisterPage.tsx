@@ -65,7 +65,7 @@ export function RegisterPage() {
             {job.error.message}
           </p>
         )}
-        {job?.status === "completed" && (
+        {job?.status === "completed" && job.result.create_listing && (
           <section aria-labelledby="registered-title" className="notice">
             <h2 id="registered-title">Registered: now list it</h2>
             {job.result.webhook_secret && (
