@@ -63,6 +63,10 @@ describe("GET /v1/creators/me/listings", () => {
       success_rate: 0,
     });
     expect(byId.has(ids.sold)).toBe(true);
+    // The SDK reads the same, wei as bigint.
+    const client = new ServiceClient({ baseUrl: stack().api.url, token: creatorToken });
+    const read = await client.creators.myListings();
+    expect(read.find((listing) => listing.id === ids.unsold)?.price_wei).toBe(PRICE * 2n);
 
     const stranger = http(stack().api.url, {
       bearer: await signIn(stack().api.url, devAccount(5)),
