@@ -9,6 +9,7 @@ import type { CreatorListing } from "../../sdk/src/index.ts";
 import { ServiceClient } from "../../sdk/src/index.ts";
 import { expectError, http, signIn } from "../support/http.ts";
 import { agentDrafts, publishListings } from "../support/listingFixtures.ts";
+import { createTestApp } from "../support/testApp.ts";
 import { useStack } from "../support/useStack.ts";
 
 const PRICE = parseEther("0.01");
@@ -135,5 +136,26 @@ describe("GET /v1/creators/me/listings/events", () => {
       })
       .toBe(200);
     await Promise.all(open.slice(1).map((response) => response.body?.cancel()));
+  });
+  it("keeps an idle stream open with comment lines, and ends it when the process begins to stop", async () => {
+    const local = createTestApp(stack(), { streamHeartbeatMs: 100 });
+    try {
+      await local.listening();
+      const response = await local.app.request("/v1/creators/me/listings/events", {
+        headers: { authorization: `Bearer ${await local.tokenFor(creator)}` },
+      });
+      const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
+      let text = "";
+      while (!text.includes(": heartbeat")) text += (await reader?.read())?.value ?? "";
+      expect(text).toMatch(/^event: listings\ndata: \{"listings":\[/);
+
+      local.beginStopping();
+      for (;;) {
+        const next = await reader?.read();
+        if (!next || next.done) break;
+      }
+    } finally {
+      await local.close();
+    }
   });
 });
