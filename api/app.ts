@@ -14,6 +14,7 @@ import { agentRoutes } from "./routes/agents.ts";
 import { apiDocRoutes } from "./routes/apiDocs.ts";
 import { apiKeyRoutes } from "./routes/apiKeys.ts";
 import { authRoutes } from "./routes/auth.ts";
+import { creatorRoutes } from "./routes/creators.ts";
 import { credentialRoutes } from "./routes/credentials.ts";
 import { executeRoutes } from "./routes/execute.ts";
 import { jobRoutes } from "./routes/jobs.ts";
@@ -76,6 +77,7 @@ export function createApp(deps: ApiDeps) {
   app.route("/v1/listings", listingRoutes);
   app.route("/v1/listings", reviewRoutes);
   app.route("/v1/credentials", credentialRoutes);
+  app.route("/v1/creators", creatorRoutes());
   app.route("/v1/agents", agentRoutes);
   app.route("/v1/jobs", jobRoutes);
   app.route("/v1/manifests", manifestRoutes);

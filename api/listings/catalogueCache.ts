@@ -36,18 +36,31 @@ export function createCatalogueCache({
   maxAgeMs?: number;
 }) {
   let generation = fresh();
+  const watchers = new Set<() => void>();
   const startAfresh = () => {
     generation = fresh();
   };
-  listener.on(indexedBlockChannel(viewsSchema), startAfresh);
-  listener.on(AGENTS_CHANGED_CHANNEL, startAfresh);
-  listener.on(RATINGS_CHANGED_CHANNEL, startAfresh);
-  listener.onListening(startAfresh);
-  listener.onLost(startAfresh);
+  const changed = () => {
+    startAfresh();
+    for (const watcher of watchers) watcher();
+  };
+  listener.on(indexedBlockChannel(viewsSchema), changed);
+  listener.on(AGENTS_CHANGED_CHANNEL, changed);
+  listener.on(RATINGS_CHANGED_CHANNEL, changed);
+  listener.onListening(changed);
+  listener.onLost(changed);
 
   return {
     /** This process changed the catalogue: its next requests see the change without the notice. */
-    changed: startAfresh,
+    changed,
+    /**
+     * Calls `watcher` at each notice that the catalogue may have changed, and when listening is lost
+     * or resumes (not when answers merely grew old); answers the function that stops it.
+     */
+    watch(watcher: () => void): () => void {
+      watchers.add(watcher);
+      return () => watchers.delete(watcher);
+    },
     /** The answer kept under `key`, or `load()`'s, kept for the requests that follow. */
     answer<T>(key: string, load: () => Promise<T>): Promise<T> {
       if (!listener.isListening()) return load();

@@ -37,6 +37,7 @@ export const TAGS = {
   "API keys": "A wallet's API keys, managed with its JWT",
   Marketplace: "Where to pay: the chain and the contract",
   Listings: "The catalogue of agents listed on-chain",
+  Creators: "A creator's own listings and their books, as the indexer keeps them",
   Credentials: "Rental credentials, checked on-chain",
   Agents: "Registering agents from their manifests",
   Execution: "Running tasks on rented agents",
@@ -358,6 +359,33 @@ export const OPERATIONS: Operation[] = [
       "payload_too_large",
       ...AUTHENTICATED,
     ],
+  },
+  {
+    method: "get",
+    path: "/v1/creators/me/listings",
+    tag: "Creators",
+    summary: "The caller's listings as their creator",
+    description:
+      "Every listing the caller's wallet created, in any status, the last published first: " +
+      "purchases, escrow, earnings, withdrawals, runs and success rate from the indexer.",
+    security: "bearer",
+    answer: { status: 200, description: "The listings", schema: answers.creatorListings },
+    errors: [...AUTHENTICATED],
+  },
+  {
+    method: "get",
+    path: "/v1/creators/me/listings/events",
+    tag: "Creators",
+    summary: "Follow the caller's listings as they change",
+    description:
+      "Server-Sent Events: a `listings` event with the body of `GET /v1/creators/me/listings` at " +
+      "once, and again whenever a newly indexed block (or a registration) changes it; comment " +
+      "lines keep an idle stream open. An `error` event carries an error object when the " +
+      "listings can no longer be read; the stream then ends and may be opened again. A wallet " +
+      "holds at most 5 such streams open on one API process (429 `rate_limit_exceeded` beyond).",
+    security: "bearer",
+    answer: { status: 200, description: "The event stream", eventStream: true },
+    errors: [...AUTHENTICATED],
   },
   {
     method: "get",

@@ -118,6 +118,30 @@ export const searchResult = z
   })
   .meta({ id: "SearchResult" });
 
+export const creatorListings = z
+  .object({
+    listings: z.array(
+      z.object({
+        id: apiListingId,
+        on_chain_id: onChainId,
+        title: z
+          .string()
+          .nullable()
+          .describe("Null for a listing whose agent this API never registered"),
+        status: z.enum(LISTING_STATUSES),
+        rental_model: z.enum(RENTAL_MODELS),
+        price_wei: weiString.describe("Per purchase, per 30 days or per task, in wei"),
+        purchases: z.int().min(0).describe("First purchases, renewals and top-ups"),
+        escrow_wei: weiString.describe("What the creator may withdraw now"),
+        earned_wei: weiString.describe("Every payment's share for the creator, ever"),
+        withdrawn_wei: weiString.describe("What the creator withdrew"),
+        run_count: z.int().min(0),
+        success_rate: z.number().min(0).max(1),
+      }),
+    ),
+  })
+  .meta({ id: "CreatorListings" });
+
 export const review = z
   .object({
     id: z.string().regex(/^rev_[0-9a-f]{24}$/),

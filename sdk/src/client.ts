@@ -1,10 +1,16 @@
 import { executeStreamEvents } from "./executeStream.ts";
 import { newIdempotencyKey } from "./idempotencyKey.ts";
+import {
+  type CreatorListingsBody,
+  creatorListingsOf,
+  listingsStreamEvents,
+} from "./listingsStream.ts";
 import { type RetryOptions, sleep } from "./retry.ts";
 import { type Authorization, Transport } from "./transport.ts";
 import type {
   ApiKey,
   CreatedApiKey,
+  CreatorListing,
   CredentialCheck,
   CredentialList,
   CredentialListParams,
@@ -164,6 +170,23 @@ export class ServiceClient {
       }),
   };
 
+  /** The caller's own listings, as their creator. */
+  readonly creators = {
+    /** Every listing the caller created, in any status, the last published first. */
+    myListings: async (options: CallOptions = {}): Promise<CreatorListing[]> =>
+      creatorListingsOf(
+        await this.#get<CreatorListingsBody>("/v1/creators/me/listings", {}, options),
+      ),
+    /**
+     * The caller's listings now, then again each time they change (a purchase, a run, a
+     * withdrawal), until the signal aborts; then the iteration simply ends. A stream the API ends
+     * (its process stopping) throws a `ServiceConnectionError`: watch again to follow on.
+     */
+    watchMyListings: (
+      options: CallOptions = {},
+    ): AsyncGenerator<CreatorListing[], void, undefined> => this.#watchMyListings(options),
+  };
+
   readonly credentials = {
     /** The caller's rental credentials. */
     list: (params: CredentialListParams = {}, options: CallOptions = {}): Promise<CredentialList> =>
@@ -257,6 +280,21 @@ export class ServiceClient {
         signal: options.signal,
       }),
   };
+
+  async *#watchMyListings(options: CallOptions): AsyncGenerator<CreatorListing[], void, undefined> {
+    let response: Response;
+    try {
+      response = await this.#transport.send({
+        method: "GET",
+        path: "/v1/creators/me/listings/events",
+        signal: options.signal,
+      });
+    } catch (error) {
+      if (options.signal?.aborted) return;
+      throw error;
+    }
+    yield* listingsStreamEvents(response, options.signal);
+  }
 
   #get<T>(path: string, query: Record<string, string | number | undefined>, options: CallOptions) {
     return this.#transport.json<T>({ method: "GET", path, query, signal: options.signal });

@@ -70,6 +70,27 @@ export type Listing = ListingSummary & {
   };
 };
 
+/** One of the caller's listings as its creator, with the books the indexer keeps for it. */
+export type CreatorListing = {
+  id: string;
+  on_chain_id: string;
+  /** Null for a listing whose agent the API never registered. */
+  title: string | null;
+  status: ListingStatus;
+  rental_model: RentalModel;
+  price_wei: bigint;
+  /** First purchases, renewals and top-ups. */
+  purchases: number;
+  /** What the creator may withdraw now. */
+  escrow_wei: bigint;
+  /** Every payment's share for the creator, ever. */
+  earned_wei: bigint;
+  withdrawn_wei: bigint;
+  run_count: number;
+  /** 0.0 to 1.0: the share of runs completed without error. */
+  success_rate: number;
+};
+
 export type SearchParams = {
   q?: string;
   category?: Category;

@@ -195,6 +195,16 @@ describe("the OpenAPI document", () => {
     expect((await asRenter.get("/v1/credentials/nope")).status).toBe(400);
     expect((await asRenter.get(`/v1/credentials/${unknownListing}`)).status).toBe(404);
 
+    // The creator's own listings, once and as a stream.
+    const mine = await asCreator.get("/v1/creators/me/listings");
+    expect(mine.body.listings.map((row: { id: string }) => row.id)).toContain(id);
+    expect((await anonymous.get("/v1/creators/me/listings")).status).toBe(401);
+    const events = await send(`${url}/v1/creators/me/listings/events`, {
+      headers: { authorization: `Bearer ${creatorToken}` },
+    });
+    expect(events.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    await events.body?.cancel();
+
     // Reviews: the renter completed runs above.
     const reviewsPath = `/v1/listings/${id}/reviews`;
     const review = await asRenter.post(reviewsPath, { rating: 4, text: "Did the task" });

@@ -1,55 +1,43 @@
-import { useQuery } from "@tanstack/react-query";
+import type { CreatorListing } from "@service/sdk";
 import type { Hex } from "viem";
-import { toApiListingId } from "../chain/marketplace.ts";
 import { TransactionProgress } from "../chain/TransactionProgress.tsx";
 import { useMarketplaceTransaction } from "../chain/useMarketplaceTransaction.ts";
 import { useMarketplaceWrite } from "../chain/useMarketplaceWrite.ts";
-import { useOnChainListing } from "../chain/useOnChainListing.ts";
 import { runsText } from "../listings/runsText.ts";
 import { Link } from "../routing/Link.tsx";
 import { useClient } from "../session/SessionContext.tsx";
 import { formatEth } from "../ui/formatting.ts";
-import { usePurchaseCount } from "./usePurchaseCount.ts";
 
-/** The API's figures lag the chain by the indexer: they are read again this often too. */
-const REFRESH_MS = 3_000;
-const STATUSES = ["none", "active", "paused", "closed"] as const;
-
-/** One of the creator's listings: its books and what the creator may do with it. */
-export function MyListingCard({ onChainId }: { onChainId: Hex }) {
+/** One of the creator's listings: its books, as the API last sent them, and what the creator may do. */
+export function MyListingCard({ listing }: { listing: CreatorListing }) {
   const client = useClient();
-  const listingId = toApiListingId(onChainId);
-  const detail = useQuery({
-    queryKey: ["listing", listingId],
-    queryFn: () => client.listings.get(listingId),
-    refetchInterval: REFRESH_MS,
-  });
-  const { listing } = useOnChainListing(onChainId);
-  const purchases = usePurchaseCount(onChainId);
   const { address, abi, write } = useMarketplaceWrite();
   const transaction = useMarketplaceTransaction();
-  const status = listing?.status === undefined ? undefined : STATUSES[listing.status];
-  const escrow = listing?.escrow;
+  const onChainId = listing.on_chain_id as Hex;
+  const { status, escrow_wei: escrow } = listing;
 
   /** Done once the API's index shows the listing in `expected` status. */
   const indexedAs = (expected: string) => async () =>
-    (await client.listings.get(listingId)).status === expected;
+    (await client.listings.get(listing.id)).status === expected;
 
-  const title = detail.data?.title ?? listingId;
   return (
     <li className="card">
       <h2>
-        <Link href={`/listings/${listingId}`}>{title}</Link>
+        <Link href={`/listings/${listing.id}`}>{listing.title ?? listing.id}</Link>
       </h2>
       <dl className="facts">
         <dt>Status</dt>
-        <dd data-testid="listing-status">{status ?? "…"}</dd>
+        <dd data-testid="listing-status">{status}</dd>
         <dt>Purchases</dt>
-        <dd data-testid="purchases">{purchases.data ?? "…"}</dd>
+        <dd data-testid="purchases">{listing.purchases}</dd>
         <dt>Escrow</dt>
-        <dd data-testid="escrow">{escrow === undefined ? "…" : formatEth(escrow)}</dd>
+        <dd data-testid="escrow">{formatEth(escrow)}</dd>
+        <dt>Earned</dt>
+        <dd data-testid="earned">{formatEth(listing.earned_wei)}</dd>
+        <dt>Withdrawn</dt>
+        <dd data-testid="withdrawn">{formatEth(listing.withdrawn_wei)}</dd>
         <dt>Runs</dt>
-        <dd>{detail.data ? runsText(detail.data) : "…"}</dd>
+        <dd data-testid="runs">{runsText(listing)}</dd>
       </dl>
       <div className="actions">
         <button
@@ -62,7 +50,7 @@ export function MyListingCard({ onChainId }: { onChainId: Hex }) {
                   address,
                   abi,
                   functionName: "withdrawEarnings",
-                  args: [onChainId, escrow ?? 0n],
+                  args: [onChainId, escrow],
                 }),
               async () => true,
             )

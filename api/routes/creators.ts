@@ -1,0 +1,101 @@
+import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { isDatabaseUnavailable } from "../../lib/db/databaseUnavailable.ts";
+import { type AppEnv, callerWallet } from "../context.ts";
+import { creatorListingsBody } from "../creators/creatorListings.ts";
+import { createOpenStreams } from "../creators/openStreams.ts";
+import { ApiError, errorBody } from "../errors.ts";
+import { LISTINGS_STREAM_REREAD_MS, LISTINGS_STREAMS_PER_WALLET } from "../limits.ts";
+
+/** The caller's own listings, as their creator: once, or as a stream that follows the indexer. */
+export function creatorRoutes() {
+  const routes = new Hono<AppEnv>();
+  const openStreams = createOpenStreams(LISTINGS_STREAMS_PER_WALLET);
+
+  routes.get("/me/listings", async (c) => {
+    const body = await creatorListingsBody(c.get("deps"), callerWallet(c));
+    return c.body(body, 200, { "content-type": "application/json" });
+  });
+
+  /**
+   * A `listings` event with the same body at once, and again each time the indexer's projections
+   * (or the agents' titles) change it. A failure to read them ends the stream with an `error` event.
+   */
+  routes.get("/me/listings/events", async (c) => {
+    const deps = c.get("deps");
+    const wallet = callerWallet(c);
+    const release = openStreams.claim(wallet);
+    let sent: string;
+    try {
+      // A first read that fails is an answer with a status, before the stream starts.
+      sent = await creatorListingsBody(deps, wallet);
+    } catch (error) {
+      release();
+      throw error;
+    }
+
+    return streamSSE(c, async (stream) => {
+      const ended = new AbortController();
+      stream.onAbort(() => ended.abort());
+      const over = AbortSignal.any([ended.signal, deps.stopping]);
+      // One write at a time, in order: events and heartbeats never interleave.
+      let writing: Promise<unknown> = Promise.resolve();
+      const write = (text: string) => {
+        writing = writing.then(() => stream.write(text));
+      };
+      let stale = false;
+      let wake = () => {};
+      const changed = () => {
+        stale = true;
+        wake();
+      };
+      const stopWatching = deps.catalogue.watch(changed);
+      const reread = setInterval(changed, LISTINGS_STREAM_REREAD_MS);
+      const heartbeat = setInterval(
+        () => write(": heartbeat\n\n"),
+        deps.settings.streamHeartbeatMs,
+      );
+      over.addEventListener("abort", () => wake(), { once: true });
+      try {
+        write(sseEvent("listings", sent));
+        while (!over.aborted) {
+          if (!stale) await new Promise<void>((resolve) => (wake = resolve));
+          if (over.aborted) break;
+          stale = false;
+          const body = await creatorListingsBody(deps, wallet);
+          if (body !== sent) {
+            sent = body;
+            write(sseEvent("listings", body));
+          }
+        }
+      } catch (error) {
+        if (!isDatabaseUnavailable(error)) {
+          deps.log.error("listings stream failed", {
+            request_id: c.get("requestId"),
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+        // Headers are sent: the failure can only be told in the stream; the client opens another.
+        const failure = isDatabaseUnavailable(error)
+          ? new ApiError(
+              "service_unavailable",
+              "The listings could not be read; open the stream again",
+            )
+          : new ApiError("internal_error", "Unexpected error; open the stream again");
+        write(sseEvent("error", JSON.stringify(errorBody(failure))));
+      } finally {
+        stopWatching();
+        clearInterval(reread);
+        clearInterval(heartbeat);
+        release();
+        await writing.catch(() => {});
+      }
+    });
+  });
+
+  return routes;
+}
+
+function sseEvent(event: string, data: string): string {
+  return `event: ${event}\ndata: ${data}\n\n`;
+}
