@@ -74,7 +74,6 @@ export async function serveApi({
       config: dashboardConfig({
         chainId: deployment.chainId,
         marketplace: deployment.address,
-        startBlock: deployment.startBlock,
         rpcUrl: env.RPC_URL,
         publicRpcUrl: env.DASHBOARD_RPC_URL,
       }),

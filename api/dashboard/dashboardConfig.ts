@@ -15,13 +15,11 @@ const DASHBOARD_DEV_ACCOUNT = 3;
 export function dashboardConfig({
   chainId,
   marketplace,
-  startBlock,
   rpcUrl,
   publicRpcUrl,
 }: {
   chainId: number;
   marketplace: Address;
-  startBlock: number;
   rpcUrl: string;
   publicRpcUrl: string | undefined;
 }): DashboardConfig {
@@ -30,7 +28,6 @@ export function dashboardConfig({
     chain_id: chainId,
     rpc_url: publicRpcUrl ?? (local ? rpcUrl : null),
     marketplace,
-    start_block: startBlock,
     dev_account: local ? devAccount(DASHBOARD_DEV_ACCOUNT).address : null,
   };
 }

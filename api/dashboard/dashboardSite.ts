@@ -6,8 +6,6 @@ export type DashboardConfig = {
   /** JSON-RPC endpoint browsers read the chain through; null: through the wallet alone. */
   rpc_url: string | null;
   marketplace: Address;
-  /** The block the marketplace was deployed in: where its event history starts. */
-  start_block: number;
   /** One of anvil's public dev accounts, offered as a labelled connector on the local chain only. */
   dev_account: Address | null;
 };

@@ -19,7 +19,6 @@ const config: DashboardSite["config"] = {
   chain_id: 31337,
   rpc_url: "http://127.0.0.1:8545",
   marketplace: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
-  start_block: 1,
   dev_account: null,
 };
 

@@ -6,8 +6,6 @@ export type DashboardConfig = {
   /** null: the chain is read through the wallet. */
   rpc_url: string | null;
   marketplace: Address;
-  /** The marketplace's deployment block: where its event history starts. */
-  start_block: number;
   /** One of anvil's public accounts, whose transactions anvil signs: on the local chain only. */
   dev_account: Address | null;
 };
