@@ -117,8 +117,9 @@ function issue(options: {
 }): string {
   const certificate = forge.pki.createCertificate();
   certificate.publicKey = forge.pki.publicKeyFromPem(options.publicKey);
-  // Positive (a leading 0 nibble) and random, as RFC 5280 asks.
-  certificate.serialNumber = `0${forge.util.bytesToHex(forge.random.getBytesSync(16)).slice(1)}`;
+  // Positive and random, as RFC 5280 asks, and its first byte never 0x00: a leading zero byte
+  // before one below 0x80 is a non-minimal DER integer, which OpenSSL refuses ("illegal padding").
+  certificate.serialNumber = `1${forge.util.bytesToHex(forge.random.getBytesSync(16)).slice(1)}`;
   certificate.validity.notBefore = new Date(Date.now() - DAY_MS);
   certificate.validity.notAfter = new Date(Date.now() + options.validForDays * DAY_MS);
   certificate.setSubject(options.subject);

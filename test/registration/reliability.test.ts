@@ -411,7 +411,10 @@ describe("no accepted job is lost when the bus is unavailable", () => {
     const [row] = await settled([jobId], 30_000);
     expect(row?.publishedAt).not.toBeNull();
     await expectCompletedExactlyOnce(creator, [reference, jobId]);
-    expect(output.text()).toContain('"message":"outbox relay published jobs"');
+    // Log lines are written asynchronously: the relay's may follow the job's completion.
+    await until("the relay's log line", () =>
+      output.text().includes('"message":"outbox relay published jobs"'),
+    );
     const job = await (await as(creator)).get(`/v1/jobs/${jobId}`);
     expect(job.body).toMatchObject({ job_id: jobId, status: "completed" });
   });
