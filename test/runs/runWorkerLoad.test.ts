@@ -126,11 +126,18 @@ it("ends every run exactly once when NATS restarts under load", async () => {
   expect(rows.map(({ status, charge }) => ({ status, charge }))).toEqual(
     Array(80).fill({ status: "completed", charge: "debit_pending" }),
   );
-  const calls = agentCalls(output.entries());
+  // Log lines are written asynchronously: they may follow the rows by a few milliseconds.
+  const { calls, endings } = await until("every run's log lines", () => {
+    const entries = output.entries();
+    const logged = {
+      calls: agentCalls(entries),
+      endings: entries.filter(
+        (entry) => entry.message === "run ended" && ids.includes(entry.run_id as string),
+      ),
+    };
+    return logged.endings.length >= 80 && ids.every((id) => logged.calls.has(id)) && logged;
+  });
   expect(ids.map((id) => calls.get(id))).toEqual(Array(80).fill(1));
-  const endings = output
-    .entries()
-    .filter((entry) => entry.message === "run ended" && ids.includes(entry.run_id as string));
   expect(endings.map((entry) => entry.status)).toEqual(Array(80).fill("completed"));
   expect(new Set(endings.map((entry) => entry.run_id)).size).toBe(80);
 });
