@@ -1,6 +1,5 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { secureHeaders } from "hono/secure-headers";
 import type { ApiDeps, AppEnv } from "./context.ts";
 import { serveDashboard } from "./dashboard/serveDashboard.ts";
 import { ApiError, errorResponse } from "./errors.ts";
@@ -10,6 +9,7 @@ import { crossOrigin } from "./middleware/crossOrigin.ts";
 import { identify, requireIdentity } from "./middleware/identify.ts";
 import { rateLimit } from "./middleware/rateLimit.ts";
 import { requestId } from "./middleware/requestId.ts";
+import { securityHeaders } from "./middleware/securityHeaders.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { apiDocRoutes } from "./routes/apiDocs.ts";
 import { apiKeyRoutes } from "./routes/apiKeys.ts";
@@ -40,15 +40,7 @@ export function createApp(deps: ApiDeps) {
     c.set("deps", deps);
     await next();
   });
-  // Preflights are answered here, before anything asks who is calling.
-  app.use(crossOrigin);
-  // Browsers must not sniff, frame or pass on a referrer; on the live network, HTTPS only.
-  app.use(
-    secureHeaders({
-      strictTransportSecurity:
-        deps.settings.network === "live" ? "max-age=63072000; includeSubDomains" : false,
-    }),
-  );
+  app.use(securityHeaders({ live: deps.settings.network === "live" }), crossOrigin);
   app.use(requestId, accessLog);
   const dashboard = deps.dashboard && serveDashboard(deps.dashboard);
   if (dashboard) app.use(dashboard.files);

@@ -9,6 +9,7 @@ import type { ApiKeyCache } from "./auth/apiKeyCache.ts";
 import type { Network } from "./auth/apiKeys.ts";
 import type { JwtSettings } from "./auth/jwt.ts";
 import type { RevocationReceipts } from "./auth/revocationReceipts.ts";
+import type { ChainReader } from "./chainReader.ts";
 import type { DashboardSite } from "./dashboard/dashboardSite.ts";
 import { ApiError } from "./errors.ts";
 import type { CatalogueCache } from "./listings/catalogueCache.ts";
@@ -31,7 +32,7 @@ export type ApiDeps = {
   /** Seals registration requests and agents' private parts at rest. */
   sealingKey: Uint8Array;
   /** The chain the marketplace is deployed on; `chainId` as its deployment recorded it. */
-  chain: { client: PublicClient; marketplace: Address; chainId: number };
+  chain: { client: PublicClient; reader: ChainReader; marketplace: Address; chainId: number };
   settings: {
     serviceName: string;
     network: Network;

@@ -196,7 +196,7 @@ describe("POST /v1/execute/stream", () => {
     const stream = sseReader(response);
     await startRun(deps(), run.id);
     sendDelta(deps(), run.id, "An old", 0);
-    expect(await stream.next()).toMatchObject({ event: "output" });
+    expect(await stream.nextEvent()).toMatchObject({ event: "output" });
     // " pond, " is lost; what follows it is not sent on its own.
     sendDelta(deps(), run.id, "a frog", 13);
     sendDelta(deps(), run.id, " jumps in", 19);
@@ -231,7 +231,7 @@ describe("POST /v1/execute/stream", () => {
     const stream = sseReader(response);
     await startRun(deps(), run.id);
     sendDelta(deps(), run.id, "An old");
-    expect(await stream.next()).toMatchObject({ event: "output" });
+    expect(await stream.nextEvent()).toMatchObject({ event: "output" });
     await finishRun(deps(), run.id, { status: "failed", ...stored });
     const items = await stream.rest();
     expectConformingStream(items);

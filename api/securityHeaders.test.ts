@@ -16,6 +16,25 @@ describe("finding: HTTP hardening (security headers)", () => {
     }
   });
 
+  it("ride on successful answers, pages and preflights too", async () => {
+    const api = createTestApp(stack());
+    const answers = [
+      await api.app.request("/v1/openapi.json"),
+      await api.app.request("/docs"),
+      await api.app.request("/v1/execute", {
+        method: "OPTIONS",
+        headers: { origin: "https://dapp.example", "access-control-request-method": "POST" },
+      }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBeLessThan(300);
+      expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(answer.headers.get("x-frame-options")).toBe("SAMEORIGIN");
+      expect(answer.headers.get("cross-origin-opener-policy")).toBe("same-origin");
+      expect(answer.headers.get("access-control-allow-origin")).toBe("*");
+    }
+  });
+
   it("demand HTTPS on the live network", async () => {
     const live = createTestApp(stack(), { network: "live" });
     const response = await live.app.request("/v1/listings");

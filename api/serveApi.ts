@@ -11,6 +11,7 @@ import { startManifestValidationThreads } from "../lib/manifest/manifestValidati
 import { createApp } from "./app.ts";
 import { jwtSettings } from "./auth/jwt.ts";
 import { createChainClient } from "./chainClient.ts";
+import { createChainReader } from "./chainReader.ts";
 import { dashboardConfig } from "./dashboard/dashboardConfig.ts";
 import type { ApiEnv } from "./env.ts";
 import { httpServerOptions } from "./httpServerOptions.ts";
@@ -49,6 +50,7 @@ export async function serveApi({
     sealingKey,
     chain: {
       client: createChainClient(env.RPC_URL),
+      reader: createChainReader(env.RPC_URL),
       marketplace: deployment.address,
       chainId: deployment.chainId,
     },

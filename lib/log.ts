@@ -29,7 +29,9 @@ export function redact(value: unknown, field = ""): unknown {
   }
   if (Array.isArray(value)) return value.map((item) => redact(item));
   if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redact(item, key)]));
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) copy[key] = redact(item, key);
+    return copy;
   }
   return value;
 }

@@ -1,4 +1,4 @@
-import type { Address, Hex, PublicClient } from "viem";
+import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, toHex } from "viem";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
 import type { CredentialFacts } from "../../lib/marketplace/credentialStatus.ts";
 import {
@@ -6,6 +6,7 @@ import {
   listingStatusName,
   rentalModelName,
 } from "../../lib/marketplace/vocabulary.ts";
+import type { ChainReader } from "../chainReader.ts";
 import { unavailableChain } from "../unavailableChain.ts";
 import { readChainTime } from "./readChainTime.ts";
 
@@ -22,12 +23,13 @@ export type AccessRead = {
 };
 
 type StateRead = Promise<[Awaited<ReturnType<typeof readState>>, boolean | undefined]>;
+const abi = serviceMarketplaceAbi;
 
 /** Distinct reads kept for one block: a chain whose blocks stop coming must not grow them forever. */
 const MAX_READS_PER_BLOCK = 10_000;
 
-/** Per client, the reads of its latest block seen: one per listing, wallet and pause question. */
-const readsOfBlock = new WeakMap<PublicClient, { block: bigint; reads: Map<string, StateRead> }>();
+/** Per reader, the reads of its latest block seen: one per listing, wallet and pause question. */
+const readsOfBlock = new WeakMap<ChainReader, { block: bigint; reads: Map<string, StateRead> }>();
 
 /**
  * One `getAccessState` read at the chain's latest block: reads, no gas; with `protocolPause`,
@@ -36,24 +38,25 @@ const readsOfBlock = new WeakMap<PublicClient, { block: bigint; reads: Map<strin
  * 503 `service_unavailable`.
  */
 export async function readAccessState(
-  client: PublicClient,
+  reader: ChainReader,
   marketplace: Address,
   { onChainListingId, wallet }: { onChainListingId: Hex; wallet: Address },
   { protocolPause = false }: { protocolPause?: boolean } = {},
 ): Promise<AccessRead> {
-  const block = await readChainTime(client);
-  let seen = readsOfBlock.get(client);
+  const block = await readChainTime(reader);
+  let seen = readsOfBlock.get(reader);
   if (!seen || seen.block < block.number || seen.reads.size >= MAX_READS_PER_BLOCK) {
     seen = { block: block.number, reads: new Map() };
-    readsOfBlock.set(client, seen);
+    readsOfBlock.set(reader, seen);
   }
   const key = `${marketplace}:${onChainListingId}:${wallet}:${protocolPause}`.toLowerCase();
   let shared = seen.block === block.number ? seen.reads.get(key) : undefined;
   if (!shared) {
-    const read = { address: marketplace, abi: serviceMarketplaceAbi, blockNumber: block.number };
+    const call = (data: Hex) =>
+      reader.read("eth_call", [{ to: marketplace, data }, toHex(block.number)]) as Promise<Hex>;
     shared = Promise.all([
-      readState(client, read, onChainListingId, wallet),
-      protocolPause ? client.readContract({ ...read, functionName: "paused" }) : undefined,
+      readState(call, onChainListingId, wallet),
+      protocolPause ? readPaused(call) : undefined,
     ]);
     if (seen.block === block.number) {
       const reads = seen.reads;
@@ -84,15 +87,18 @@ export async function readAccessState(
   };
 }
 
-function readState(
-  client: PublicClient,
-  read: { address: Address; abi: typeof serviceMarketplaceAbi; blockNumber: bigint },
+/** The contract's `getAccessState(listingId, wallet)`, through `call` (an `eth_call` at one block). */
+async function readState(
+  call: (data: Hex) => Promise<Hex>,
   onChainListingId: Hex,
   wallet: Address,
 ) {
-  return client.readContract({
-    ...read,
-    functionName: "getAccessState",
-    args: [onChainListingId, wallet],
-  });
+  const args = [onChainListingId, wallet] as const;
+  const data = await call(encodeFunctionData({ abi, functionName: "getAccessState", args }));
+  return decodeFunctionResult({ abi, functionName: "getAccessState", data });
+}
+
+async function readPaused(call: (data: Hex) => Promise<Hex>): Promise<boolean> {
+  const data = await call(encodeFunctionData({ abi, functionName: "paused" }));
+  return decodeFunctionResult({ abi, functionName: "paused", data });
 }

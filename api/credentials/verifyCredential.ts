@@ -1,6 +1,7 @@
-import type { Address, Hex, PublicClient } from "viem";
+import type { Address, Hex } from "viem";
 import { credentialStatus } from "../../lib/marketplace/credentialStatus.ts";
 import type { CredentialStatus, RentalModel } from "../../lib/marketplace/vocabulary.ts";
+import type { ChainReader } from "../chainReader.ts";
 import { readAccessState } from "./readAccessState.ts";
 
 export type CredentialCheck =
@@ -9,11 +10,11 @@ export type CredentialCheck =
 
 /** The wallet's credential for a listing as the chain has it at its latest block: reads, no gas. */
 export async function verifyCredential(
-  client: PublicClient,
+  reader: ChainReader,
   marketplace: Address,
   { onChainListingId, wallet }: { onChainListingId: Hex; wallet: Address },
 ): Promise<CredentialCheck> {
-  const { block, credential } = await readAccessState(client, marketplace, {
+  const { block, credential } = await readAccessState(reader, marketplace, {
     onChainListingId,
     wallet,
   });

@@ -182,7 +182,7 @@ async function readPermittedAccess(
 ): Promise<PermittedAccess> {
   const { chain } = c.get("deps");
   const access = await readAccessState(
-    chain.client,
+    chain.reader,
     chain.marketplace,
     { onChainListingId: listing.onChainListingId, wallet: callerWallet(c) },
     { protocolPause: true },

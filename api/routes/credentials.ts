@@ -26,7 +26,7 @@ credentialRoutes.get("/", async (c) => {
     status: query.status,
     limit: query.limit,
     offset: query.offset,
-    nowSeconds: (await readChainTime(chain.client)).timestamp,
+    nowSeconds: (await readChainTime(chain.reader)).timestamp,
   });
   return c.json({
     credentials: rows.map((row) => ({
@@ -51,7 +51,7 @@ credentialRoutes.get("/:listing_id", async (c) => {
     throw new ApiError("listing_not_found", "No published listing has this id");
   }
 
-  const check = await verifyCredential(chain.client, chain.marketplace, {
+  const check = await verifyCredential(chain.reader, chain.marketplace, {
     onChainListingId,
     wallet: callerWallet(c),
   });

@@ -41,6 +41,13 @@ export function sseReader(response: Response) {
     return items.shift();
   }
 
+  /** The next event, past any heartbeat before it (a busy machine may send one first). */
+  async function nextEvent(): Promise<SseItem | undefined> {
+    let item = await next();
+    while (item && "comment" in item) item = await next();
+    return item;
+  }
+
   /** Every item left, until the stream ends. */
   async function rest(): Promise<SseItem[]> {
     const all: SseItem[] = [];
@@ -48,7 +55,7 @@ export function sseReader(response: Response) {
     return all;
   }
 
-  return { next, rest, cancel: () => reader.cancel() };
+  return { next, nextEvent, rest, cancel: () => reader.cancel() };
 }
 
 /** The events of `items` (comments dropped), their data parsed. */

@@ -4,6 +4,7 @@ import type { Account } from "viem/accounts";
 import { createApp } from "../../api/app.ts";
 import { issueToken, jwtSettings } from "../../api/auth/jwt.ts";
 import { createChainClient } from "../../api/chainClient.ts";
+import { createChainReader } from "../../api/chainReader.ts";
 import type { ApiDeps } from "../../api/context.ts";
 import {
   INPUT_VALIDATION_THREADS,
@@ -61,6 +62,7 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
     sealingKey: Buffer.from(SEALING_KEY, "hex"),
     chain: {
       client: createChainClient(options.rpcUrl ?? stack.anvil.rpcUrl),
+      reader: createChainReader(options.rpcUrl ?? stack.anvil.rpcUrl),
       marketplace: stack.deployment.address,
       chainId: options.chainId ?? stack.deployment.chainId,
     },
