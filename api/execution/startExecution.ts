@@ -12,12 +12,7 @@ import { contractApiError } from "../contractErrors.ts";
 import { type AccessRead, readAccessState } from "../credentials/readAccessState.ts";
 import { ApiError } from "../errors.ts";
 import { idempotencyKeyOf } from "../idempotencyKey.ts";
-import {
-  DEBIT_WAIT_MS,
-  EXECUTION_RETRY_AFTER_SECONDS,
-  MAX_BODY_BYTES,
-  RUN_REREAD_MS,
-} from "../limits.ts";
+import { DEBIT_WAIT_MS, MAX_BODY_BYTES, RUN_REREAD_MS } from "../limits.ts";
 import { readJsonObject } from "../readJsonObject.ts";
 import { parseInput } from "../validation.ts";
 import { accessRefusal } from "./accessRefusal.ts";
@@ -28,7 +23,12 @@ import { type AgentListing, findAgentListing } from "./findAgentListing.ts";
 import { lookUpDebits } from "./lookUpDebits.ts";
 import { refuseUnhandedRun } from "./refuseUnhandedRun.ts";
 import type { RunRow } from "./runResult.ts";
-import { notHandedOverError, stillGoingError, stoppingError } from "./unanswered.ts";
+import {
+  notHandedOverError,
+  retryShortlyError,
+  stillGoingError,
+  stoppingError,
+} from "./unanswered.ts";
 import { type OnDelta, type RunWatch, watchRun } from "./watchRun.ts";
 
 export type StartedExecution = {
@@ -143,9 +143,8 @@ export async function startExecution(
           // A refusal is never spurious: the debits in flight may charge less than they hold.
           if (deps.stopping.aborted) throw stoppingError(c);
           if (Date.now() >= debitWaitEnds) {
-            c.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
-            throw new ApiError(
-              "service_unavailable",
+            throw retryShortlyError(
+              c,
               "Earlier runs of this credential are still being charged; retry shortly",
             );
           }

@@ -15,43 +15,45 @@ export function notStartedError(c: Context, row: Pick<RunRow, "failure">): ApiEr
   return row.failure === RUN_NOT_HANDED_OVER ? notHandedOverError(c) : noSlotError(c);
 }
 
+/**
+ * 503 for an execution to retry shortly. With `c`, the response's `Retry-After` says when (not once
+ * a stream has sent its headers).
+ */
+export function retryShortlyError(c: Context | undefined, message: string, cause?: unknown) {
+  c?.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
+  return new ApiError("service_unavailable", message, { cause });
+}
+
 /** 503 for a run the workers could not be reached for in time: nothing ran or was charged. */
 export function notHandedOverError(c: Context): ApiError {
-  c.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
-  return new ApiError(
-    "service_unavailable",
+  return retryShortlyError(
+    c,
     "The run could not be handed to the workers in time. Nothing was charged; retry shortly",
   );
 }
 
 /** 503 for a run that no slot freed for: nothing ran, nothing was charged; a retry may find one. */
 function noSlotError(c: Context): ApiError {
-  c.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
-  return new ApiError(
-    "service_unavailable",
+  return retryShortlyError(
+    c,
     "The agent is busy: no run slot freed in time. Nothing was charged; retry shortly",
   );
 }
 
 /** 503 for an execution that reaches a process as it stops: nothing was admitted; a retry may go on. */
 export function stoppingError(c: Context): ApiError {
-  c.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
-  return new ApiError(
-    "service_unavailable",
+  return retryShortlyError(
+    c,
     "The server is restarting: nothing was run or charged; retry shortly",
   );
 }
 
-/**
- * 503 for a run still going past the time its answer was due; it goes on and is kept. With `c`, the
- * response's `Retry-After` is set (not once a stream has sent its headers).
- */
+/** 503 for a run still going past the time its answer was due; it goes on and is kept. */
 export function stillGoingError(runId: string, c?: Context, cause?: unknown): ApiError {
-  c?.header("Retry-After", String(EXECUTION_RETRY_AFTER_SECONDS));
-  return new ApiError(
-    "service_unavailable",
+  return retryShortlyError(
+    c,
     `Run ${runId} is still going; its result will be at GET /v1/runs/${runId}`,
-    { cause },
+    cause,
   );
 }
 

@@ -44,14 +44,29 @@ export const TAGS = {
 } as const;
 
 const LISTING_ID = "API listing id: `lst_` and 64 hex digits";
+/** What any request may be answered besides its own failures. */
+const ANY_REQUEST: ErrorCode[] = ["rate_limit_exceeded", "internal_error", "service_unavailable"];
 /** What any authenticated request may be answered besides its own failures. */
 const AUTHENTICATED: ErrorCode[] = [
   "unauthorized",
   "invalid_api_key",
   "jwt_expired",
-  "rate_limit_exceeded",
-  "internal_error",
-  "service_unavailable",
+  ...ANY_REQUEST,
+];
+/** What a request naming a listing may be answered when its id is malformed or names none. */
+const NAMED_LISTING: ErrorCode[] = ["invalid_listing_id", "listing_not_found"];
+/** What a task sent to an agent may be answered, streamed or not. */
+const EXECUTION_ERRORS: ErrorCode[] = [
+  "invalid_request",
+  ...NAMED_LISTING,
+  "credential_not_found",
+  "credential_expired",
+  "credential_revoked",
+  "insufficient_balance",
+  "listing_paused",
+  "listing_closed",
+  "payload_too_large",
+  ...AUTHENTICATED,
 ];
 
 export const OPERATIONS: Operation[] = [
@@ -64,7 +79,7 @@ export const OPERATIONS: Operation[] = [
     security: "none",
     query: challengeQuery,
     answer: { status: 200, description: "The challenge", schema: answers.challenge },
-    errors: ["invalid_request", "rate_limit_exceeded", "internal_error", "service_unavailable"],
+    errors: ["invalid_request", ...ANY_REQUEST],
   },
   {
     method: "post",
@@ -75,13 +90,7 @@ export const OPERATIONS: Operation[] = [
     security: "none",
     body: tokenRequest,
     answer: { status: 200, description: "The wallet's token", schema: answers.token },
-    errors: [
-      "invalid_request",
-      "invalid_signature",
-      "rate_limit_exceeded",
-      "internal_error",
-      "service_unavailable",
-    ],
+    errors: ["invalid_request", "invalid_signature", ...ANY_REQUEST],
   },
   {
     method: "get",
@@ -132,7 +141,7 @@ export const OPERATIONS: Operation[] = [
     description: "The protocol's fee and pause are read from the chain at the latest block.",
     security: "none",
     answer: { status: 200, description: "Where to pay", schema: answers.marketplace },
-    errors: ["rate_limit_exceeded", "internal_error", "service_unavailable"],
+    errors: ANY_REQUEST,
   },
   {
     method: "get",
@@ -172,13 +181,7 @@ export const OPERATIONS: Operation[] = [
     pathParameters: { id: LISTING_ID },
     body: executionLimitBody,
     answer: { status: 200, description: "The limit set", schema: answers.executionLimit },
-    errors: [
-      "invalid_request",
-      "invalid_listing_id",
-      "listing_not_found",
-      "forbidden",
-      ...AUTHENTICATED,
-    ],
+    errors: ["invalid_request", ...NAMED_LISTING, "forbidden", ...AUTHENTICATED],
   },
   {
     method: "get",
@@ -190,7 +193,7 @@ export const OPERATIONS: Operation[] = [
     pathParameters: { id: LISTING_ID },
     query: reviewPageQuery,
     answer: { status: 200, description: "A page of reviews", schema: answers.reviewPage },
-    errors: ["invalid_request", "invalid_listing_id", "listing_not_found", ...AUTHENTICATED],
+    errors: ["invalid_request", ...NAMED_LISTING, ...AUTHENTICATED],
   },
   {
     method: "post",
@@ -203,13 +206,7 @@ export const OPERATIONS: Operation[] = [
     pathParameters: { id: LISTING_ID },
     body: reviewBody,
     answer: { status: 200, description: "The review as saved", schema: answers.review },
-    errors: [
-      "invalid_request",
-      "invalid_listing_id",
-      "listing_not_found",
-      "review_not_allowed",
-      ...AUTHENTICATED,
-    ],
+    errors: ["invalid_request", ...NAMED_LISTING, "review_not_allowed", ...AUTHENTICATED],
   },
   {
     method: "post",
@@ -222,8 +219,7 @@ export const OPERATIONS: Operation[] = [
     answer: { status: 200, description: "The review with its reply", schema: answers.review },
     errors: [
       "invalid_request",
-      "invalid_listing_id",
-      "listing_not_found",
+      ...NAMED_LISTING,
       "forbidden",
       "review_not_found",
       "review_already_replied",
@@ -248,7 +244,7 @@ export const OPERATIONS: Operation[] = [
     security: "bearer",
     pathParameters: { listing_id: LISTING_ID },
     answer: { status: 200, description: "What the chain says", schema: answers.credentialCheck },
-    errors: ["invalid_listing_id", "listing_not_found", ...AUTHENTICATED],
+    errors: [...NAMED_LISTING, ...AUTHENTICATED],
   },
   {
     method: "post",
@@ -305,7 +301,7 @@ export const OPERATIONS: Operation[] = [
     security: "none",
     pathParameters: { cid: "The manifest's content id (CIDv1)" },
     answer: { status: 200, description: "The manifest's exact bytes", schema: publicManifest },
-    errors: ["not_found", "rate_limit_exceeded", "internal_error", "service_unavailable"],
+    errors: ["not_found", ...ANY_REQUEST],
   },
   {
     method: "post",
@@ -319,19 +315,7 @@ export const OPERATIONS: Operation[] = [
     body: executeBody,
     idempotent: true,
     answer: { status: 200, description: "The run's result", schema: answers.runResult },
-    errors: [
-      "invalid_request",
-      "invalid_listing_id",
-      "listing_not_found",
-      "credential_not_found",
-      "credential_expired",
-      "credential_revoked",
-      "insufficient_balance",
-      "listing_paused",
-      "listing_closed",
-      "payload_too_large",
-      ...AUTHENTICATED,
-    ],
+    errors: EXECUTION_ERRORS,
   },
   {
     method: "post",
@@ -346,19 +330,7 @@ export const OPERATIONS: Operation[] = [
     body: executeBody,
     idempotent: true,
     answer: { status: 200, description: "The event stream", eventStream: true },
-    errors: [
-      "invalid_request",
-      "invalid_listing_id",
-      "listing_not_found",
-      "credential_not_found",
-      "credential_expired",
-      "credential_revoked",
-      "insufficient_balance",
-      "listing_paused",
-      "listing_closed",
-      "payload_too_large",
-      ...AUTHENTICATED,
-    ],
+    errors: EXECUTION_ERRORS,
   },
   {
     method: "get",
@@ -370,7 +342,7 @@ export const OPERATIONS: Operation[] = [
       "purchases, escrow, earnings, withdrawals, runs and success rate from the indexer.",
     security: "bearer",
     answer: { status: 200, description: "The listings", schema: answers.creatorListings },
-    errors: [...AUTHENTICATED],
+    errors: AUTHENTICATED,
   },
   {
     method: "get",
@@ -385,7 +357,7 @@ export const OPERATIONS: Operation[] = [
       "holds at most 5 such streams open on one API process (429 `rate_limit_exceeded` beyond).",
     security: "bearer",
     answer: { status: 200, description: "The event stream", eventStream: true },
-    errors: [...AUTHENTICATED],
+    errors: AUTHENTICATED,
   },
   {
     method: "get",

@@ -1,5 +1,5 @@
-import { EventSourceParserStream } from "eventsource-parser/stream";
-import { describedError, ServiceConnectionError, serviceError } from "./errors.ts";
+import { ServiceConnectionError } from "./errors.ts";
+import { serverSentEvents } from "./serverSentEvents.ts";
 import type { CreatorListing } from "./types.ts";
 
 /** The API's answer, wei amounts as decimal strings. */
@@ -32,30 +32,8 @@ export async function* listingsStreamEvents(
   response: Response,
   signal?: AbortSignal,
 ): AsyncGenerator<CreatorListing[], void, undefined> {
-  if (!response.body) throw new ServiceConnectionError("The stream has no body");
-  const requestId = response.headers.get("x-request-id") ?? undefined;
-  const reader = response.body
-    .pipeThrough(new TextDecoderStream())
-    .pipeThrough(new EventSourceParserStream())
-    .getReader();
-  const cancel = () => void reader.cancel(signal?.reason).catch(() => {});
-  signal?.addEventListener("abort", cancel, { once: true });
-  try {
-    for (;;) {
-      const next = await reader.read().catch((error: unknown) => {
-        if (signal?.aborted) return { done: true as const, value: undefined };
-        throw new ServiceConnectionError("The stream broke off", { cause: error });
-      });
-      if (next.done || signal?.aborted) break;
-      const { event, data } = next.value;
-      if (event === "error") {
-        throw serviceError({ ...describedError(data, 500), requestId }, undefined);
-      }
-      if (event === "listings") yield creatorListingsOf(JSON.parse(data) as CreatorListingsBody);
-    }
-    if (!signal?.aborted) throw new ServiceConnectionError("The listings stream ended");
-  } finally {
-    signal?.removeEventListener("abort", cancel);
-    cancel();
+  for await (const { event, data } of serverSentEvents(response, signal)) {
+    if (event === "listings") yield creatorListingsOf(JSON.parse(data) as CreatorListingsBody);
   }
+  if (!signal?.aborted) throw new ServiceConnectionError("The listings stream ended");
 }

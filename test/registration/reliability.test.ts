@@ -454,7 +454,10 @@ describe("no accepted job is lost when the bus is unavailable", () => {
       const ids = responses.map((response) => response.body.job_id as string);
       const unpublished = (await jobRows(ids)).filter((row) => row.publishedAt === null);
       expect(unpublished.length).toBeGreaterThanOrEqual(duringOutage.length);
-      expect(output.text().slice(outputBefore)).toContain("the outbox relay will publish it");
+      // Log lines are written asynchronously: the API's may follow its answer.
+      await until("the API's log of a job left to the outbox relay", () =>
+        output.text().slice(outputBefore).includes("the outbox relay will publish it"),
+      );
 
       await nats.startServer();
       // JetStream kept what it had stored through the restart.
@@ -466,7 +469,9 @@ describe("no accepted job is lost when the bus is unavailable", () => {
     });
 
     await expectCompletedExactlyOnce(creator, [...inStream, ...ids]);
-    expect(output.text().slice(outputBefore)).toContain('"message":"outbox relay published jobs"');
+    await until("the relay's log line", () =>
+      output.text().slice(outputBefore).includes('"message":"outbox relay published jobs"'),
+    );
 
     // The same processes keep working after the restart.
     const after = await submit(creator, manifest("restart-after"));

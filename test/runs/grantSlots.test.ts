@@ -27,7 +27,8 @@ function grantFromAnotherProcess(listing: string) {
         printed += line;
       },
     });
-    child.once("exit", (code) => {
+    // "close", not "exit": only then has everything it printed been read.
+    child.once("close", (code) => {
       const result = printed.split("\n").find((line) => line.startsWith('{"granted"'));
       if (code === 0 && result) resolve(JSON.parse(result));
       else reject(new Error(`the granting process exited with ${code}: ${printed}`));

@@ -85,7 +85,11 @@ it("runs at most 20 runs of a listing at once across two worker processes; the 2
   );
   const firstEnd = Math.min(...others.map((run) => run.finishedAt?.getTime() ?? Infinity));
   expect(last?.startedAt?.getTime()).toBeGreaterThanOrEqual(firstEnd);
-  const calls = agentCalls(output.entries());
+  // Log lines are written asynchronously: they may follow the rows by a few milliseconds.
+  const calls = await until("every run's agent call logged", () => {
+    const logged = agentCalls(output.entries());
+    return ids.every((id) => logged.has(id)) && logged;
+  });
   expect(ids.map((id) => calls.get(id))).toEqual(Array(21).fill(1));
   expect(callingProcesses(output.entries()).size).toBe(2);
 });

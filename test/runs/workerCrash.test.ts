@@ -73,6 +73,12 @@ it("fails a run whose worker was SIGKILLed once its lease runs out, and never ru
     },
     20_000,
   );
+  // Log lines are written asynchronously, but each process's in order: once the survivor's line for
+  // a later run has come, a second call of this run's agent would have come before it.
+  const [later] = await admit({ db: stack().db, bus }, [{ listing, task: scripted({}) }]);
+  await until("the survivor's log of a later run", () =>
+    agentCalls(output.entries()).has(later as string),
+  );
   expect(agentCalls(output.entries()).get(runId)).toBe(1);
   expect(await runRows(stack().db, [runId])).toEqual([run]);
 });

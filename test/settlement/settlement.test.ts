@@ -356,8 +356,11 @@ describe("the operator's key", () => {
     await expect(
       stack().addWorker({ OPERATOR_PRIVATE_KEY: `0x${"5a".repeat(32)}` }),
     ).rejects.toThrow("the worker exited before it started");
-    expect(output.slice(heardBefore).join("")).toMatch(
-      /OPERATOR_PRIVATE_KEY signs as 0x[0-9a-fA-F]{40}, which is neither the operator \(0x[0-9a-fA-F]{40}\) nor the authority/,
+    // Its exit may be heard before the last of what it printed.
+    await until("the worker's reason", () =>
+      /OPERATOR_PRIVATE_KEY signs as 0x[0-9a-fA-F]{40}, which is neither the operator \(0x[0-9a-fA-F]{40}\) nor the authority/.test(
+        output.slice(heardBefore).join(""),
+      ),
     );
   });
 });

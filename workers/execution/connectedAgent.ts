@@ -7,6 +7,7 @@ import type { GuardedResponse } from "./outbound/guardedRequest.ts";
 import { OutboundFailure } from "./outbound/outboundFailure.ts";
 import { readAgentStream } from "./readAgentStream.ts";
 import type { RunContext, RunOutcome, Runtime } from "./runtime.ts";
+import { untilDeadline } from "./untilDeadline.ts";
 
 /** What a worker knows of a connected agent once it has opened the agent's private part. */
 export type ConnectedAgent = {
@@ -47,11 +48,7 @@ export function connectedAgent(
       output: deltas.join(""),
       failure,
     });
-    // The worker's signal ends the run at its deadline; the deadline alone ends it too.
-    const signal = AbortSignal.any([
-      run.signal,
-      AbortSignal.timeout(Math.max(0, run.deadline - Date.now())),
-    ]);
+    const signal = untilDeadline(run);
     try {
       const payload = JSON.stringify(webhookPayload(run));
       const now = new Date();

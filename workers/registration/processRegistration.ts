@@ -3,15 +3,15 @@ import { and, eq } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import { agentVersionId } from "../../lib/agents/agentVersionId.ts";
 import { saveAgent } from "../../lib/agents/saveAgent.ts";
-import { newWebhookSecret } from "../../lib/agents/webhookSecret.ts";
-import { openRecord, sealRecord } from "../../lib/crypto/sealedRecord.ts";
+import { openRecord } from "../../lib/crypto/sealedRecord.ts";
 import { agentSecrets, agentVersions, jobs, manifests } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
 import type { JobError } from "../../lib/jobs/jobError.ts";
 import { buildRegistration, type ManifestValidator } from "./buildRegistration.ts";
-import { type RegistrationOutcome, rejection, settled } from "./jobOutcome.ts";
+import { type RegistrationOutcome, settleQueuedJob } from "./jobOutcome.ts";
 import { processVersion } from "./processVersion.ts";
+import { sealPrivatePart } from "./sealPrivatePart.ts";
 
 /** A failure no retry can fix: the job fails at once instead of being delivered again. */
 export class PermanentJobFailure extends Error {}
@@ -47,21 +47,8 @@ export async function processRegistration(
   const seed: Hex = `0x${randomBytes(32).toString("hex")}`;
   const built = await buildRegistration(request, job.wallet as Address, seed, validateManifest);
 
-  return db.transaction(async (tx) => {
-    const [locked] = await tx
-      .select({ status: jobs.status })
-      .from(jobs)
-      .where(eq(jobs.id, job.id))
-      .for("update");
-    if (locked?.status !== "queued") return "already_done";
-    if (!built.ok) {
-      await tx
-        .update(jobs)
-        .set({ status: "failed", error: rejection(built.violations), ...settled() })
-        .where(eq(jobs.id, job.id));
-      return "failed";
-    }
-
+  return settleQueuedJob(db, job.id, async (tx, outcome) => {
+    if (!built.ok) return outcome.fail(built.violations);
     const registration = built.registration;
     const { onChainListingId, metadataUri } = registration;
     await tx
@@ -82,30 +69,15 @@ export async function processRegistration(
       metadataUri,
       publicManifest: registration.publicManifest,
     });
-    const secret = registration.secret.entrypoint_url
-      ? { ...registration.secret, webhook_secret: newWebhookSecret() }
-      : registration.secret;
     await tx.insert(agentSecrets).values({
       onChainListingId,
-      ...sealRecord(sealingKey, Buffer.from(JSON.stringify(secret)), onChainListingId),
+      ...sealPrivatePart(sealingKey, registration.secret, onChainListingId),
     });
-    await tx
-      .update(jobs)
-      .set({
-        status: "completed",
-        result: {
-          agent_id: registration.agentId,
-          listing_id: toApiListingId(onChainListingId),
-          create_listing: {
-            seed,
-            metadata_uri: metadataUri,
-            on_chain_listing_id: onChainListingId,
-          },
-        },
-        ...settled(),
-      })
-      .where(eq(jobs.id, job.id));
-    return "completed";
+    return outcome.complete({
+      agent_id: registration.agentId,
+      listing_id: toApiListingId(onChainListingId),
+      create_listing: { seed, metadata_uri: metadataUri, on_chain_listing_id: onChainListingId },
+    });
   });
 }
 

@@ -2,14 +2,13 @@ import { eq } from "drizzle-orm";
 import { agentVersionId } from "../../lib/agents/agentVersionId.ts";
 import type { PublicManifest } from "../../lib/agents/saveAgent.ts";
 import { switchListedVersions } from "../../lib/agents/switchListedVersions.ts";
-import { newWebhookSecret } from "../../lib/agents/webhookSecret.ts";
-import { sealRecord } from "../../lib/crypto/sealedRecord.ts";
-import { agents, agentVersions, jobs, manifests } from "../../lib/db/appSchema.ts";
+import { agents, agentVersions, manifests } from "../../lib/db/appSchema.ts";
 import { type Database, projections } from "../../lib/db/projections.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
 import type { ManifestViolation } from "../../lib/manifest/validateManifest.ts";
 import { buildManifestVersion, type ManifestValidator } from "./buildRegistration.ts";
-import { type RegistrationOutcome, rejection, settled } from "./jobOutcome.ts";
+import { type RegistrationOutcome, settleQueuedJob } from "./jobOutcome.ts";
+import { sealPrivatePart } from "./sealPrivatePart.ts";
 
 /** A version job's sealed request: the agent it is for and the new manifest. */
 type VersionRequest = { agent_id?: unknown; manifest?: unknown };
@@ -57,28 +56,11 @@ export async function processVersion(
     violations.push({ field: "name", rule: "unchanged", message: `must stay "${name}"` });
   }
 
-  return db.transaction(async (tx) => {
-    const [locked] = await tx
-      .select({ status: jobs.status })
-      .from(jobs)
-      .where(eq(jobs.id, job.id))
-      .for("update");
-    if (locked?.status !== "queued") return "already_done";
-    const fail = async (reasons: ManifestViolation[]) => {
-      await tx
-        .update(jobs)
-        .set({ status: "failed", error: rejection(reasons), ...settled() })
-        .where(eq(jobs.id, job.id));
-      return "failed" as const;
-    };
-    if (!built.ok || !agent || violations.length > 0) return fail(violations);
-
+  return settleQueuedJob(db, job.id, async (tx, outcome) => {
+    if (!built.ok || !agent || violations.length > 0) return outcome.fail(violations);
     const version = built.version;
     const listingId = agent.onChainListingId;
     const id = agentVersionId(listingId, version.metadataUri);
-    const secret = version.secret.entrypoint_url
-      ? { ...version.secret, webhook_secret: newWebhookSecret() }
-      : version.secret;
     const inserted = await tx
       .insert(agentVersions)
       .values({
@@ -86,12 +68,12 @@ export async function processVersion(
         onChainListingId: listingId,
         metadataUri: version.metadataUri,
         publicManifest: version.publicManifest,
-        ...sealRecord(sealingKey, Buffer.from(JSON.stringify(secret)), id),
+        ...sealPrivatePart(sealingKey, version.secret, id),
       })
       .onConflictDoNothing()
       .returning({ id: agentVersions.id });
     if (inserted.length === 0) {
-      return fail([
+      return outcome.fail([
         {
           field: "manifest",
           rule: "new_version",
@@ -106,22 +88,14 @@ export async function processVersion(
       .onConflictDoNothing();
     // The chain may already name this version (updateListing sent before it was registered).
     await switchListedVersions(tx, listingId);
-    await tx
-      .update(jobs)
-      .set({
-        status: "completed",
-        result: {
-          agent_id: agent.agentId,
-          listing_id: toApiListingId(listingId as `0x${string}`),
-          update_listing: {
-            on_chain_listing_id: listingId,
-            price: agent.price === null ? null : agent.price.toString(),
-            metadata_uri: version.metadataUri,
-          },
-        },
-        ...settled(),
-      })
-      .where(eq(jobs.id, job.id));
-    return "completed";
+    return outcome.complete({
+      agent_id: agent.agentId,
+      listing_id: toApiListingId(listingId as `0x${string}`),
+      update_listing: {
+        on_chain_listing_id: listingId,
+        price: agent.price === null ? null : agent.price.toString(),
+        metadata_uri: version.metadataUri,
+      },
+    });
   });
 }

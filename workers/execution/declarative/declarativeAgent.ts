@@ -1,6 +1,7 @@
 import type { Logger } from "../../../lib/log.ts";
 import { OutboundFailure } from "../outbound/outboundFailure.ts";
 import type { RunContext, RunOutcome, Runtime } from "../runtime.ts";
+import { untilDeadline } from "../untilDeadline.ts";
 import type { ChatMessage, ChatModel, ToolDefinition } from "./chatModel.ts";
 import type { OutputContract } from "./outputContract.ts";
 import { systemMessage, userMessage } from "./promptLayout.ts";
@@ -57,10 +58,7 @@ export function declarativeAgent(agent: DeclarativeAgent, log: Logger): Runtime 
       run.onDelta(text);
     });
     const failed = (failure: string): RunOutcome => ({ status: "failed", output: sent, failure });
-    const signal = AbortSignal.any([
-      run.signal,
-      AbortSignal.timeout(Math.max(0, run.deadline - Date.now())),
-    ]);
+    const signal = untilDeadline(run);
     try {
       const inputText = run.inputUri ? await agent.readInputUri(run.inputUri, signal) : undefined;
       const tools = agent.openTools(run, inputText, signal);

@@ -6,6 +6,8 @@ import type { OutboundAllowance } from "./outboundAllowance.ts";
 /** The most one call reads of one answer; the run's allowance may leave it less. */
 export const MAX_FETCH_BYTES = 512 * 1024;
 const USER_AGENT = "agent-marketplace-tools/1";
+/** What a page fetched to be read accepts: text first, then JSON, then anything. */
+export const READABLE_PAGE = "text/*, application/json;q=0.9, */*;q=0.1";
 
 export type FetchedText = {
   text: string;

@@ -1,4 +1,5 @@
 import type { BuiltInTool } from "./builtInTool.ts";
+import { READABLE_PAGE } from "./fetchText.ts";
 import { IGNORE_CASE, objectSchema, SEARCH_TEXT, URL_PARAMETER } from "./parameters.ts";
 import { readNote } from "./readNote.ts";
 import { matchingLines } from "./textPages.ts";
@@ -10,10 +11,7 @@ export const searchUrl: BuiltInTool<"read_only"> = {
     "text",
   ]),
   run: async (args, { fetchText, maxResultBytes }) => {
-    const fetched = await fetchText(
-      args.url as string,
-      "text/*, application/json;q=0.9, */*;q=0.1",
-    );
+    const fetched = await fetchText(args.url as string, READABLE_PAGE);
     const note = fetched.truncated ? `[searched the page${readNote(fetched)}]\n` : "";
     return (
       note +

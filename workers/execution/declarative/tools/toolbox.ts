@@ -6,19 +6,13 @@ import type { ToolScope } from "../../../../lib/manifest/validateManifest.ts";
 import type { Lookup } from "../../outbound/guardedRequest.ts";
 import { OutboundFailure, OutboundRefusal } from "../../outbound/outboundFailure.ts";
 import type { OutboundPolicy } from "../../outbound/outboundPolicy.ts";
+import type { ToolDefinition } from "../chatModel.ts";
 import { type BuiltInTool, ToolFailure, ToolRefusal } from "./builtInTool.ts";
 import { BUILT_IN_TOOLS } from "./builtInTools.ts";
 import { outboundAllowance } from "./outboundAllowance.ts";
 import { type RunInput, runInputOf } from "./runInput.ts";
 import { pageOf } from "./textPages.ts";
 import { type ToolContextOptions, toolContext } from "./toolContext.ts";
-
-export type ToolDefinition = {
-  name: string;
-  description: string;
-  /** JSON Schema, `type: object`. */
-  parameters: Record<string, unknown>;
-};
 
 export type ToolLimits = {
   /** Tool calls per run, refused ones included. */
