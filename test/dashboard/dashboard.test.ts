@@ -9,7 +9,6 @@ import type { Browser, Page } from "playwright-core";
 import { formatEther, type Hex, parseEther } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseApiListingId } from "../../lib/ids/listingId.ts";
 import { newWallet } from "../settlement/settlementFixtures.ts";
 import { expectAccessible } from "../support/accessibility.ts";
 import { behaving } from "../support/behavingAgent.ts";
@@ -17,6 +16,8 @@ import { launchBrowser, screenshotPath } from "../support/browser.ts";
 import { buildDashboard } from "../support/dashboardBuild.ts";
 import { injectWallet } from "../support/injectedWallet.ts";
 import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
+import { receiptSeenAt } from "../support/receiptSeenAt.ts";
+import { recordTextChanges } from "../support/textChanges.ts";
 
 const PRICE = parseEther("0.01");
 const dashboardDir = mkdtempSync(join(tmpdir(), "dashboard-"));
@@ -47,13 +48,20 @@ async function openDashboard(
     path = "/",
     account,
     onChainId,
-  }: { path?: string; account?: PrivateKeyAccount; onChainId?: number } = {},
+    onTransaction,
+  }: {
+    path?: string;
+    account?: PrivateKeyAccount;
+    onChainId?: number;
+    onTransaction?: (hash: Hex) => void;
+  } = {},
 ) {
   const context = await browser.newContext({ viewport });
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   const page = await context.newPage();
   await injectWallet(page, account ?? (await newWallet(stack())), stack().anvil.rpcUrl, {
     onChainId,
+    onTransaction,
   });
   await page.goto(`${stack().api.url}${path}`);
   return { page, close: () => context.close() };
@@ -226,21 +234,32 @@ describe("the dashboard with an injected wallet", () => {
     await expectAccessible(page, "the registration once listed");
     const href =
       (await page.getByRole("link", { name: "Open the listing" }).getAttribute("href")) ?? "";
-    const onChainId = parseApiListingId(href.replace("/listings/", "")) as Hex;
 
     await page.getByRole("link", { name: "My listings" }).click();
     await page.getByRole("link", { name: "Listed From The Dashboard" }).waitFor();
     const fact = (testId: string) => page.getByTestId(testId).textContent();
     await expect.poll(() => fact("purchases")).toBe("0");
     await expect.poll(() => fact("escrow")).toBe("0 ETH");
+    await expect.poll(() => fact("earned")).toBe("0 ETH");
+    const purchases = await recordTextChanges(page, "purchases");
 
-    // A renter buys it elsewhere: the page follows without a reload.
-    const buyer = await newWallet(stack());
-    await stack().marketplace.mined(
-      stack().marketplace.as(buyer).write.purchaseOneTime([onChainId], { value: PRICE }),
-    );
+    // A renter buys it in a browser of its own: the creator's page follows without a reload.
+    let mined: Promise<number> | undefined;
+    const renter = await openDashboard(DESKTOP, {
+      path: href,
+      onTransaction: (hash) => {
+        mined = receiptSeenAt(stack().marketplace.publicClient, hash);
+      },
+    });
+    await connectAndSignIn(renter.page, "Listed From The Dashboard");
+    await renter.page.getByRole("button", { name: "Rent for 0.01 ETH" }).click();
+    await renter.page.getByText("Done: the marketplace has indexed the transaction.").waitFor();
     await expect.poll(() => fact("purchases"), { timeout: 15_000 }).toBe("1");
     await expect.poll(() => fact("escrow")).not.toBe("0 ETH");
+    await expect.poll(() => fact("earned")).not.toBe("0 ETH");
+    const latency = (await purchases.shownAt("1")) - (await (mined as Promise<number>));
+    console.log(`the renter's purchase mined → the creator's screen showing it: ${latency} ms`);
+    await renter.close();
     await expectAccessible(page, "my listings");
     await screenshot(page, "my-listings.png");
 
