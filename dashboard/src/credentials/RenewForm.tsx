@@ -1,3 +1,4 @@
+import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import type { Hex } from "viem";
 import { SUBSCRIPTION_DAYS, subscriptionSeconds, subscriptionValue } from "../chain/marketplace.ts";
@@ -6,12 +7,18 @@ import { useMarketplaceTransaction } from "../chain/useMarketplaceTransaction.ts
 import { useMarketplaceWrite } from "../chain/useMarketplaceWrite.ts";
 import { useOnChainListing } from "../chain/useOnChainListing.ts";
 import { useClient } from "../session/SessionContext.tsx";
+import { DateTime } from "../ui/DateTime.tsx";
 import { formatEth } from "../ui/formatting.ts";
 import { findCredential } from "./findCredential.ts";
 
-/** Extends a subscription from the later of now and its expiry. */
+/** Extends a subscription from the later of now and its expiry, which it shows as indexed. */
 export function RenewForm({ listingId, onChainId }: { listingId: string; onChainId: Hex }) {
   const client = useClient();
+  const credential = useQuery({
+    queryKey: ["credential", listingId],
+    // The index may not hold a credential the chain already does: null, as the query needs a value.
+    queryFn: async () => (await findCredential(client, listingId)) ?? null,
+  });
   const { listing } = useOnChainListing(onChainId);
   const { address, abi, write } = useMarketplaceWrite();
   const transaction = useMarketplaceTransaction();
@@ -37,6 +44,12 @@ export function RenewForm({ listingId, onChainId }: { listingId: string; onChain
 
   return (
     <form onSubmit={submit} className="inline-form" aria-label="Renew the subscription">
+      <p>
+        Expires:{" "}
+        <span data-testid="expires">
+          <DateTime iso={credential.data?.expires_at ?? null} />
+        </span>
+      </p>
       <label>
         Renew for
         <select value={days} onChange={(event) => setDays(Number(event.target.value))}>

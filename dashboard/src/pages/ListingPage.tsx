@@ -9,8 +9,9 @@ import { priceText } from "../listings/priceText.ts";
 import { runsText } from "../listings/runsText.ts";
 import { Link } from "../routing/Link.tsx";
 import { useClient } from "../session/SessionContext.tsx";
+import { DateTime } from "../ui/DateTime.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
-import { formatDate, RENTAL_MODEL_NAMES } from "../ui/formatting.ts";
+import { RENTAL_MODEL_NAMES } from "../ui/formatting.ts";
 import { Loading } from "../ui/Loading.tsx";
 
 export function ListingPage({ listingId }: { listingId: string }) {
@@ -51,7 +52,9 @@ export function ListingPage({ listingId }: { listingId: string }) {
           {listing.creator.display_name} ({listing.creator.listing_count} listings)
         </dd>
         <dt>Published</dt>
-        <dd>{formatDate(listing.published_at)}</dd>
+        <dd>
+          <DateTime iso={listing.published_at} />
+        </dd>
         <dt>Listing id</dt>
         <dd>
           <code>{listing.id}</code>
