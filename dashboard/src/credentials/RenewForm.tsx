@@ -1,8 +1,8 @@
 import { useQuery } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import type { Hex } from "viem";
 import { SUBSCRIPTION_DAYS, subscriptionSeconds, subscriptionValue } from "../chain/marketplace.ts";
-import { TransactionProgress } from "../chain/TransactionProgress.tsx";
+import { TransactionForm } from "../chain/TransactionForm.tsx";
 import { useMarketplaceTransaction } from "../chain/useMarketplaceTransaction.ts";
 import { useMarketplaceWrite } from "../chain/useMarketplaceWrite.ts";
 import { useOnChainListing } from "../chain/useOnChainListing.ts";
@@ -25,8 +25,7 @@ export function RenewForm({ listingId, onChainId }: { listingId: string; onChain
   const [days, setDays] = useState<number>(30);
   const price = listing?.price;
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  const submit = async () => {
     if (price === undefined) return;
     const before = (await findCredential(client, listingId))?.expires_at;
     transaction.run(
@@ -43,7 +42,13 @@ export function RenewForm({ listingId, onChainId }: { listingId: string; onChain
   };
 
   return (
-    <form onSubmit={submit} className="inline-form" aria-label="Renew the subscription">
+    <TransactionForm
+      label="Renew the subscription"
+      transaction={transaction}
+      onSubmit={submit}
+      submitText="Renew"
+      disabled={price === undefined}
+    >
       <p>
         Expires:{" "}
         <span data-testid="expires">
@@ -61,14 +66,6 @@ export function RenewForm({ listingId, onChainId }: { listingId: string; onChain
           ))}
         </select>
       </label>
-      <button type="submit" disabled={transaction.busy || price === undefined}>
-        Renew
-      </button>
-      <TransactionProgress
-        stage={transaction.stage}
-        hash={transaction.hash}
-        error={transaction.error}
-      />
-    </form>
+    </TransactionForm>
   );
 }
