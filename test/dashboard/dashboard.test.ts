@@ -5,11 +5,14 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { formatEther, type Hex, parseEther } from "viem";
+import type { Browser, Locator, Page } from "playwright-core";
+import { type Address, formatEther, type Hex, parseEther } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseApiListingId } from "../../lib/ids/listingId.ts";
+import { ONE_TIME, SUBSCRIPTION } from "../../devStack/marketplace.ts";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
+import { toApiListingId } from "../../lib/ids/listingId.ts";
 import { newWallet } from "../settlement/settlementFixtures.ts";
 import { expectAccessible } from "../support/accessibility.ts";
 import { behaving } from "../support/behavingAgent.ts";
@@ -17,6 +20,8 @@ import { launchBrowser, screenshotPath } from "../support/browser.ts";
 import { buildDashboard } from "../support/dashboardBuild.ts";
 import { injectWallet } from "../support/injectedWallet.ts";
 import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
+import { receiptSeenAt } from "../support/receiptSeenAt.ts";
+import { recordTextChanges } from "../support/textChanges.ts";
 
 const PRICE = parseEther("0.01");
 const dashboardDir = mkdtempSync(join(tmpdir(), "dashboard-"));
@@ -47,13 +52,20 @@ async function openDashboard(
     path = "/",
     account,
     onChainId,
-  }: { path?: string; account?: PrivateKeyAccount; onChainId?: number } = {},
+    onTransaction,
+  }: {
+    path?: string;
+    account?: PrivateKeyAccount;
+    onChainId?: number;
+    onTransaction?: (hash: Hex) => void;
+  } = {},
 ) {
   const context = await browser.newContext({ viewport });
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   const page = await context.newPage();
   await injectWallet(page, account ?? (await newWallet(stack())), stack().anvil.rpcUrl, {
     onChainId,
+    onTransaction,
   });
   await page.goto(`${stack().api.url}${path}`);
   return { page, close: () => context.close() };
@@ -73,6 +85,52 @@ async function connectAndSignIn(page: Page, heading = "Catalogue") {
 }
 
 const balanceOf = (page: Page) => page.getByTestId("balance");
+const DONE = "Done: the marketplace has indexed the transaction.";
+const DAY = 86_400;
+const SUBSCRIPTION_PRICE = parseEther("0.03");
+const ONE_TIME_PRICE = parseEther("0.02");
+const client = () => stack().marketplace.publicClient;
+
+/** A listing of `name`'s agent, published by a creator of its own at `price` wei. */
+async function publish(name: string, model: number, price: bigint) {
+  const onChainId = await stack().publishListing({
+    creator: devAccount(4),
+    seed: name,
+    model,
+    price,
+    manifest: { name, category: "research", description: `${name}, rented or bought once` },
+  });
+  return { onChainId, id: toApiListingId(onChainId) };
+}
+
+/**
+ * What `renter` pays the marketplace while `act` runs, from the chain: its balance's fall less the
+ * gas of the transactions its wallet sent (noted in `sent`) meanwhile.
+ */
+function paidBy(renter: Address, sent: Hex[]) {
+  return async (act: () => Promise<void>): Promise<bigint> => {
+    const from = sent.length;
+    const before = await client().getBalance({ address: renter });
+    await act();
+    const after = await client().getBalance({ address: renter });
+    let gas = 0n;
+    for (const hash of sent.slice(from)) {
+      const receipt = await client().getTransactionReceipt({ hash });
+      gas += receipt.gasUsed * receipt.effectiveGasPrice;
+    }
+    return before - after - gas;
+  };
+}
+
+/** The credential card of the listing `title` on My credentials. */
+const credentialCard = (page: Page, title: string) =>
+  page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: title }) });
+
+/** The subscription's expiry shown in `within`, in seconds, from its `<time>`'s exact value. */
+async function expiryShown(within: Page | Locator): Promise<number> {
+  const iso = await within.getByTestId("expires").locator("time").getAttribute("datetime");
+  return Date.parse(iso ?? "") / 1000;
+}
 
 /** From the catalogue: finds the listing, rents 3 tasks' worth, runs a streamed task in the playground. */
 async function rentAndRun(
@@ -226,21 +284,32 @@ describe("the dashboard with an injected wallet", () => {
     await expectAccessible(page, "the registration once listed");
     const href =
       (await page.getByRole("link", { name: "Open the listing" }).getAttribute("href")) ?? "";
-    const onChainId = parseApiListingId(href.replace("/listings/", "")) as Hex;
 
     await page.getByRole("link", { name: "My listings" }).click();
     await page.getByRole("link", { name: "Listed From The Dashboard" }).waitFor();
     const fact = (testId: string) => page.getByTestId(testId).textContent();
     await expect.poll(() => fact("purchases")).toBe("0");
     await expect.poll(() => fact("escrow")).toBe("0 ETH");
+    await expect.poll(() => fact("earned")).toBe("0 ETH");
+    const purchases = await recordTextChanges(page, "purchases");
 
-    // A renter buys it elsewhere: the page follows without a reload.
-    const buyer = await newWallet(stack());
-    await stack().marketplace.mined(
-      stack().marketplace.as(buyer).write.purchaseOneTime([onChainId], { value: PRICE }),
-    );
+    // A renter buys it in a browser of its own: the creator's page follows without a reload.
+    let mined: Promise<number> | undefined;
+    const renter = await openDashboard(DESKTOP, {
+      path: href,
+      onTransaction: (hash) => {
+        mined = receiptSeenAt(stack().marketplace.publicClient, hash);
+      },
+    });
+    await connectAndSignIn(renter.page, "Listed From The Dashboard");
+    await renter.page.getByRole("button", { name: "Rent for 0.01 ETH" }).click();
+    await renter.page.getByText("Done: the marketplace has indexed the transaction.").waitFor();
     await expect.poll(() => fact("purchases"), { timeout: 15_000 }).toBe("1");
     await expect.poll(() => fact("escrow")).not.toBe("0 ETH");
+    await expect.poll(() => fact("earned")).not.toBe("0 ETH");
+    const latency = (await purchases.shownAt("1")) - (await (mined as Promise<number>));
+    console.log(`the renter's purchase mined → the creator's screen showing it: ${latency} ms`);
+    await renter.close();
     await expectAccessible(page, "my listings");
     await screenshot(page, "my-listings.png");
 
@@ -256,6 +325,92 @@ describe("the dashboard with an injected wallet", () => {
     await expect.poll(() => fact("listing-status"), { timeout: 15_000 }).toBe("active");
     await page.getByRole("button", { name: "Close" }).click();
     await expect.poll(() => fact("listing-status"), { timeout: 15_000 }).toBe("closed");
+    await close();
+  }, 180_000);
+
+  it("rents a subscription, renews it, and buys a one-time rental, each at the listing's price", async () => {
+    const subscription = await publish("dashboard-subscriber", SUBSCRIPTION, SUBSCRIPTION_PRICE);
+    const oneTime = await publish("dashboard-one-off", ONE_TIME, ONE_TIME_PRICE);
+    const renter = await newWallet(stack());
+    const sent: Hex[] = [];
+    const { page, close } = await openDashboard(DESKTOP, {
+      path: `/listings/${subscription.id}`,
+      account: renter,
+      onTransaction: (hash) => sent.push(hash),
+    });
+    const paid = paidBy(renter.address, sent);
+    const onChain = async (onChainId: Hex) => {
+      const [, purchasedAt, expiresAt] = await client().readContract({
+        address: stack().deployment.address,
+        abi: serviceMarketplaceAbi,
+        functionName: "credentials",
+        args: [onChainId, renter.address],
+      });
+      return { purchasedAt, expiresAt };
+    };
+    await connectAndSignIn(page, "Dashboard Subscriber");
+    await expectAccessible(page, "a subscription's listing");
+
+    await page.getByLabel("30 days (0.03 ETH)").check();
+    expect(
+      await paid(async () => {
+        await page.getByRole("button", { name: "Rent for 0.03 ETH" }).click();
+        await page.getByText(DONE).waitFor();
+      }),
+    ).toBe(SUBSCRIPTION_PRICE);
+    const purchase = await client().getTransactionReceipt({ hash: sent[0] as Hex });
+    const { timestamp } = await client().getBlock({ blockNumber: purchase.blockNumber });
+    const { expiresAt: bought } = await onChain(subscription.onChainId);
+    expect(bought).toBe(Number(timestamp) + 30 * DAY);
+    await expect.poll(() => expiryShown(page)).toBe(bought);
+    await expectAccessible(page, "a subscription's listing, rented");
+
+    await page.getByRole("link", { name: "My credentials" }).click();
+    const card = credentialCard(page, "Dashboard Subscriber");
+    expect(await expiryShown(card)).toBe(bought);
+    await expectAccessible(page, "my credentials with a subscription");
+
+    await card.getByRole("link", { name: "Renew" }).click();
+    await page.getByLabel("Renew for").selectOption("90");
+    expect(
+      await paid(async () => {
+        await page.getByRole("button", { name: "Renew", exact: true }).click();
+        await page.getByText(DONE).waitFor();
+      }),
+    ).toBe(SUBSCRIPTION_PRICE * 3n);
+    const { expiresAt: renewed } = await onChain(subscription.onChainId);
+    expect(renewed).toBe(bought + 90 * DAY);
+    await expect.poll(() => expiryShown(page)).toBe(renewed);
+    await expectAccessible(page, "a subscription's listing, renewed");
+    await page.getByRole("link", { name: "My credentials" }).click();
+    await expect
+      .poll(() => expiryShown(credentialCard(page, "Dashboard Subscriber")))
+      .toBe(renewed);
+
+    await page.getByRole("link", { name: "Catalogue" }).click();
+    await page.getByLabel("Search", { exact: true }).fill("bought once");
+    await page.getByLabel("Rental model").selectOption("one_time");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.getByRole("link", { name: "Dashboard One Off" }).click();
+    await page.getByRole("heading", { name: "Dashboard One Off" }).waitFor();
+    await expectAccessible(page, "a one-time listing");
+    expect(
+      await paid(async () => {
+        await page.getByRole("button", { name: "Rent for 0.02 ETH" }).click();
+        await page.getByText(DONE).waitFor();
+      }),
+    ).toBe(ONE_TIME_PRICE);
+    const once = await onChain(oneTime.onChainId);
+    expect(once.purchasedAt).toBeGreaterThan(0);
+    expect(once.expiresAt, "a one-time credential never expires").toBe(0);
+    await page.getByText("Your credential: active").waitFor();
+
+    await page.getByRole("link", { name: "My credentials" }).click();
+    const boughtOnce = credentialCard(page, "Dashboard One Off");
+    await boughtOnce.getByText("One-time").waitFor();
+    expect(await boughtOnce.getByTestId("expires").count()).toBe(0);
+    expect(await credentialCard(page, "Dashboard Subscriber").count()).toBe(1);
+    await expectAccessible(page, "my credentials with a subscription and a one-time rental");
     await close();
   }, 180_000);
 

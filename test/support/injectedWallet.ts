@@ -14,12 +14,18 @@ import { anvil } from "viem/chains";
 
 type Answer = { result: unknown } | { error: { code: number; message: string; data?: unknown } };
 
-/** `onChainId`: the chain the wallet starts on (anvil's by default); it switches when asked. */
+/**
+ * `onChainId`: the chain the wallet starts on (anvil's by default); it switches when asked.
+ * `onTransaction`: told each transaction's hash as the wallet sends it.
+ */
 export async function injectWallet(
   page: Page,
   account: PrivateKeyAccount,
   rpcUrl: string,
-  { onChainId = anvil.id }: { onChainId?: number } = {},
+  {
+    onChainId = anvil.id,
+    onTransaction,
+  }: { onChainId?: number; onTransaction?: (hash: Hex) => void } = {},
 ) {
   const chain = { ...anvil, rpcUrls: { default: { http: [rpcUrl] } } };
   let chainId = onChainId;
@@ -45,12 +51,14 @@ export async function injectWallet(
         return account.signMessage({ message: { raw: params[0] as Hex } });
       case "eth_sendTransaction": {
         const [tx] = params as [{ to: Hex; data?: Hex; value?: Hex; gas?: Hex }];
-        return wallet.sendTransaction({
+        const hash = await wallet.sendTransaction({
           to: tx.to,
           data: tx.data,
           value: tx.value ? BigInt(tx.value) : undefined,
           gas: tx.gas ? BigInt(tx.gas) : undefined,
         });
+        onTransaction?.(hash);
+        return hash;
       }
       default:
         return node.request({ method, params } as never);

@@ -2,8 +2,8 @@ import type { ApiKey } from "@service/sdk";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useClient } from "../session/SessionContext.tsx";
+import { DateTime } from "../ui/DateTime.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
-import { formatDate } from "../ui/formatting.ts";
 
 /** One key; revoking it asks for a confirmation first. */
 export function ApiKeyRow({ apiKey }: { apiKey: ApiKey }) {
@@ -20,10 +20,14 @@ export function ApiKeyRow({ apiKey }: { apiKey: ApiKey }) {
       <td>
         <code>{apiKey.preview}…</code>
       </td>
-      <td>{formatDate(apiKey.created_at)}</td>
+      <td>
+        <DateTime iso={apiKey.created_at} />
+      </td>
       <td>
         {apiKey.revoked_at ? (
-          `Revoked ${formatDate(apiKey.revoked_at)}`
+          <>
+            Revoked <DateTime iso={apiKey.revoked_at} />
+          </>
         ) : confirming ? (
           <span className="confirm">
             Revoke “{apiKey.label}”? Requests with it fail at once.{" "}

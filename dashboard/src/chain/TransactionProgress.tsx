@@ -1,5 +1,5 @@
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
-import type { TransactionStage } from "./useMarketplaceTransaction.ts";
+import type { MarketplaceTransaction, TransactionStage } from "./useMarketplaceTransaction.ts";
 
 const STAGE_TEXT: Record<TransactionStage, string> = {
   idle: "",
@@ -10,14 +10,11 @@ const STAGE_TEXT: Record<TransactionStage, string> = {
   failed: "",
 };
 
+/** Where a transaction is, its hash once sent, and why it failed if it did. */
 export function TransactionProgress({
-  stage,
-  hash,
-  error,
+  transaction: { stage, hash, error },
 }: {
-  stage: TransactionStage;
-  hash?: string;
-  error?: unknown;
+  transaction: Pick<MarketplaceTransaction, "stage" | "hash" | "error">;
 }) {
   return (
     <div className="transaction" aria-live="polite">

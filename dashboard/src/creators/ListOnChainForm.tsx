@@ -1,12 +1,13 @@
 import { ServiceNotFoundError } from "@service/sdk";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import type { Hex } from "viem";
 import { RENTAL_MODELS } from "../../../lib/marketplace/vocabulary.ts";
-import { TransactionProgress } from "../chain/TransactionProgress.tsx";
+import { TransactionForm } from "../chain/TransactionForm.tsx";
 import { useMarketplaceTransaction } from "../chain/useMarketplaceTransaction.ts";
 import { useMarketplaceWrite } from "../chain/useMarketplaceWrite.ts";
 import { Link } from "../routing/Link.tsx";
 import { useClient } from "../session/SessionContext.tsx";
+import { EthField } from "../ui/EthField.tsx";
 import { parseEthInput } from "../ui/ethInput.ts";
 import { RENTAL_MODEL_NAMES } from "../ui/formatting.ts";
 
@@ -21,8 +22,7 @@ export function ListOnChainForm({ listingId, seed, metadataUri }: CreateListing)
   const [price, setPrice] = useState("0.01");
   const priceWei = parseEthInput(price);
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = () => {
     if (priceWei === undefined) return;
     transaction.run(
       () =>
@@ -42,7 +42,18 @@ export function ListOnChainForm({ listingId, seed, metadataUri }: CreateListing)
   };
 
   return (
-    <form onSubmit={submit} className="inline-form" aria-label="List the agent on-chain">
+    <TransactionForm
+      label="List the agent on-chain"
+      transaction={transaction}
+      onSubmit={submit}
+      submitText="List on-chain"
+      disabled={priceWei === undefined || transaction.stage === "indexed"}
+      after={
+        transaction.stage === "indexed" && (
+          <Link href={`/listings/${listingId}`}>Open the listing</Link>
+        )
+      }
+    >
       <label>
         Rental model
         <select
@@ -56,32 +67,12 @@ export function ListOnChainForm({ listingId, seed, metadataUri }: CreateListing)
           ))}
         </select>
       </label>
-      <label>
-        Price (ETH; per task, per purchase or per 30 days)
-        <input
-          type="number"
-          min="0"
-          step="any"
-          inputMode="decimal"
-          value={price}
-          onChange={(event) => setPrice(event.target.value)}
-          aria-invalid={priceWei === undefined}
-        />
-      </label>
-      <button
-        type="submit"
-        disabled={transaction.busy || priceWei === undefined || transaction.stage === "indexed"}
-      >
-        List on-chain
-      </button>
-      <TransactionProgress
-        stage={transaction.stage}
-        hash={transaction.hash}
-        error={transaction.error}
+      <EthField
+        label="Price (ETH; per task, per purchase or per 30 days)"
+        value={price}
+        onChange={setPrice}
+        invalid={priceWei === undefined}
       />
-      {transaction.stage === "indexed" && (
-        <Link href={`/listings/${listingId}`}>Open the listing</Link>
-      )}
-    </form>
+    </TransactionForm>
   );
 }

@@ -19,6 +19,21 @@ export function MyListingCard({ listing }: { listing: CreatorListing }) {
   /** Done once the API's index shows the listing in `expected` status. */
   const indexedAs = (expected: string) => async () =>
     (await client.listings.get(listing.id)).status === expected;
+  const withdraw = () =>
+    transaction.run(
+      () => write({ address, abi, functionName: "withdrawEarnings", args: [onChainId, escrow] }),
+      async () => true,
+    );
+  const setActive = (active: boolean) =>
+    transaction.run(
+      () => write({ address, abi, functionName: "setListingActive", args: [onChainId, active] }),
+      indexedAs(active ? "active" : "paused"),
+    );
+  const close = () =>
+    transaction.run(
+      () => write({ address, abi, functionName: "closeListing", args: [onChainId] }),
+      indexedAs("closed"),
+    );
 
   return (
     <li className="card">
@@ -40,85 +55,25 @@ export function MyListingCard({ listing }: { listing: CreatorListing }) {
         <dd data-testid="runs">{runsText(listing)}</dd>
       </dl>
       <div className="actions">
-        <button
-          type="button"
-          disabled={transaction.busy || !escrow}
-          onClick={() =>
-            transaction.run(
-              () =>
-                write({
-                  address,
-                  abi,
-                  functionName: "withdrawEarnings",
-                  args: [onChainId, escrow],
-                }),
-              async () => true,
-            )
-          }
-        >
+        <button type="button" disabled={transaction.busy || !escrow} onClick={withdraw}>
           Withdraw {escrow ? formatEth(escrow) : ""}
         </button>
-        {status === "active" && (
-          <button
-            type="button"
-            disabled={transaction.busy}
-            onClick={() =>
-              transaction.run(
-                () =>
-                  write({
-                    address,
-                    abi,
-                    functionName: "setListingActive",
-                    args: [onChainId, false],
-                  }),
-                indexedAs("paused"),
-              )
-            }
-          >
-            Pause
-          </button>
-        )}
-        {status === "paused" && (
-          <button
-            type="button"
-            disabled={transaction.busy}
-            onClick={() =>
-              transaction.run(
-                () =>
-                  write({
-                    address,
-                    abi,
-                    functionName: "setListingActive",
-                    args: [onChainId, true],
-                  }),
-                indexedAs("active"),
-              )
-            }
-          >
-            Resume
-          </button>
-        )}
         {status !== "closed" && (
-          <button
-            type="button"
-            className="danger"
-            disabled={transaction.busy}
-            onClick={() =>
-              transaction.run(
-                () => write({ address, abi, functionName: "closeListing", args: [onChainId] }),
-                indexedAs("closed"),
-              )
-            }
-          >
-            Close
-          </button>
+          <>
+            <button
+              type="button"
+              disabled={transaction.busy}
+              onClick={() => setActive(status === "paused")}
+            >
+              {status === "paused" ? "Resume" : "Pause"}
+            </button>
+            <button type="button" className="danger" disabled={transaction.busy} onClick={close}>
+              Close
+            </button>
+          </>
         )}
       </div>
-      <TransactionProgress
-        stage={transaction.stage}
-        hash={transaction.hash}
-        error={transaction.error}
-      />
+      <TransactionProgress transaction={transaction} />
     </li>
   );
 }

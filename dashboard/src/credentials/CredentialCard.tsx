@@ -1,7 +1,8 @@
 import type { Credential } from "@service/sdk";
 import { parseApiListingId } from "../chain/marketplace.ts";
 import { Link } from "../routing/Link.tsx";
-import { formatDate, RENTAL_MODEL_NAMES } from "../ui/formatting.ts";
+import { DateTime } from "../ui/DateTime.tsx";
+import { RENTAL_MODEL_NAMES } from "../ui/formatting.ts";
 import { PerTaskBalance } from "./PerTaskBalance.tsx";
 
 export function CredentialCard({ credential }: { credential: Credential }) {
@@ -21,11 +22,15 @@ export function CredentialCard({ credential }: { credential: Credential }) {
           </strong>
         </dd>
         <dt>Bought</dt>
-        <dd>{formatDate(credential.purchased_at)}</dd>
+        <dd>
+          <DateTime iso={credential.purchased_at} />
+        </dd>
         {credential.rental_model === "subscription" && (
           <>
             <dt>Expires</dt>
-            <dd>{formatDate(credential.expires_at)}</dd>
+            <dd data-testid="expires">
+              <DateTime iso={credential.expires_at} />
+            </dd>
           </>
         )}
       </dl>

@@ -1,10 +1,11 @@
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import type { Hex } from "viem";
-import { TransactionProgress } from "../chain/TransactionProgress.tsx";
+import { TransactionForm } from "../chain/TransactionForm.tsx";
 import { useMarketplaceTransaction } from "../chain/useMarketplaceTransaction.ts";
 import { useMarketplaceWrite } from "../chain/useMarketplaceWrite.ts";
 import { useOnChainListing } from "../chain/useOnChainListing.ts";
 import { useClient } from "../session/SessionContext.tsx";
+import { EthField } from "../ui/EthField.tsx";
 import { ethInput, parseEthInput } from "../ui/ethInput.ts";
 import { findCredential } from "./findCredential.ts";
 
@@ -19,8 +20,7 @@ export function TopUpForm({ listingId, onChainId }: { listingId: string; onChain
   const text = amount ?? (price === undefined ? "" : ethInput(price * 10n));
   const value = parseEthInput(text);
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = () => {
     if (price === undefined || value === undefined) return;
     transaction.run(
       () => write({ address, abi, functionName: "topUpBalance", args: [onChainId, price], value }),
@@ -29,29 +29,14 @@ export function TopUpForm({ listingId, onChainId }: { listingId: string; onChain
   };
 
   return (
-    <form onSubmit={submit} className="inline-form" aria-label="Top up the balance">
-      <label>
-        Top up (ETH)
-        <input
-          type="number"
-          min="0"
-          step="any"
-          inputMode="decimal"
-          value={text}
-          onChange={(event) => setAmount(event.target.value)}
-        />
-      </label>
-      <button
-        type="submit"
-        disabled={transaction.busy || price === undefined || value === undefined || value < price}
-      >
-        Top up
-      </button>
-      <TransactionProgress
-        stage={transaction.stage}
-        hash={transaction.hash}
-        error={transaction.error}
-      />
-    </form>
+    <TransactionForm
+      label="Top up the balance"
+      transaction={transaction}
+      onSubmit={submit}
+      submitText="Top up"
+      disabled={price === undefined || value === undefined || value < price}
+    >
+      <EthField label="Top up (ETH)" value={text} onChange={setAmount} />
+    </TransactionForm>
   );
 }

@@ -6,6 +6,7 @@ import type { MarketplaceTransaction } from "../chain/useMarketplaceTransaction.
 import { useMarketplaceWrite } from "../chain/useMarketplaceWrite.ts";
 import { findCredential } from "../credentials/findCredential.ts";
 import { useClient } from "../session/SessionContext.tsx";
+import { EthField } from "../ui/EthField.tsx";
 import { ethInput, parseEthInput } from "../ui/ethInput.ts";
 import { formatEth } from "../ui/formatting.ts";
 
@@ -76,18 +77,12 @@ export function PurchaseForm({
         </fieldset>
       )}
       {listing.rental_model === "per_query" && (
-        <label>
-          Deposit (ETH), at least one task ({formatEth(priceWei)})
-          <input
-            type="number"
-            min="0"
-            step="any"
-            inputMode="decimal"
-            value={deposit}
-            onChange={(event) => setDeposit(event.target.value)}
-            aria-invalid={depositWei === undefined || depositWei < priceWei}
-          />
-        </label>
+        <EthField
+          label={`Deposit (ETH), at least one task (${formatEth(priceWei)})`}
+          value={deposit}
+          onChange={setDeposit}
+          invalid={depositWei === undefined || depositWei < priceWei}
+        />
       )}
       <button
         type="submit"

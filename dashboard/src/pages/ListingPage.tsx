@@ -4,13 +4,11 @@ import { TransactionProgress } from "../chain/TransactionProgress.tsx";
 import { useMarketplaceTransaction } from "../chain/useMarketplaceTransaction.ts";
 import { useOnChainListing } from "../chain/useOnChainListing.ts";
 import { CredentialStatus } from "../credentials/CredentialStatus.tsx";
+import { ListingFacts } from "../listings/ListingFacts.tsx";
 import { PurchaseForm } from "../listings/PurchaseForm.tsx";
-import { priceText } from "../listings/priceText.ts";
-import { runsText } from "../listings/runsText.ts";
 import { Link } from "../routing/Link.tsx";
 import { useClient } from "../session/SessionContext.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
-import { formatDate, RENTAL_MODEL_NAMES } from "../ui/formatting.ts";
 import { Loading } from "../ui/Loading.tsx";
 
 export function ListingPage({ listingId }: { listingId: string }) {
@@ -35,28 +33,7 @@ export function ListingPage({ listingId }: { listingId: string }) {
     <article aria-labelledby="listing-title">
       <h1 id="listing-title">{listing.title}</h1>
       <p>{listing.description}</p>
-      <dl className="facts">
-        <dt>Price</dt>
-        <dd>{priceText(listing)}</dd>
-        <dt>Rental</dt>
-        <dd>{RENTAL_MODEL_NAMES[listing.rental_model]}</dd>
-        <dt>Status</dt>
-        <dd>{listing.status}</dd>
-        <dt>Category</dt>
-        <dd>{listing.category.join(", ")}</dd>
-        <dt>Runs</dt>
-        <dd>{runsText(listing)}</dd>
-        <dt>Creator</dt>
-        <dd>
-          {listing.creator.display_name} ({listing.creator.listing_count} listings)
-        </dd>
-        <dt>Published</dt>
-        <dd>{formatDate(listing.published_at)}</dd>
-        <dt>Listing id</dt>
-        <dd>
-          <code>{listing.id}</code>
-        </dd>
-      </dl>
+      <ListingFacts listing={listing} />
       {listing.sample_output.length > 0 && (
         <section aria-labelledby="samples-title">
           <h2 id="samples-title">Sample output</h2>
@@ -88,7 +65,7 @@ export function ListingPage({ listingId }: { listingId: string }) {
               </p>
             </>
           ))}
-        <TransactionProgress stage={purchase.stage} hash={purchase.hash} error={purchase.error} />
+        <TransactionProgress transaction={purchase} />
       </section>
     </article>
   );

@@ -10,8 +10,6 @@ export function formatEth(wei: bigint): string {
   return `${formatEther(wei)} ETH`;
 }
 
-export function formatDate(iso: string | null): string {
-  return iso
-    ? new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })
-    : "—";
+export function formatDate(iso: string): string {
+  return new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
 }
