@@ -1,17 +1,21 @@
 // The request path's JSON-RPC reads against nodes that answer, fail, drop connections, never answer
 // or answer too much: each ends in a result or in the viem error the API maps to 503, in time.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { HttpRequestError, RpcRequestError, TimeoutError } from "viem";
 import { afterEach, describe, expect, it } from "vitest";
 import { isChainUnavailable } from "../lib/chain/isChainUnavailable.ts";
 import { createChainReader } from "./chainReader.ts";
+import { CHAIN_READ_DEADLINE_MS } from "./limits.ts";
 
 let server: Server | undefined;
 afterEach(stopNode);
 
 async function stopNode() {
-  server?.closeAllConnections();
+  if (!server) return;
+  server.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
   server = undefined;
 }
@@ -117,6 +121,36 @@ describe("a JSON-RPC read of the chain", () => {
     const url = await node(() => {});
     const error = await failure(createChainReader(url).read("eth_blockNumber", []));
     expect(error).toBeInstanceOf(TimeoutError);
+  });
+
+  it("takes an answer that came while the process was too busy to read it, past the deadline", async () => {
+    // The node is another process, answering 300 ms after each call while this one is busy.
+    const node = spawn(process.execPath, [
+      "-e",
+      `require("node:http").createServer((q, a) => { q.resume(); q.on("end", () => setTimeout(() =>
+        a.end('{"jsonrpc":"2.0","id":1,"result":"0x5"}'), 300)); })
+        .listen(0, "127.0.0.1", function () { console.log(this.address().port); });`,
+    ]);
+    try {
+      const [port] = await once(node.stdout, "data");
+      const read = createChainReader(`http://127.0.0.1:${String(port).trim()}`).read(
+        "eth_blockNumber",
+        [],
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Busy past the deadline, to the end of a turn of the event loop: the next turn begins with
+      // the deadline's timer overdue and the answer waiting in the socket.
+      await new Promise<void>((resolve) =>
+        setImmediate(() => {
+          const busyUntil = Date.now() + CHAIN_READ_DEADLINE_MS + 200;
+          while (Date.now() < busyUntil);
+          resolve();
+        }),
+      );
+      expect(await read).toBe("0x5");
+    } finally {
+      node.kill();
+    }
   });
 
   it("stops reading an answer past 4 MB", async () => {

@@ -56,35 +56,54 @@ export function createChainReader(rpcUrl: string): ChainReader {
     });
   }
 
+  /** `call`, sent as `body`, tried again once after a dropped connection or a 5xx / 429. */
+  async function attempts(call: Record<string, unknown>, body: string, deadline: AbortSignal): Promise<unknown> {
+    for (let attempt = 0; ; attempt++) {
+      const retry = attempt < CHAIN_READ_RETRIES;
+      let answer: Answer;
+      try {
+        answer = await post(body, deadline);
+      } catch (error) {
+        if (deadline.aborted) throw new TimeoutError({ body: call, url: rpcUrl });
+        if (retry) continue;
+        throw new HttpRequestError({ body: call, url: rpcUrl, cause: error as Error });
+      }
+      if (answer.status !== 200) {
+        if (retry && (answer.status >= 500 || answer.status === 429)) continue;
+        throw new HttpRequestError({ body: call, url: rpcUrl, status: answer.status });
+      }
+      const parsed = parseAnswer(answer.text);
+      if (!parsed) {
+        throw new HttpRequestError({ body: call, url: rpcUrl, details: "not a JSON-RPC answer" });
+      }
+      if (parsed.error) {
+        throw new RpcRequestError({ body: call, error: parsed.error, url: rpcUrl });
+      }
+      return parsed.result;
+    }
+  }
+
   return {
     async read(method, params) {
       const call = { jsonrpc: "2.0", id: ++nextId, method, params };
-      const body = JSON.stringify(call);
-      const deadline = AbortSignal.timeout(CHAIN_READ_DEADLINE_MS);
-      for (let attempt = 0; ; attempt++) {
-        const retry = attempt < CHAIN_READ_RETRIES;
-        let answer: Answer;
-        try {
-          answer = await post(body, deadline);
-        } catch (error) {
-          if (deadline.aborted) throw new TimeoutError({ body: call, url: rpcUrl });
-          if (retry) continue;
-          throw new HttpRequestError({ body: call, url: rpcUrl, cause: error as Error });
-        }
-        if (answer.status !== 200) {
-          if (retry && (answer.status >= 500 || answer.status === 429)) continue;
-          throw new HttpRequestError({ body: call, url: rpcUrl, status: answer.status });
-        }
-        const parsed = parseAnswer(answer.text);
-        if (!parsed) {
-          throw new HttpRequestError({ body: call, url: rpcUrl, details: "not a JSON-RPC answer" });
-        }
-        if (parsed.error)
-          throw new RpcRequestError({ body: call, error: parsed.error, url: rpcUrl });
-        return parsed.result;
+      const deadline = lateDeadline(CHAIN_READ_DEADLINE_MS);
+      try {
+        return await attempts(call, JSON.stringify(call), deadline.signal);
+      } finally {
+        deadline.clear();
       }
     },
   };
+}
+
+/**
+ * A signal aborted `ms` from now, once the event loop has read what its sockets hold: a process too
+ * busy to run its timers on time must not take its own lateness for the node's silence.
+ */
+function lateDeadline(ms: number): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => setImmediate(() => controller.abort()), ms);
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
 function parseAnswer(text: string): RpcAnswer | undefined {
