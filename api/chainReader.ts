@@ -57,7 +57,11 @@ export function createChainReader(rpcUrl: string): ChainReader {
   }
 
   /** `call`, sent as `body`, tried again once after a dropped connection or a 5xx / 429. */
-  async function attempts(call: Record<string, unknown>, body: string, deadline: AbortSignal): Promise<unknown> {
+  async function attempts(
+    call: Record<string, unknown>,
+    body: string,
+    deadline: AbortSignal,
+  ): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
       const retry = attempt < CHAIN_READ_RETRIES;
       let answer: Answer;
