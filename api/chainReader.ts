@@ -25,11 +25,8 @@ export function createChainReader(rpcUrl: string): ChainReader {
   const url = new URL(rpcUrl);
   const transport = url.protocol === "https:" ? https : http;
   const agent = new transport.Agent({ keepAlive: true });
-  const headers: http.OutgoingHttpHeaders = { "content-type": "application/json" };
-  if (url.username) {
-    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-    headers.authorization = `Basic ${Buffer.from(credentials).toString("base64")}`;
-  }
+  // A user and password in the URL become its Basic authorization, as `fetch` would send them.
+  const headers = { "content-type": "application/json" };
   let nextId = 0;
 
   function post(body: string, signal: AbortSignal): Promise<Answer> {
