@@ -326,6 +326,7 @@ async function measureParts(options: {
             needed: 1,
             wanted: 0,
             seen: null,
+            busy: false,
             closing: 0,
           }),
         ),

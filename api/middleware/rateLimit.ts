@@ -48,6 +48,8 @@ export function rateLimit({
   trustProxy: TrustProxy | undefined;
 }) {
   const clientAddress = clientAddressResolver(trustProxy);
+  /** Requests of each subject this process is serving now, past or waiting at the limit. */
+  const serving = new Map<string, number>();
   const addressOf = (c: Context<AppEnv>) =>
     clientAddress(peerAddress(c), c.req.header("x-forwarded-for"));
 
@@ -69,18 +71,26 @@ export function rateLimit({
     const { nowSeconds, windowStart, reset } = rateLimitWindow(now());
     const { subject, limit } = budgetOf(c);
 
-    const { count } = await budgets.spend(subject, limit, windowStart);
-    const budget = { limit, count, reset };
-    setRateLimitHeaders(c, budget, nowSeconds);
-    c.set("rateLimit", budget);
+    const busy = serving.has(subject);
+    serving.set(subject, (serving.get(subject) ?? 0) + 1);
+    try {
+      const { count } = await budgets.spend(subject, limit, windowStart, { busy });
+      const budget = { limit, count, reset };
+      setRateLimitHeaders(c, budget, nowSeconds);
+      c.set("rateLimit", budget);
 
-    if (count > limit) {
-      throw new ApiError(
-        "rate_limit_exceeded",
-        `More than ${limit} requests in a minute; retry later`,
-      );
+      if (count > limit) {
+        throw new ApiError(
+          "rate_limit_exceeded",
+          `More than ${limit} requests in a minute; retry later`,
+        );
+      }
+      await next();
+    } finally {
+      const left = (serving.get(subject) ?? 1) - 1;
+      if (left === 0) serving.delete(subject);
+      else serving.set(subject, left);
     }
-    await next();
   });
 }
 

@@ -95,13 +95,13 @@ export function createLeasedBudgets({
 
   function forgetIdle(currentWindow: number) {
     for (const [subject, budget] of budgets) {
-      const busy = budget.unused + budget.open + budget.waiting > 0 || budget.leasing;
-      if (budget.windowStart !== currentWindow || !busy) budgets.delete(subject);
+      const inUse = budget.unused + budget.open + budget.waiting > 0 || budget.leasing;
+      if (budget.windowStart !== currentWindow || !inUse) budgets.delete(subject);
     }
   }
 
-  /** Leases for the requests waiting now, and a block beyond them while this process is alone. */
-  async function lease(budget: Budget, limit: number, leaseAhead: boolean) {
+  /** Leases for the requests waiting now, and a block beyond them while this process is alone or busy. */
+  async function lease(budget: Budget, limit: number, leaseAhead: boolean, busy: boolean) {
     const { subject, windowStart } = budget;
     let needed = budget.waiting;
     // A block stays only with a process that would hear it recalled.
@@ -113,6 +113,7 @@ export function createLeasedBudgets({
       needed,
       wanted: recallable ? Math.min(MAX_LEASE, Math.max(needed, 2 * budget.lastLeased)) : 0,
       seen: budget.seen,
+      busy,
       closing: budget.open,
     });
     budget.open = 0;
@@ -128,6 +129,7 @@ export function createLeasedBudgets({
         needed,
         wanted: 0,
         seen: null,
+        busy,
         closing: 0,
       });
     }
@@ -176,13 +178,15 @@ export function createLeasedBudgets({
     /**
      * Spends one unit of `subject`'s window (its start in Unix seconds) of `limit` units. Without
      * `leaseAhead`, units are leased only for the requests waiting, so every count is exact across
-     * processes, at a database write per request (or per batch of requests at once).
+     * processes, at a database write per request (or per batch of requests at once). `busy` says
+     * that other requests of the subject are being served here now: a block may then be leased
+     * beside other processes' blocks, and counts are no longer exact (docs/decisions.md).
      */
     async spend(
       subject: string,
       limit: number,
       windowStart: number,
-      { leaseAhead = true } = {},
+      { leaseAhead = true, busy = false } = {},
     ): Promise<Spending> {
       const budget = budgetOf(subject, windowStart);
       while (budget.unused === 0) {
@@ -192,7 +196,7 @@ export function createLeasedBudgets({
         }
         budget.waiting += 1;
         try {
-          budget.leasing ??= lease(budget, limit, leaseAhead).finally(() => {
+          budget.leasing ??= lease(budget, limit, leaseAhead, busy).finally(() => {
             budget.leasing = undefined;
           });
           await budget.leasing;

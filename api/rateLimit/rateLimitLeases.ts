@@ -1,5 +1,5 @@
 // The SQL side of leased rate limits: app.lease_rate_limit and app.return_rate_limit
-// (lib/db/migrations/0005_rate_limit_leases.sql), one statement each.
+// (lib/db/migrations/0005_rate_limit_leases.sql, 0010_rate_limit_busy_blocks.sql), one statement each.
 import { sql } from "drizzle-orm";
 import type { Database } from "../../lib/db/projections.ts";
 
@@ -27,20 +27,22 @@ export type LeaseRequest = {
   limit: number;
   /** Requests waiting in this process now: they spend their units at once. */
   needed: number;
-  /** The block this process would like beyond them, granted only if it has been alone. */
+  /** The block this process would like beyond them, granted only if it has been alone or is busy. */
   wanted: number;
   /** `granted` after this process's last lease in the window, or null before its first. */
   seen: number | null;
+  /** Other requests of the subject are being served in this process as it asks. */
+  busy: boolean;
   /** The unspent part its last block added to `outstanding`: that block is spent now. */
   closing: number;
 };
 
 export async function leaseUnits(db: Database, request: LeaseRequest): Promise<Lease> {
-  const { subject, windowStart, limit, needed, wanted, seen, closing } = request;
+  const { subject, windowStart, limit, needed, wanted, seen, busy, closing } = request;
   const [row] = (await db.execute(
     sql`select leased, granted, outstanding from app.lease_rate_limit(${subject}::text,
       ${windowStart}::bigint, ${limit}::integer, ${needed}::integer, ${wanted}::integer,
-      ${seen}::integer, ${closing}::integer)`,
+      ${seen}::integer, ${busy}::boolean, ${closing}::integer)`,
   )) as unknown as Lease[];
   if (!row) throw new Error("the rate-limit lease was not returned");
   return row;
