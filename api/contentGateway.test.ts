@@ -1,4 +1,8 @@
+import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
+import { CID } from "multiformats/cid";
+import * as raw from "multiformats/codecs/raw";
+import { sha256 } from "multiformats/hashes/sha2";
 import { describe, expect, it } from "vitest";
 import { manifests } from "../lib/db/appSchema.ts";
 import { contentId } from "../lib/ids/contentId.ts";
@@ -33,7 +37,15 @@ describe("GET /ipfs/:cid", () => {
     const response = await api.app.request(`/ipfs/${cid}`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/json");
-    expect(await response.text()).toBe(text);
+    const served = Buffer.from(await response.arrayBuffer());
+    expect(served.toString()).toBe(text);
+    // The id itself names these bytes: a raw block whose SHA-256 digest is theirs.
+    const named = CID.parse(cid);
+    expect(named.code).toBe(raw.code);
+    expect(named.multihash.code).toBe(sha256.code);
+    expect(Buffer.from(named.multihash.digest)).toEqual(
+      createHash("sha256").update(served).digest(),
+    );
   });
 
   it("refuses a stored copy whose bytes no longer match its id, and never serves them", async () => {

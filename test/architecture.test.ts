@@ -61,6 +61,22 @@ describe("the layout", () => {
     );
     expect(spawning).toEqual([]);
   });
+
+  it("keeps sdk/ standalone: its sources import one another and the parser its bundle carries", () => {
+    const bundled = ["eventsource-parser"];
+    const outside = sourceFiles("sdk/src").flatMap((file) =>
+      [...textOf(file).matchAll(/from\s+"([^"]+)"/g)]
+        .map(([, specifier]) => specifier as string)
+        .filter((specifier) =>
+          specifier.startsWith(".")
+            ? !join(file, "..", specifier).startsWith("sdk/src/")
+            : !bundled.some((name) => specifier === name || specifier.startsWith(`${name}/`)),
+        )
+        .map((specifier) => `${file} → ${specifier}`),
+    );
+    expect(outside).toEqual([]);
+    expect(JSON.parse(textOf("sdk/package.json")).dependencies).toBeUndefined();
+  });
 });
 
 describe("one definition of each fact", () => {

@@ -1,7 +1,8 @@
 // The OpenAPI document against the real API: every endpoint is called, successes and failures, and
 // every answer must match the document's response for its path, method and status (JSON Schema
-// 2020-12 through Ajv); every operation's success must have been seen. The document itself passes
-// Redocly's recommended rules without an error.
+// 2020-12 through Ajv); every operation's success must have been seen, and a failure of its own for
+// every operation that documents one. The document itself passes Redocly's recommended rules without
+// an error.
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { Browser } from "playwright-core";
@@ -43,8 +44,14 @@ function templateOf(document: Document, method: string, path: string): string | 
   });
 }
 
-/** A `send` that holds every answer to the document and records which operations succeeded. */
-function checkedSend(document: Document, succeeded: Set<string>): Send {
+/** What any request may be answered (rate limit, fault, outage), not a failure of its own. */
+const ANY_REQUEST_STATUSES = ["429", "500", "503"];
+
+/** The operations seen answered, `get /v1/listings/{id}`: with a success, with a 4xx. */
+type Seen = { succeeded: Set<string>; failed: Set<string> };
+
+/** A `send` that holds every answer to the document and records which operations it saw how. */
+function checkedSend(document: Document, seen: Seen): Send {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   ajv.addSchema({ $id: "openapi.json", components: document.components });
   return async (url, init) => {
@@ -66,7 +73,8 @@ function checkedSend(document: Document, succeeded: Set<string>): Send {
         `${method} ${path} ${response.status}: ${ajv.errorsText(validate.errors)}`,
       ).toBe(true);
     }
-    if (response.status < 300) succeeded.add(`${method} ${template}`);
+    if (response.status < 300) seen.succeeded.add(`${method} ${template}`);
+    if (response.status >= 400 && response.status < 500) seen.failed.add(`${method} ${template}`);
     return response;
   };
 }
@@ -84,8 +92,8 @@ describe("the OpenAPI document", () => {
 
   it("describes every answer of every endpoint, successes and errors", async () => {
     const document = await fetchDocument();
-    const succeeded = new Set<string>();
-    const send = checkedSend(document, succeeded);
+    const seen: Seen = { succeeded: new Set(), failed: new Set() };
+    const send = checkedSend(document, seen);
     const url = stack().api.url;
     const renter = await addRenter(PRICE * 2n);
     const creator = devAccount(2);
@@ -133,6 +141,7 @@ describe("the OpenAPI document", () => {
     expect((await anonymous.get("/v1/marketplace/abi")).status).toBe(200);
 
     // API keys.
+    expect((await anonymous.get("/v1/api-keys/challenge")).status).toBe(401);
     const keyChallenge = await asCreator.get("/v1/api-keys/challenge");
     const label = "contract";
     const created = await asCreator.post("/v1/api-keys", {
@@ -141,6 +150,7 @@ describe("the OpenAPI document", () => {
       signature: await creator.signMessage({ message: `${keyChallenge.body.challenge}:${label}` }),
     });
     expect(created.status).toBe(201);
+    expect((await asCreator.post("/v1/api-keys", { label })).status).toBe(400);
     expect((await asCreator.get("/v1/api-keys")).status).toBe(200);
     const keyed = http(url, { send, bearer: created.body.key });
     expect((await keyed.get("/v1/api-keys")).status).toBe(403);
@@ -204,6 +214,7 @@ describe("the OpenAPI document", () => {
     });
     expect(events.headers.get("content-type")).toMatch(/^text\/event-stream/);
     await events.body?.cancel();
+    expect((await anonymous.get("/v1/creators/me/listings/events")).status).toBe(401);
 
     // Reviews: the renter completed runs above.
     const reviewsPath = `/v1/listings/${id}/reviews`;
@@ -246,6 +257,7 @@ describe("the OpenAPI document", () => {
     expect((await asCreator.get(`/v1/manifests/${cid}`)).status).toBe(200);
     expect((await asCreator.get("/v1/manifests/nope")).status).toBe(404);
     expect((await anonymous.get(`/ipfs/${cid}`)).status).toBe(200);
+    expect((await anonymous.get("/ipfs/nope")).status).toBe(404);
 
     // A new version of the registered agent, and the job that says how to make it current.
     const versions = `/v1/agents/${job.body.result.agent_id}/versions`;
@@ -261,9 +273,20 @@ describe("the OpenAPI document", () => {
     expect(versionJob.body).toMatchObject({ status: "completed", result: { update_listing: {} } });
 
     const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
-      Object.keys(methods).map((method) => `${method} ${path}`),
+      Object.entries(methods).map(([method, { responses }]) => ({
+        name: `${method} ${path}`,
+        failsOnItsOwn: Object.keys(responses).some(
+          (status) => status >= "400" && !ANY_REQUEST_STATUSES.includes(status),
+        ),
+      })),
     );
-    expect([...succeeded].sort()).toEqual(operations.sort());
+    expect([...seen.succeeded].sort()).toEqual(operations.map(({ name }) => name).sort());
+    expect([...seen.failed].sort()).toEqual(
+      operations
+        .filter((operation) => operation.failsOnItsOwn)
+        .map(({ name }) => name)
+        .sort(),
+    );
   });
 });
 

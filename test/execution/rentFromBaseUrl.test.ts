@@ -1,7 +1,15 @@
 // A renter who holds only the API's base URL and a funded wallet: the API says which chain and
-// contract to pay (with its ABI) and, in a listing's detail, exactly which call to send; the renter
-// sends it with viem and runs a task. Nothing here names the contract's address or its functions.
-import { type Abi, createWalletClient, encodeFunctionData, parseEther, http as rpc } from "viem";
+// contract to pay (with its ABI), search finds the listing and its detail says exactly which call to
+// send; the renter sends it with viem and runs a task. Nothing here names the contract's address,
+// its functions or the listing's id.
+import {
+  type Abi,
+  createWalletClient,
+  encodeFunctionData,
+  parseEther,
+  publicActions,
+  http as rpc,
+} from "viem";
 import { beforeAll, expect, it } from "vitest";
 import { type ModelServers, startModelServers } from "../../devStack/startModelServers.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
@@ -21,6 +29,7 @@ beforeAll(async () => {
     name: "base-url-only",
     provider: "openai",
     price: PRICE,
+    manifest: { title: "Lighthouse Logbook Keeper" },
   });
   return () => servers.stop();
 });
@@ -42,7 +51,9 @@ it("buys a listing with the detail's purchase call on the contract the API names
   const abi = (await anonymous.get(market.abi_url)).body as AbiFunction[];
 
   const api = http(baseUrl, { bearer: await signIn(baseUrl, renter) });
-  const detail = (await api.get(`/v1/listings/${listing.agentId}`)).body;
+  const [found] = (await api.get("/v1/listings?q=lighthouse logbook")).body.listings;
+  expect(found).toMatchObject({ id: listing.agentId, title: "Lighthouse Logbook Keeper" });
+  const detail = (await api.get(`/v1/listings/${found.id}`)).body;
   expect(detail.purchase).toMatchObject({
     chain_id: market.chain_id,
     contract_address: market.contract_address,
@@ -51,7 +62,10 @@ it("buys a listing with the detail's purchase call on the contract the API names
   const [deposit] = detail.purchase.options;
   expect(deposit).toMatchObject({ runs: 1, value: PRICE.toString() });
 
-  const wallet = createWalletClient({ account: renter, transport: rpc(stack().anvil.rpcUrl) });
+  const wallet = createWalletClient({
+    account: renter,
+    transport: rpc(stack().anvil.rpcUrl),
+  }).extend(publicActions);
   expect(await wallet.getChainId()).toBe(market.chain_id);
   const hash = await wallet.sendTransaction({
     chain: null,
@@ -63,12 +77,12 @@ it("buys a listing with the detail's purchase call on the contract the API names
     }),
     value: BigInt(deposit.value),
   });
-  const receipt = await stack().marketplace.publicClient.waitForTransactionReceipt({ hash });
+  const receipt = await wallet.waitForTransactionReceipt({ hash });
   expect(receipt.status).toBe("success");
 
   servers.vendor.script(listing.model, [{ kind: "text", text: "Bought and answered." }]);
   const run = await api.post("/v1/execute", {
-    agent_id: listing.agentId,
+    agent_id: found.id,
     task: "Hello",
     input: {},
   });

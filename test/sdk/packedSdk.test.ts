@@ -1,6 +1,7 @@
 // The SDK as its users get it: `npm pack`ed, installed from the tarball into an empty directory, then
 // used by a plain .mjs script under Node and, the same bundle, by a web page in headless Chromium
-// (a page of another origin than the API's, as a dapp's would be).
+// (a page of another origin than the API's, as a dapp's would be); its type declarations type a
+// TypeScript user's code.
 import { execFile } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -73,6 +74,40 @@ console.log(JSON.stringify({ total, ids: listings.map((listing) => listing.id) }
     env: { ...process.env, API_URL: stack().api.url, API_KEY: key },
   });
   expect(JSON.parse(stdout)).toEqual({ total: 1, ids: [listingId] });
+});
+
+it("types a TypeScript user's code with the declarations it ships, and refuses a wrong use", async () => {
+  const tsc = join(root, "node_modules/typescript/bin/tsc");
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    module: "nodenext",
+    target: "es2022",
+    lib: ["es2022", "dom"],
+    types: [],
+  };
+  const check = async (code: string) => {
+    await writeFile(join(user, "typed.mts"), code);
+    await writeFile(
+      join(user, "tsconfig.json"),
+      JSON.stringify({ compilerOptions, files: ["typed.mts"] }),
+    );
+    return run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: user }).then(
+      () => "",
+      (error: { stdout: string }) => error.stdout,
+    );
+  };
+  const use = `import { ServiceClient, ServiceRateLimitError, type SearchResult } from "@service/sdk";
+const client = new ServiceClient({ baseUrl: "http://127.0.0.1", apiKey: "key" });
+const found: SearchResult = await client.listings.search({ q: "solidity", sort: "rating" });
+const first: string | undefined = found.listings[0]?.id;
+const wait = (error: unknown): number | undefined =>
+  error instanceof ServiceRateLimitError ? error.retryAfter : undefined;
+`;
+  expect(await check(use)).toBe("");
+  expect(await check(use.replace('sort: "rating"', 'sort: "cheapest"'))).toMatch(
+    /error TS\d+: [^\n]*"cheapest"/,
+  );
 });
 
 describe("in a browser", () => {

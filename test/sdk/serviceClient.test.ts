@@ -202,6 +202,7 @@ describe("a creator", () => {
       status: "completed",
       result: { agent_id: expect.stringContaining("sdk-registered"), listing_id: /^lst_/ },
     });
+    expect(await client.jobs.get(queued.job_id)).toEqual(job);
 
     const rejected = await client.agents.register({ name: "Not Kebab" });
     expect(await client.jobs.wait(rejected.job_id)).toMatchObject({
