@@ -1,6 +1,7 @@
 // Throughput and latency of the REST API's two hottest reads, GET /v1/listings and
 // GET /v1/credentials/:listing_id, at 1, 10 and 50 concurrent clients, beside a plain Hono
-// hello-world (the framework's ceiling) loaded the same way in the same run. Run: npm run bench:api
+// hello-world (the framework's ceiling) loaded the same way in the same run, the API as a process of
+// its own over NATS (`npm run api`), as deployed. Run: npm run bench:api
 // With BENCH_API_PROCESSES=1,2: GET /v1/credentials/:listing_id from `npm run api` over NATS with
 // API_PROCESSES=1 beside API_PROCESSES=2, each an API of its own, in the same run.
 import { loadavg } from "node:os";
@@ -93,9 +94,10 @@ function mergeLoads(loads: LoadResult[]): LoadResult {
 await runBenchmark(async (cleanup) => {
   const startedAt = performance.now();
   const stack = await startBenchStack(cleanup, {
+    // The API as deployed: a process of its own, its workers elsewhere over NATS.
     api: API_PROCESSES ? 0 : 1,
     ponder: true,
-    nats: API_PROCESSES !== undefined,
+    nats: true,
     rateLimitPerMinute: UNLIMITED_RATE,
     ...(PROFILE_DIR && { env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` } }),
   });

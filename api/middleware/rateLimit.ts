@@ -4,6 +4,7 @@ import type { TrustProxy } from "../../lib/net/trustProxy.ts";
 import { clientAddressResolver } from "../clientAddress.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiError } from "../errors.ts";
+import { createOverlappingRequests } from "../rateLimit/overlappingRequests.ts";
 
 const WINDOW_SECONDS = 60;
 
@@ -48,8 +49,7 @@ export function rateLimit({
   trustProxy: TrustProxy | undefined;
 }) {
   const clientAddress = clientAddressResolver(trustProxy);
-  /** Requests of each subject this process is serving now, past or waiting at the limit. */
-  const serving = new Map<string, number>();
+  const overlapping = createOverlappingRequests();
   const addressOf = (c: Context<AppEnv>) =>
     clientAddress(peerAddress(c), c.req.header("x-forwarded-for"));
 
@@ -71,8 +71,7 @@ export function rateLimit({
     const { nowSeconds, windowStart, reset } = rateLimitWindow(now());
     const { subject, limit } = budgetOf(c);
 
-    const busy = serving.has(subject);
-    serving.set(subject, (serving.get(subject) ?? 0) + 1);
+    const { busy, end } = overlapping.start(subject);
     try {
       const { count } = await budgets.spend(subject, limit, windowStart, { busy });
       const budget = { limit, count, reset };
@@ -87,9 +86,7 @@ export function rateLimit({
       }
       await next();
     } finally {
-      const left = (serving.get(subject) ?? 1) - 1;
-      if (left === 0) serving.delete(subject);
-      else serving.set(subject, left);
+      end();
     }
   });
 }

@@ -179,7 +179,7 @@ export function createLeasedBudgets({
      * Spends one unit of `subject`'s window (its start in Unix seconds) of `limit` units. Without
      * `leaseAhead`, units are leased only for the requests waiting, so every count is exact across
      * processes, at a database write per request (or per batch of requests at once). `busy` says
-     * that other requests of the subject are being served here now: a block may then be leased
+     * that the subject's requests overlap here (`overlappingRequests.ts`): a block may then be leased
      * beside other processes' blocks, and counts are no longer exact (docs/decisions.md).
      */
     async spend(

@@ -31,7 +31,7 @@ export type LeaseRequest = {
   wanted: number;
   /** `granted` after this process's last lease in the window, or null before its first. */
   seen: number | null;
-  /** Other requests of the subject are being served in this process as it asks. */
+  /** The subject's requests overlap in this process (`overlappingRequests.ts`). */
   busy: boolean;
   /** The unspent part its last block added to `outstanding`: that block is spent now. */
   closing: number;

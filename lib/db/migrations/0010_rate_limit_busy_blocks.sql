@@ -2,7 +2,7 @@ DROP FUNCTION "app"."lease_rate_limit"(text, bigint, integer, integer, integer, 
 -- Leases units of a subject's window to a process (docs/decisions.md, "Rate limits across
 -- processes"). `needed` units go to requests waiting now, so they are spent at once. A block beyond
 -- them goes to a process that was alone in leasing since its last lease (`seen`), or that is busy
--- (serving other requests of the subject while it asks), never more than half of what is left, so
+-- (the subject's requests overlap in it), never more than half of what is left, so
 -- the last units go one by one. Blocks of busy processes stand side by side; a process that is not
 -- busy, or that cannot get the units it needs, recalls the blocks others hold.
 CREATE FUNCTION "app"."lease_rate_limit"(

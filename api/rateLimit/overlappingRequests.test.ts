@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { createOverlappingRequests } from "./overlappingRequests.ts";
+
+describe("overlapping requests", () => {
+  it("never calls one request at a time busy", () => {
+    const overlapping = createOverlappingRequests();
+    for (let i = 0; i < 5; i++) {
+      const request = overlapping.start("key:1");
+      expect(request.busy).toBe(false);
+      request.end();
+    }
+  });
+
+  it("calls a request busy while another of its subject is in flight, and only of its subject", () => {
+    const overlapping = createOverlappingRequests();
+    const first = overlapping.start("key:1");
+    expect(overlapping.start("key:1").busy).toBe(true);
+    expect(overlapping.start("key:2").busy).toBe(false);
+    first.end();
+  });
+
+  it("keeps requests that move in step busy between steps, until one runs alone", () => {
+    const overlapping = createOverlappingRequests();
+    const step = () => {
+      const requests = [1, 2, 3].map(() => overlapping.start("key:1"));
+      for (const request of requests) request.end();
+      return requests.map((request) => request.busy);
+    };
+    expect(step()).toEqual([false, true, true]);
+    // Nothing is in flight between steps, yet the next step's first request is busy.
+    expect(step()).toEqual([true, true, true]);
+
+    const alone = overlapping.start("key:1");
+    alone.end();
+    expect(alone.busy).toBe(true);
+    expect(overlapping.start("key:1").busy).toBe(false);
+  });
+
+  it("counts a request that another started during its life as overlapped", () => {
+    const overlapping = createOverlappingRequests();
+    const long = overlapping.start("key:1");
+    const short = overlapping.start("key:1");
+    short.end();
+    long.end();
+    expect(overlapping.start("key:1").busy).toBe(true);
+  });
+});
