@@ -1,6 +1,7 @@
 // Every failure leaves the API as the spec's error object; this is the one place codes meet statuses.
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { setResponseHeader } from "./responseHeader.ts";
 
 export const ERROR_STATUS = {
   unauthorized: 401,
@@ -70,7 +71,7 @@ export function errorBody(error: ApiError) {
 
 export function errorResponse(c: Context, error: ApiError) {
   if (error.retryAfterSeconds !== undefined) {
-    c.header("Retry-After", String(error.retryAfterSeconds));
+    setResponseHeader(c, "Retry-After", String(error.retryAfterSeconds));
   }
   return c.json(errorBody(error), error.status);
 }

@@ -1,3 +1,5 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
 import { describe, expect, it } from "vitest";
 import { createTestApp } from "../test/support/testApp.ts";
 import { useStack } from "../test/support/useStack.ts";
@@ -32,6 +34,38 @@ describe("finding: HTTP hardening (security headers)", () => {
       expect(answer.headers.get("x-frame-options")).toBe("SAMEORIGIN");
       expect(answer.headers.get("cross-origin-opener-policy")).toBe("same-origin");
       expect(answer.headers.get("access-control-allow-origin")).toBe("*");
+    }
+  });
+
+  it("arrive over HTTP as the Node server writes them, beside each answer's own headers", async () => {
+    const api = createTestApp(stack());
+    const server = serve({ fetch: api.app.fetch, port: 0, hostname: "127.0.0.1" });
+    await new Promise((listening) => server.once("listening", listening));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const answers = await Promise.all([
+        fetch(`${base}/v1/openapi.json`),
+        fetch(`${base}/v1/listings`),
+        fetch(`${base}/nowhere`),
+        fetch(`${base}/v1/execute`, {
+          method: "OPTIONS",
+          headers: { origin: "https://dapp.example", "access-control-request-method": "POST" },
+        }),
+      ]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 401, 404, 204]);
+      for (const answer of answers) {
+        expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+        expect(answer.headers.get("x-frame-options")).toBe("SAMEORIGIN");
+        expect(answer.headers.get("access-control-allow-origin")).toBe("*");
+      }
+      const [document, refused, missing] = answers;
+      expect(document?.headers.get("content-type")).toMatch(/^application\/json/);
+      for (const answer of [document, refused, missing]) {
+        expect(answer?.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{24}$/);
+        expect(answer?.headers.get("x-ratelimit-limit")).toMatch(/^\d+$/);
+      }
+    } finally {
+      await new Promise((closed) => server.close(closed));
     }
   });
 

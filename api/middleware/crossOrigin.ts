@@ -1,4 +1,5 @@
 import { createMiddleware } from "hono/factory";
+import { setResponseHeader } from "../responseHeader.ts";
 
 const ANSWER_HEADERS: [string, string][] = [
   ["Access-Control-Allow-Origin", "*"],
@@ -23,6 +24,6 @@ const PREFLIGHT_HEADERS: Record<string, string> = {
  */
 export const crossOrigin = createMiddleware(async (c, next) => {
   if (c.req.method === "OPTIONS") return c.body(null, 204, PREFLIGHT_HEADERS);
-  for (const [name, value] of ANSWER_HEADERS) c.header(name, value);
+  for (const [name, value] of ANSWER_HEADERS) setResponseHeader(c, name, value);
   await next();
 });

@@ -5,6 +5,7 @@ import { clientAddressResolver } from "../clientAddress.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { createOverlappingRequests } from "../rateLimit/overlappingRequests.ts";
+import { setResponseHeader } from "../responseHeader.ts";
 
 const WINDOW_SECONDS = 60;
 
@@ -26,11 +27,11 @@ export function rateLimitWindow(nowMs: number) {
 
 /** Describes `budget` in the response's headers; over its limit, with `Retry-After` too. */
 export function setRateLimitHeaders(c: Context, budget: RateLimitBudget, nowSeconds: number) {
-  c.header("X-RateLimit-Limit", String(budget.limit));
-  c.header("X-RateLimit-Remaining", String(Math.max(0, budget.limit - budget.count)));
-  c.header("X-RateLimit-Reset", String(budget.reset));
+  setResponseHeader(c, "X-RateLimit-Limit", String(budget.limit));
+  setResponseHeader(c, "X-RateLimit-Remaining", String(Math.max(0, budget.limit - budget.count)));
+  setResponseHeader(c, "X-RateLimit-Reset", String(budget.reset));
   if (budget.count > budget.limit) {
-    c.header("Retry-After", String(Math.max(1, budget.reset - nowSeconds)));
+    setResponseHeader(c, "Retry-After", String(Math.max(1, budget.reset - nowSeconds)));
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomFillSync } from "node:crypto";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context.ts";
+import { setResponseHeader } from "../responseHeader.ts";
 
 const ID_BYTES = 12;
 /** Random bytes for this many ids are drawn at once: one draw per request costs more than the id. */
@@ -21,6 +22,6 @@ function randomId(): string {
 export const requestId = createMiddleware<AppEnv>(async (c, next) => {
   const id = `req_${randomId()}`;
   c.set("requestId", id);
-  c.header("X-Request-Id", id);
+  setResponseHeader(c, "X-Request-Id", id);
   await next();
 });

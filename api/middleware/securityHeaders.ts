@@ -1,4 +1,5 @@
 import { createMiddleware } from "hono/factory";
+import { setResponseHeader } from "../responseHeader.ts";
 
 const HEADERS: [string, string][] = [
   ["Cross-Origin-Opener-Policy", "same-origin"],
@@ -25,7 +26,7 @@ const LIVE_HEADERS: [string, string][] = [
 export function securityHeaders({ live }: { live: boolean }) {
   const headers = live ? LIVE_HEADERS : HEADERS;
   return createMiddleware(async (c, next) => {
-    for (const [name, value] of headers) c.header(name, value);
+    for (const [name, value] of headers) setResponseHeader(c, name, value);
     await next();
   });
 }
