@@ -1,25 +1,25 @@
-import { sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import { runs } from "../../lib/db/appSchema.ts";
-import { type Database, projections } from "../../lib/db/projections.ts";
-
-const { credential } = projections;
+import type { Database } from "../../lib/db/projections.ts";
 
 /**
- * Whether `wallet` may review the listing: it holds or held a credential for it (revoked and
- * expired ones count) and at least one of its runs on it completed.
+ * Whether `wallet` may review the listing: at least one of its runs on it completed. A run is
+ * admitted only once the chain shows the wallet's credential for the listing, so that run is the
+ * proof that it holds or held one, there at once; the indexer's copy of the credential may still be
+ * a block behind when a renter reviews right after its first run.
  */
 export async function mayReview(db: Database, onChainListingId: Hex, wallet: Address) {
-  const buyer = wallet.toLowerCase();
-  const listing = onChainListingId.toLowerCase();
-  const [row] = await db.execute<{ allowed: boolean }>(sql`
-    select exists (
-      select 1 from ${credential}
-      where ${credential.listingId} = ${listing} and ${credential.buyer} = ${buyer}
-    ) and exists (
-      select 1 from ${runs}
-      where ${runs.onChainListingId} = ${listing} and ${runs.wallet} = ${buyer}
-        and ${runs.status} = 'completed'
-    ) as allowed`);
-  return row?.allowed === true;
+  const [row] = await db
+    .select({ id: runs.id })
+    .from(runs)
+    .where(
+      and(
+        eq(runs.onChainListingId, onChainListingId.toLowerCase()),
+        eq(runs.wallet, wallet.toLowerCase()),
+        eq(runs.status, "completed"),
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
 }

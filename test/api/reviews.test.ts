@@ -8,7 +8,7 @@ import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { expectError, http, signIn } from "../support/http.ts";
 import { inOneWindow } from "../support/inOneWindow.ts";
 import { agentDrafts, oneTimePurchase, publishListings } from "../support/listingFixtures.ts";
-import { mineIndexedBlock } from "../support/mineBlock.ts";
+import { mineBlock, mineIndexedBlock } from "../support/mineBlock.ts";
 import { insertCompletedRun } from "../support/runs.ts";
 import { useStack } from "../support/useStack.ts";
 
@@ -20,6 +20,7 @@ const carol = devAccount(5);
 const dave = devAccount(6);
 const erin = devAccount(7);
 const frank = devAccount(8);
+const grace = devAccount(9);
 const PRICE = parseEther("0.01");
 const draft = agentDrafts(creator, {
   seedPrefix: "reviews",
@@ -29,7 +30,7 @@ const draft = agentDrafts(creator, {
 const reviewed = draft("zephyr-reviewed", ONE_TIME, PRICE);
 let listingId: string;
 let onChainId: string;
-const WALLETS = { creator, alice, bob, carol, dave, erin, frank };
+const WALLETS = { creator, alice, bob, carol, dave, erin, frank, grace };
 const clients = new Map<string, ReturnType<typeof http>>();
 /** The API as `who` calls it, signed in. */
 const as = (who: keyof typeof WALLETS) => clients.get(who) as ReturnType<typeof http>;
@@ -185,5 +186,20 @@ describe("how often a wallet writes", () => {
       return seen;
     });
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+  });
+});
+
+describe("a review right after the first run", () => {
+  it("is taken while the indexer has not yet seen the purchase: the completed run proves it", async () => {
+    const listing = { id: listingId, onChainId: onChainId as `0x${string}` };
+    stack().ponder.kill("SIGSTOP");
+    try {
+      await mineBlock(stack(), [oneTimePurchase(grace, listing, PRICE)]);
+      // As the execute path leaves it: admitted once the chain showed the credential, completed.
+      await insertCompletedRun(stack().db, { wallet: grace.address, listing: onChainId });
+      expect((await review("grace", { rating: 4, text: "Fast" })).status).toBe(200);
+    } finally {
+      stack().ponder.kill("SIGCONT");
+    }
   });
 });
