@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /** The spec's key: a network prefix, then 256 random bits in base62. */
@@ -15,7 +15,7 @@ export function generateApiKey(network: Network) {
 
 /** A plain SHA-256 suffices: the key carries 256 bits of entropy, so there is nothing to brute-force. */
 export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  return hash("sha256", key, "hex");
 }
 
 /** Whether `token` is shaped like a key of `network` (a key of the other network never is valid). */
