@@ -78,6 +78,40 @@ describe("the rate limit under a flood", () => {
   });
 });
 
+describe("one subject served by two processes at once", () => {
+  it("leases blocks in each side by side, not a write per request or per step", async () => {
+    const windowStart = WINDOW_START + 300;
+    const now = () => windowStart * 1000 + 5_000;
+    const apps = [
+      createTestApp(stack(), { rateLimitPerMinute: 10_000, now }),
+      createTestApp(stack(), { rateLimitPerMinute: 10_000, now }),
+    ];
+    await Promise.all(apps.map((app) => app.listening()));
+    const renter = devAccount(18);
+    const clients = await Promise.all(
+      apps.map(async (app) => app.http(await app.tokenFor(renter))),
+    );
+
+    // Each step sends 4 requests to each process at once; between steps, the row's version.
+    const steps = 75;
+    const versions = new Set<string | undefined>();
+    for (let step = 0; step < steps; step++) {
+      const replies = await Promise.all(
+        clients.flatMap((client) => [1, 2, 3, 4].map(() => client.get("/v1/api-keys"))),
+      );
+      expect(replies.map((reply) => reply.status)).toEqual(Array(8).fill(200));
+      versions.add((await windowOf(walletSubject(renter.address), windowStart))?.version);
+    }
+    // Each process's blocks double from 1 to 64: about 10 leases each for its 300 requests. Leasing
+    // per request, or recalling each other's blocks, would write in every step.
+    expect(versions.size).toBeLessThanOrEqual(30);
+    expect(
+      (await windowOf(walletSubject(renter.address), windowStart))?.granted,
+    ).toBeGreaterThanOrEqual(steps * 8);
+    await Promise.all(apps.map((app) => app.close()));
+  });
+});
+
 describe("the sign-in budget under a flood", () => {
   it("refuses an address over it without writing to the database again, and no one else", async () => {
     const now = (WINDOW_START + 120) * 1000 + 5_000;
