@@ -4,12 +4,10 @@ import type { ApiDeps, AppEnv } from "./context.ts";
 import { serveDashboard } from "./dashboard/serveDashboard.ts";
 import { ApiError, errorResponse } from "./errors.ts";
 import { describeBytes, MAX_BODY_BYTES } from "./limits.ts";
-import { accessLog, loggedPath } from "./middleware/accessLog.ts";
-import { crossOrigin } from "./middleware/crossOrigin.ts";
-import { identify, requireIdentity } from "./middleware/identify.ts";
-import { rateLimit } from "./middleware/rateLimit.ts";
-import { requestId } from "./middleware/requestId.ts";
-import { securityHeaders } from "./middleware/securityHeaders.ts";
+import { loggedPath } from "./middleware/accessLog.ts";
+import { admission } from "./middleware/admission.ts";
+import { everyAnswer } from "./middleware/everyAnswer.ts";
+import { requireIdentity } from "./middleware/identify.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { apiDocRoutes } from "./routes/apiDocs.ts";
 import { apiKeyRoutes } from "./routes/apiKeys.ts";
@@ -36,15 +34,15 @@ const NO_SUCH_ENDPOINT = new ApiError("not_found", "No such endpoint");
 export function createApp(deps: ApiDeps) {
   const app = new Hono<AppEnv>();
 
-  app.use(async (c, next) => {
-    c.set("deps", deps);
-    await next();
-  });
-  app.use(securityHeaders({ live: deps.settings.network === "live" }), crossOrigin);
-  app.use(requestId, accessLog);
   const dashboard = deps.dashboard && serveDashboard(deps.dashboard);
-  if (dashboard) app.use(dashboard.files);
-  app.use(identify, rateLimit({ signInPath: SIGN_IN_PATH, trustProxy: deps.settings.trustProxy }));
+  app.use(everyAnswer(deps));
+  app.use(
+    admission({
+      dashboardFile: dashboard?.file,
+      signInPath: SIGN_IN_PATH,
+      trustProxy: deps.settings.trustProxy,
+    }),
+  );
   // No request body is ever larger than a manifest: refuse more without reading it all. The
   // connection is closed, since the unread rest of the body would otherwise follow on it.
   const limitBody = bodyLimit({

@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import { HttpRequestError, RpcRequestError, TimeoutError } from "viem";
+import type { ChainHeads } from "./chainHeads.ts";
 import { CHAIN_READ_DEADLINE_MS, CHAIN_READ_RETRIES } from "./limits.ts";
 
 /** The most one answer may hold: a block's header with its transactions' hashes is far less. */
@@ -9,6 +10,8 @@ const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 export type ChainReader = {
   /** The `result` of one JSON-RPC call, or a viem error saying why there is none. */
   read: (method: string, params: unknown[]) => Promise<unknown>;
+  /** The newest block as the node announces it, where it does (`watchChainHeads`). */
+  heads?: ChainHeads;
 };
 
 type Answer = { status: number; text: string };
@@ -21,7 +24,7 @@ type RpcAnswer = { result?: unknown; error?: { code: number; message: string; da
  * read, its retry included, ends within `CHAIN_READ_DEADLINE_MS`; failures are viem's errors
  * (`HttpRequestError`, `TimeoutError`, `RpcRequestError`), told apart as the client's are.
  */
-export function createChainReader(rpcUrl: string): ChainReader {
+export function createChainReader(rpcUrl: string, heads?: ChainHeads): ChainReader {
   const url = new URL(rpcUrl);
   const transport = url.protocol === "https:" ? https : http;
   const agent = new transport.Agent({ keepAlive: true });
@@ -85,6 +88,7 @@ export function createChainReader(rpcUrl: string): ChainReader {
   }
 
   return {
+    heads,
     async read(method, params) {
       const call = { jsonrpc: "2.0", id: ++nextId, method, params };
       const deadline = lateDeadline(CHAIN_READ_DEADLINE_MS);

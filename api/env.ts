@@ -6,6 +6,7 @@ export const apiEnvSchema = z.object(
   envFields(
     "DATABASE_URL",
     "RPC_URL",
+    "RPC_WS_URL",
     "DATA_DIR",
     "DEPLOYMENT_FILE",
     "VIEWS_SCHEMA",

@@ -33,6 +33,12 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export const CHAIN_READ_DEADLINE_MS = 2_000;
 /** …within which a read that failed fast (a dropped connection, a 502) is tried this many times more. */
 export const CHAIN_READ_RETRIES = 1;
+/** The node is asked for its latest block this often over the socket that announces new ones… */
+export const CHAIN_HEAD_PING_MS = 500;
+/** …and its announced head is trusted this long after its last answer (api/chainHeads.ts). */
+export const CHAIN_HEAD_ALIVE_MS = 1_500;
+/** A closed head subscription is opened again after this long. */
+export const CHAIN_HEAD_RECONNECT_MS = 2_000;
 /**
  * A call to Postgres, waiting for a connection included, gives up once the server has answered no
  * call of the process for this long: stalled, not busy (a busy pool's calls keep coming back)…
@@ -85,8 +91,13 @@ export const CATALOGUE_ANSWERS_KEPT = 500;
  */
 export const CATALOGUE_ANSWER_MAX_AGE_MS = 1_000;
 
-/** The most rate-limit units a process leases at once (docs/decisions.md, "Rate limits"). */
+/**
+ * The most rate-limit units a process leases at once: this many, or `MAX_LEASE_SHARE` of the limit
+ * when that is more, so that a large limit costs a statement per 1/64th of it, not per 64 requests
+ * (docs/decisions.md, "Rate limits across processes").
+ */
 export const MAX_LEASE = 64;
+export const MAX_LEASE_SHARE = 1 / 64;
 /** How long a request the window's last units are recalled for waits for them to come back… */
 export const RECALL_WAIT_MS = 1_000;
 /** …asking again this often, in case a notice that they did was missed. */

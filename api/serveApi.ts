@@ -11,6 +11,7 @@ import { startManifestValidationThreads } from "../lib/manifest/manifestValidati
 import { createApp } from "./app.ts";
 import { jwtSettings } from "./auth/jwt.ts";
 import { createChainClient } from "./chainClient.ts";
+import { watchChainHeads, webSocketUrlOf } from "./chainHeads.ts";
 import { createChainReader } from "./chainReader.ts";
 import { dashboardConfig } from "./dashboard/dashboardConfig.ts";
 import type { ApiEnv } from "./env.ts";
@@ -40,6 +41,7 @@ export async function serveApi({
   const inputValidation = startManifestValidationThreads({ threads: INPUT_VALIDATION_THREADS });
   const stopping = new AbortController();
   const local = startLocalState({ db, databaseUrl: env.DATABASE_URL, log });
+  const heads = watchChainHeads(env.RPC_WS_URL ?? webSocketUrlOf(env.RPC_URL), log);
   const app = createApp({
     db,
     apiKeys: local.apiKeys,
@@ -50,7 +52,7 @@ export async function serveApi({
     sealingKey,
     chain: {
       client: createChainClient(env.RPC_URL),
-      reader: createChainReader(env.RPC_URL),
+      reader: createChainReader(env.RPC_URL, heads),
       marketplace: deployment.address,
       chainId: deployment.chainId,
     },
@@ -109,6 +111,7 @@ export async function serveApi({
       const closeIdle = setInterval(() => (server as Server).closeIdleConnections(), 50);
       await closed;
       clearInterval(closeIdle);
+      heads.close();
       await local.stop();
       await relay.stop();
       await inputValidation.close();

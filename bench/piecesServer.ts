@@ -5,25 +5,41 @@ import { serve } from "@hono/node-server";
 import { Hono, type MiddlewareHandler } from "hono";
 import { hashApiKey } from "../api/auth/apiKeys.ts";
 import type { ApiDeps, AppEnv } from "../api/context.ts";
-import { accessLog } from "../api/middleware/accessLog.ts";
-import { crossOrigin } from "../api/middleware/crossOrigin.ts";
-import { requestId } from "../api/middleware/requestId.ts";
+import { logAccess } from "../api/middleware/accessLog.ts";
+import { CROSS_ORIGIN_HEADERS } from "../api/middleware/crossOrigin.ts";
+import { newRequestId } from "../api/middleware/requestId.ts";
 import { securityHeaders } from "../api/middleware/securityHeaders.ts";
+import { setResponseHeader } from "../api/responseHeader.ts";
 import { createLogger } from "../lib/log.ts";
 
 const deps = { log: createLogger("api") } as ApiDeps;
 
 const PIECES: Record<string, MiddlewareHandler<AppEnv>[]> = {
   /** The 12 headers every answer carries before the route's own. */
-  headers: [securityHeaders({ live: false }), crossOrigin],
-  "request id": [requestId],
+  headers: [
+    async (c, next) => {
+      for (const [name, value] of [...securityHeaders({ live: false }), ...CROSS_ORIGIN_HEADERS]) {
+        setResponseHeader(c, name, value);
+      }
+      await next();
+    },
+  ],
+  "request id": [
+    async (c, next) => {
+      const id = newRequestId();
+      c.set("requestId", id);
+      setResponseHeader(c, "X-Request-Id", id);
+      await next();
+    },
+  ],
   /** The access line, through the API's logger to standard output. */
   "access log": [
     async (c, next) => {
       c.set("deps", deps);
+      const started = performance.now();
       await next();
+      logAccess(c, started);
     },
-    accessLog,
   ],
   /** Hashing the bearer token, as every API-key lookup does before the cache is asked. */
   "key hash": [

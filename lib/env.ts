@@ -21,6 +21,11 @@ export const ENV_FIELDS = {
   DATA_DIR: z.string().default(".data"),
   DEPLOYMENT_FILE: z.string().optional(),
   RPC_URL: z.url(),
+  /**
+   * Where the API hears of new blocks (`eth_subscribe`); unset, RPC_URL with `ws:` or `wss:`. Without
+   * one that answers, each credential check reads the latest block itself.
+   */
+  RPC_WS_URL: z.url().optional(),
   DATABASE_URL: z.string().startsWith("postgres"),
   /** One server, or every server of a cluster comma-separated: a client fails over between them. */
   NATS_URL: z

@@ -79,12 +79,13 @@ export function createApiKeyCache({
   }
 
   return {
-    /** The active key with this SHA-256, or undefined if there is none (unknown or revoked). */
-    find(keyHash: string): Promise<ActiveKey | undefined> {
+    /**
+     * The active key with this SHA-256, or undefined if there is none (unknown or revoked): at once,
+     * not with a promise, when the cache holds it.
+     */
+    find(keyHash: string): ActiveKey | Promise<ActiveKey | undefined> {
       const entry = entries.get(keyHash);
-      if (entry && performance.now() - entry.checkedAt < API_KEY_REVALIDATE_MS) {
-        return Promise.resolve(entry.key);
-      }
+      if (entry && performance.now() - entry.checkedAt < API_KEY_REVALIDATE_MS) return entry.key;
       // Concurrent misses share one lookup, unless it began before something changed.
       const pending = lookups.get(keyHash);
       if (pending?.since === epoch) return pending.answer;

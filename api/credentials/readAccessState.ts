@@ -1,11 +1,12 @@
 import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, toHex } from "viem";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
-import type { CredentialFacts } from "../../lib/marketplace/credentialStatus.ts";
+import { type CredentialFacts, credentialStatus } from "../../lib/marketplace/credentialStatus.ts";
 import {
   type ListingStatus,
   listingStatusName,
   rentalModelName,
 } from "../../lib/marketplace/vocabulary.ts";
+import type { ChainTime } from "../chainHeads.ts";
 import type { ChainReader } from "../chainReader.ts";
 import { unavailableChain } from "../unavailableChain.ts";
 import { readChainTime } from "./readChainTime.ts";
@@ -31,19 +32,46 @@ const MAX_READS_PER_BLOCK = 10_000;
 /** Per reader, the reads of its latest block seen: one per listing, wallet and pause question. */
 const readsOfBlock = new WeakMap<ChainReader, { block: bigint; reads: Map<string, StateRead> }>();
 
+type Subject = { onChainListingId: Hex; wallet: Address };
+type Options = { protocolPause?: boolean };
+
 /**
  * One `getAccessState` read at the chain's latest block: reads, no gas; with `protocolPause`,
  * `paused()` is read beside it at the same block. Requests that find the same latest block share
- * the read of their listing and wallet (a newer block starts afresh). A chain that cannot be read is
- * 503 `service_unavailable`.
+ * the read of their listing and wallet (a newer block starts afresh). Read at the head the node
+ * announced, only an answer that grants access stands; any other is read again at the latest block
+ * asked for, so a credential bought in a block not yet announced is never refused. A chain that
+ * cannot be read is 503 `service_unavailable`.
  */
 export async function readAccessState(
   reader: ChainReader,
   marketplace: Address,
-  { onChainListingId, wallet }: { onChainListingId: Hex; wallet: Address },
-  { protocolPause = false }: { protocolPause?: boolean } = {},
+  subject: Subject,
+  options: Options = {},
 ): Promise<AccessRead> {
-  const block = await readChainTime(reader);
+  const atHead = await readAt(await readChainTime(reader), reader, marketplace, subject, options);
+  if (grantsAccess(atHead) || !reader.heads) return atHead;
+  const latest = await readChainTime(reader, { fresh: true });
+  if (latest.number === atHead.block.number) return atHead;
+  return readAt(latest, reader, marketplace, subject, options);
+}
+
+function grantsAccess({ block, listing, credential, protocolPaused }: AccessRead): boolean {
+  return (
+    listing === "active" &&
+    credential !== undefined &&
+    credentialStatus(credential, block.timestamp) === "active" &&
+    protocolPaused !== true
+  );
+}
+
+async function readAt(
+  block: ChainTime,
+  reader: ChainReader,
+  marketplace: Address,
+  { onChainListingId, wallet }: Subject,
+  { protocolPause = false }: Options,
+): Promise<AccessRead> {
   let seen = readsOfBlock.get(reader);
   if (!seen || seen.block < block.number || seen.reads.size >= MAX_READS_PER_BLOCK) {
     seen = { block: block.number, reads: new Map() };

@@ -25,7 +25,7 @@ const config: DashboardSite["config"] = {
 /** The dashboard around a stand-in for the API's routes: `/v1/listings` and `/docs`. */
 function appServing(dir: string) {
   const dashboard = serveDashboard({ dir, config });
-  const app = new Hono<AppEnv>().use(dashboard.files);
+  const app = new Hono<AppEnv>().use(async (c, next) => dashboard.file(c) ?? next());
   app.get("/v1/listings", (c) => c.text("the API"));
   app.get("/docs", (c) => c.text("the API"));
   app.notFound((c) => dashboard.page(c) ?? c.text("the API's 404", 404));

@@ -1,8 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
 import type { Context } from "hono";
-import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../context.ts";
 import type { DashboardSite } from "./dashboardSite.ts";
 
 const TYPES: Record<string, string> = {
@@ -42,7 +40,7 @@ function contentSecurityPolicy(rpcUrl: string | null) {
 }
 
 /**
- * The built dashboard on the API's origin. `files` answers its files and its config at
+ * The built dashboard on the API's origin. `file` answers its files and its config at
  * `/dashboard/config.json`, ahead of authentication and rate limits (they are public and cost
  * nothing). `page` answers `index.html` for a GET the API has no route for, outside `/v1` and `/docs`
  * (the dashboard routes in the browser), so no route of the API, present or future, is shadowed.
@@ -64,8 +62,8 @@ export function serveDashboard(site: DashboardSite) {
   };
   const isRead = (c: Context) => c.req.method === "GET" || c.req.method === "HEAD";
 
-  const files = createMiddleware<AppEnv>(async (c, next) => {
-    if (!isRead(c) || API_PATHS.test(c.req.path)) return next();
+  const file = (c: Context): Response | undefined => {
+    if (!isRead(c) || API_PATHS.test(c.req.path)) return undefined;
     if (c.req.path === "/dashboard/config.json") {
       return c.body(config, 200, {
         "Content-Type": "application/json",
@@ -73,14 +71,14 @@ export function serveDashboard(site: DashboardSite) {
       });
     }
     const asset = c.req.path === "/index.html" ? undefined : readOnce()?.get(c.req.path);
-    if (!asset) return next();
+    if (!asset) return undefined;
     // Vite names assets by their content's hash: they never change under a name.
     const immutable = c.req.path.startsWith("/assets/");
     return c.body(asset.body as Uint8Array<ArrayBuffer>, 200, {
       "Content-Type": asset.type,
       "Cache-Control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
     });
-  });
+  };
 
   const page = (c: Context): Response | undefined => {
     if (!isRead(c) || API_PATHS.test(c.req.path)) return undefined;
@@ -94,5 +92,5 @@ export function serveDashboard(site: DashboardSite) {
     });
   };
 
-  return { files, page };
+  return { file, page };
 }

@@ -1,4 +1,4 @@
-import { createMiddleware } from "hono/factory";
+import type { Context } from "hono";
 import { redact } from "../../lib/log.ts";
 import type { AppEnv } from "../context.ts";
 
@@ -16,10 +16,8 @@ export function loggedPath(path: string): string {
   return long ? `${redacted.slice(0, LOGGED_PATH_CHARACTERS)}…` : redacted;
 }
 
-/** One line per request: never headers, query values or bodies, which can carry secrets. */
-export const accessLog = createMiddleware<AppEnv>(async (c, next) => {
-  const started = performance.now();
-  await next();
+/** The access line of a request answered: never headers, query values or bodies, which can carry secrets. */
+export function logAccess(c: Context<AppEnv>, started: number): void {
   c.get("deps").log.info("request", {
     request_id: c.get("requestId"),
     method: c.req.method,
@@ -28,4 +26,4 @@ export const accessLog = createMiddleware<AppEnv>(async (c, next) => {
     duration_ms: Math.round(performance.now() - started),
     auth: c.get("identity")?.method,
   });
-});
+}

@@ -1,29 +1,27 @@
-import { createMiddleware } from "hono/factory";
-import { setResponseHeader } from "../responseHeader.ts";
+import type { Context } from "hono";
 
-const ANSWER_HEADERS: [string, string][] = [
+/**
+ * Any web page may call the API from a browser: callers prove who they are with a bearer token the
+ * page holds, never with a cookie or anything else a browser adds by itself, so a page can do no
+ * more across origins than the token it was given allows.
+ */
+export const CROSS_ORIGIN_HEADERS: readonly [string, string][] = [
   ["Access-Control-Allow-Origin", "*"],
   [
     "Access-Control-Expose-Headers",
     "X-Request-Id,Retry-After,X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset",
   ],
 ];
+
 const PREFLIGHT_HEADERS: Record<string, string> = {
-  ...Object.fromEntries(ANSWER_HEADERS),
+  ...Object.fromEntries(CROSS_ORIGIN_HEADERS),
   "Access-Control-Allow-Methods": "GET,POST,DELETE",
   "Access-Control-Allow-Headers": "Authorization,Content-Type,Idempotency-Key",
   "Access-Control-Max-Age": "600",
   Vary: "Access-Control-Request-Headers",
 };
 
-/**
- * Any web page may call the API from a browser: callers prove who they are with a bearer token the
- * page holds, never with a cookie or anything else a browser adds by itself, so a page can do no
- * more across origins than the token it was given allows. Preflights are answered here, before
- * anything asks who is calling. The headers are set before the route, on the response it builds.
- */
-export const crossOrigin = createMiddleware(async (c, next) => {
-  if (c.req.method === "OPTIONS") return c.body(null, 204, PREFLIGHT_HEADERS);
-  for (const [name, value] of ANSWER_HEADERS) setResponseHeader(c, name, value);
-  await next();
-});
+/** The answer to a preflight, given before anything asks who is calling. */
+export function preflightAnswer(c: Context): Response {
+  return c.body(null, 204, PREFLIGHT_HEADERS);
+}

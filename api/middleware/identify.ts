@@ -1,22 +1,34 @@
 import { createMiddleware } from "hono/factory";
 import { hashApiKey, isApiKeyOf, looksLikeApiKey } from "../auth/apiKeys.ts";
 import { verifyToken } from "../auth/jwt.ts";
-import type { AppEnv, Identity } from "../context.ts";
+import type { ApiDeps, AppEnv, Identity } from "../context.ts";
 import { ApiError } from "../errors.ts";
 
+type Identified = { identity: Identity } | { authError: ApiError };
+
 /**
- * Works out who is calling from `Authorization: Bearer <API key or JWT>`. A failure is kept, not
- * thrown, so the rate limit still counts the request before it is refused.
+ * Works out who is calling from `Authorization: Bearer <API key or JWT>`: at once for a cached API
+ * key, else with a promise. A failure to authenticate is returned, not thrown, so the rate limit
+ * still counts the request before it is refused.
  */
-export const identify = createMiddleware<AppEnv>(async (c, next) => {
+export function identify(
+  header: string | undefined,
+  deps: ApiDeps,
+): Identified | Promise<Identified> {
   try {
-    c.set("identity", await identityOf(c.req.header("authorization"), c.get("deps")));
+    const identity = identityOf(header, deps);
+    return identity instanceof Promise ? identity.then(identified, refused) : { identity };
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    c.set("authError", error);
+    return refused(error);
   }
-  await next();
-});
+}
+
+const identified = (identity: Identity): Identified => ({ identity });
+
+function refused(error: unknown): Identified {
+  if (!(error instanceof ApiError)) throw error;
+  return { authError: error };
+}
 
 /** Refuses requests that `identify` could not authenticate. */
 export const requireIdentity = createMiddleware<AppEnv>(async (c, next) => {
@@ -25,15 +37,11 @@ export const requireIdentity = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-async function identityOf(
-  header: string | undefined,
-  deps: AppEnv["Variables"]["deps"],
-): Promise<Identity> {
+function identityOf(header: string | undefined, deps: ApiDeps): Identity | Promise<Identity> {
   if (!header) throw new ApiError("unauthorized", "The Authorization header is missing");
   const match = /^Bearer ([^\s]+)$/i.exec(header);
   if (!match?.[1]) throw new ApiError("unauthorized", "Authorization must be 'Bearer <token>'");
   const token = match[1];
-
   if (looksLikeApiKey(token)) {
     if (!isApiKeyOf(token, deps.settings.network)) {
       throw new ApiError(
@@ -41,11 +49,16 @@ async function identityOf(
         `API keys here begin with intl_${deps.settings.network}_`,
       );
     }
-    const key = await deps.apiKeys.find(hashApiKey(token));
-    if (!key) throw new ApiError("invalid_api_key", "The API key is invalid or revoked");
-    return { method: "api_key", wallet: key.wallet, keyId: key.id };
+    const key = deps.apiKeys.find(hashApiKey(token));
+    return key instanceof Promise ? key.then(keyIdentity) : keyIdentity(key);
   }
+  return verifyToken(token, deps.settings.jwt, Math.floor(deps.now() / 1000)).then((wallet) => ({
+    method: "jwt",
+    wallet,
+  }));
+}
 
-  const wallet = await verifyToken(token, deps.settings.jwt, Math.floor(deps.now() / 1000));
-  return { method: "jwt", wallet };
+function keyIdentity(key: { id: string; wallet: Identity["wallet"] } | undefined): Identity {
+  if (!key) throw new ApiError("invalid_api_key", "The API key is invalid or revoked");
+  return { method: "api_key", wallet: key.wallet, keyId: key.id };
 }

@@ -74,7 +74,8 @@ export function rateLimit({
 
     const { busy, end } = overlapping.start(subject);
     try {
-      const { count } = await budgets.spend(subject, limit, windowStart, { busy });
+      const spending = budgets.spend(subject, limit, windowStart, { busy });
+      const { count } = spending instanceof Promise ? await spending : spending;
       const budget = { limit, count, reset };
       setRateLimitHeaders(c, budget, nowSeconds);
       c.set("rateLimit", budget);

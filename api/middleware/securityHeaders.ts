@@ -1,6 +1,3 @@
-import { createMiddleware } from "hono/factory";
-import { setResponseHeader } from "../responseHeader.ts";
-
 const HEADERS: [string, string][] = [
   ["Cross-Origin-Opener-Policy", "same-origin"],
   ["Cross-Origin-Resource-Policy", "same-origin"],
@@ -13,20 +10,13 @@ const HEADERS: [string, string][] = [
   ["X-Permitted-Cross-Domain-Policies", "none"],
   ["X-XSS-Protection", "0"],
 ];
+
 const LIVE_HEADERS: [string, string][] = [
   ...HEADERS,
   ["Strict-Transport-Security", "max-age=63072000; includeSubDomains"],
 ];
 
-/**
- * Browsers must not sniff, frame or pass on a referrer; on the live network, HTTPS only. Set before
- * the route, so they ride on the response it builds: reaching for the response afterwards would make
- * the server adapter rebuild it as a full web Response and stream its body out.
- */
-export function securityHeaders({ live }: { live: boolean }) {
-  const headers = live ? LIVE_HEADERS : HEADERS;
-  return createMiddleware(async (c, next) => {
-    for (const [name, value] of headers) setResponseHeader(c, name, value);
-    await next();
-  });
+/** Browsers must not sniff, frame or pass on a referrer; on the live network, HTTPS only. */
+export function securityHeaders({ live }: { live: boolean }): readonly [string, string][] {
+  return live ? LIVE_HEADERS : HEADERS;
 }

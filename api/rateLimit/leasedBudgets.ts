@@ -1,6 +1,6 @@
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
-import { MAX_LEASE, RECALL_POLL_MS, RECALL_WAIT_MS } from "../limits.ts";
+import { MAX_LEASE, MAX_LEASE_SHARE, RECALL_POLL_MS, RECALL_WAIT_MS } from "../limits.ts";
 import type { PostgresListener } from "../postgresListener.ts";
 import {
   type Lease,
@@ -76,6 +76,8 @@ export function createLeasedBudgets({
     for (const budget of budgets.values()) if (budget.open > 0) void giveBack(budget);
   });
 
+  const maxLease = (limit: number) => Math.max(MAX_LEASE, Math.floor(limit * MAX_LEASE_SHARE));
+
   function budgetOf(subject: string, windowStart: number): Budget {
     const known = budgets.get(subject);
     if (known?.windowStart === windowStart) return known;
@@ -111,7 +113,7 @@ export function createLeasedBudgets({
       windowStart,
       limit,
       needed,
-      wanted: recallable ? Math.min(MAX_LEASE, Math.max(needed, 2 * budget.lastLeased)) : 0,
+      wanted: recallable ? Math.min(maxLease(limit), Math.max(needed, 2 * budget.lastLeased)) : 0,
       seen: budget.seen,
       busy,
       closing: budget.open,
@@ -174,38 +176,54 @@ export function createLeasedBudgets({
     );
   }
 
+  function spendLeased(budget: Budget, limit: number): Spending {
+    budget.unused -= 1;
+    return { limit, count: (budget.seen ?? 0) - budget.unused };
+  }
+
+  async function spendAfterLease(
+    budget: Budget,
+    limit: number,
+    leaseAhead: boolean,
+    busy: boolean,
+  ): Promise<Spending> {
+    while (budget.unused === 0) {
+      // A listing's creator may raise its execution limit within the window.
+      if (budget.exhaustedUnder !== undefined && limit <= budget.exhaustedUnder) {
+        return { limit, count: limit + 1 };
+      }
+      budget.waiting += 1;
+      try {
+        budget.leasing ??= lease(budget, limit, leaseAhead, busy).finally(() => {
+          budget.leasing = undefined;
+        });
+        await budget.leasing;
+      } finally {
+        budget.waiting -= 1;
+      }
+    }
+    return spendLeased(budget, limit);
+  }
+
   return {
     /**
      * Spends one unit of `subject`'s window (its start in Unix seconds) of `limit` units. Without
      * `leaseAhead`, units are leased only for the requests waiting, so every count is exact across
      * processes, at a database write per request (or per batch of requests at once). `busy` says
      * that the subject's requests overlap here (`overlappingRequests.ts`): a block may then be leased
-     * beside other processes' blocks, and counts are no longer exact (docs/decisions.md).
+     * beside other processes' blocks, and counts are no longer exact (docs/decisions.md). Answers at
+     * once, not with a promise, when units leased ahead are left.
      */
-    async spend(
+    spend(
       subject: string,
       limit: number,
       windowStart: number,
       { leaseAhead = true, busy = false } = {},
-    ): Promise<Spending> {
+    ): Spending | Promise<Spending> {
       const budget = budgetOf(subject, windowStart);
-      while (budget.unused === 0) {
-        // A listing's creator may raise its execution limit within the window.
-        if (budget.exhaustedUnder !== undefined && limit <= budget.exhaustedUnder) {
-          return { limit, count: limit + 1 };
-        }
-        budget.waiting += 1;
-        try {
-          budget.leasing ??= lease(budget, limit, leaseAhead, busy).finally(() => {
-            budget.leasing = undefined;
-          });
-          await budget.leasing;
-        } finally {
-          budget.waiting -= 1;
-        }
-      }
-      budget.unused -= 1;
-      return { limit, count: (budget.seen ?? 0) - budget.unused };
+      // Units leased ahead are spent without a promise: most requests end here.
+      if (budget.unused > 0) return spendLeased(budget, limit);
+      return spendAfterLease(budget, limit, leaseAhead, busy);
     },
     /** Gives every open block back, for the other processes to spend. */
     async stop() {

@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
+import { CHAIN_HEAD_ALIVE_MS } from "../../api/limits.ts";
 import {
   METADATA_URI,
   ONE_TIME,
@@ -32,6 +33,7 @@ import {
   publishListings,
 } from "../support/listingFixtures.ts";
 import { mineBlock, mineIndexedBlock, transaction } from "../support/mineBlock.ts";
+import { until } from "../support/registration.ts";
 import { useStack } from "../support/useStack.ts";
 
 const authority = devAccount(0);
@@ -574,13 +576,21 @@ describe("as time passes on-chain", () => {
     });
   });
 
-  it("answers 503 service_unavailable from both when the chain cannot be read (last: stops anvil)", async () => {
+  it("answers 503 service_unavailable from both once the chain cannot be read (last: stops anvil)", async () => {
     await stack().anvil.stop();
-    // The list's facts come from the projections, but its clock is the chain's.
-    const replies = await Promise.all(
-      ["/v1/credentials", `/v1/credentials/${listings.oneTime.id}`].map((path) =>
-        api.get(path, { bearer: keys.errors }),
-      ),
+    // The list's facts come from the projections, but its clock is the chain's. The head the node
+    // announced last stands until the API hears that the node is gone, at most this long.
+    const replies = await until(
+      "both to answer 503",
+      async () => {
+        const answers = await Promise.all(
+          ["/v1/credentials", `/v1/credentials/${listings.oneTime.id}`].map((path) =>
+            api.get(path, { bearer: keys.errors }),
+          ),
+        );
+        return answers.every((answer) => answer.status === 503) && answers;
+      },
+      CHAIN_HEAD_ALIVE_MS,
     );
     for (const reply of replies) expectError(reply, 503, "service_unavailable");
   });

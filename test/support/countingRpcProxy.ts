@@ -18,6 +18,11 @@ export async function startCountingRpcProxy(rpcUrl: string) {
   });
 
   const server = createServer(async (request, response) => {
+    // JSON-RPC over HTTP only: a WebSocket's upgrade (an API watching the chain's heads) is refused.
+    if (request.method !== "POST") {
+      response.writeHead(405).end();
+      return;
+    }
     const body = await readBody(request);
     const calls = [JSON.parse(body)].flat() as { method: string }[];
     methods.push(...calls.map((call) => call.method));

@@ -1,0 +1,31 @@
+import { createMiddleware } from "hono/factory";
+import type { ApiDeps, AppEnv } from "../context.ts";
+import { setResponseHeader } from "../responseHeader.ts";
+import { logAccess } from "./accessLog.ts";
+import { CROSS_ORIGIN_HEADERS, preflightAnswer } from "./crossOrigin.ts";
+import { newRequestId } from "./requestId.ts";
+import { securityHeaders } from "./securityHeaders.ts";
+
+/**
+ * What every answer gets whatever its route, in one step: the security and cross-origin headers, set
+ * before the route so that they ride on the response it builds (reaching for the response afterwards
+ * would make the server adapter rebuild it as a full web Response); a preflight's answer, before
+ * anything asks who is calling; a request id; and once answered, the access line.
+ */
+export function everyAnswer(deps: ApiDeps) {
+  const headers = [
+    ...securityHeaders({ live: deps.settings.network === "live" }),
+    ...CROSS_ORIGIN_HEADERS,
+  ];
+  return createMiddleware<AppEnv>(async (c, next) => {
+    c.set("deps", deps);
+    for (const [name, value] of headers) setResponseHeader(c, name, value);
+    if (c.req.method === "OPTIONS") return preflightAnswer(c);
+    const started = performance.now();
+    const requestId = newRequestId();
+    c.set("requestId", requestId);
+    setResponseHeader(c, "X-Request-Id", requestId);
+    await next();
+    logAccess(c, started);
+  });
+}
