@@ -8,7 +8,21 @@ import type { Context } from "hono";
  * API's busy time in a profile, docs/benchmarks.md). Elsewhere (`app.request()`), through Hono.
  */
 export function setResponseHeader(c: Context, name: string, value: string) {
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  if (outgoing && !outgoing.headersSent) outgoing.setHeader(name, value);
+  const outgoing = nodeResponse(c);
+  if (outgoing) outgoing.setHeader(name, value);
   else c.header(name, value);
+}
+
+/** `setResponseHeader` for each of `headers`. */
+export function setResponseHeaders(c: Context, headers: readonly (readonly [string, string])[]) {
+  const outgoing = nodeResponse(c);
+  for (const [name, value] of headers) {
+    if (outgoing) outgoing.setHeader(name, value);
+    else c.header(name, value);
+  }
+}
+
+function nodeResponse(c: Context): ServerResponse | undefined {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  return outgoing && !outgoing.headersSent ? outgoing : undefined;
 }

@@ -27,6 +27,6 @@ export function admission({
     const identified = identifying instanceof Promise ? await identifying : identifying;
     if ("identity" in identified) c.set("identity", identified.identity);
     else c.set("authError", identified.authError);
-    await spendBudget(c, next);
+    return spendBudget(c, next);
   });
 }

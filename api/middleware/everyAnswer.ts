@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import type { ApiDeps, AppEnv } from "../context.ts";
-import { setResponseHeader } from "../responseHeader.ts";
+import { setResponseHeader, setResponseHeaders } from "../responseHeader.ts";
 import { logAccess } from "./accessLog.ts";
 import { CROSS_ORIGIN_HEADERS, preflightAnswer } from "./crossOrigin.ts";
 import { newRequestId } from "./requestId.ts";
@@ -19,7 +19,7 @@ export function everyAnswer(deps: ApiDeps) {
   ];
   return createMiddleware<AppEnv>(async (c, next) => {
     c.set("deps", deps);
-    for (const [name, value] of headers) setResponseHeader(c, name, value);
+    setResponseHeaders(c, headers);
     if (c.req.method === "OPTIONS") return preflightAnswer(c);
     const started = performance.now();
     const requestId = newRequestId();

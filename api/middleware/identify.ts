@@ -1,4 +1,4 @@
-import { createMiddleware } from "hono/factory";
+import type { MiddlewareHandler } from "hono";
 import { hashApiKey, isApiKeyOf, looksLikeApiKey } from "../auth/apiKeys.ts";
 import { verifyToken } from "../auth/jwt.ts";
 import type { ApiDeps, AppEnv, Identity } from "../context.ts";
@@ -31,11 +31,11 @@ function refused(error: unknown): Identified {
 }
 
 /** Refuses requests that `identify` could not authenticate. */
-export const requireIdentity = createMiddleware<AppEnv>(async (c, next) => {
+export const requireIdentity: MiddlewareHandler<AppEnv> = (c, next) => {
   const authError = c.get("authError");
   if (authError) throw authError;
-  await next();
-});
+  return next();
+};
 
 function identityOf(header: string | undefined, deps: ApiDeps): Identity | Promise<Identity> {
   if (!header) throw new ApiError("unauthorized", "The Authorization header is missing");

@@ -5,7 +5,7 @@ import { clientAddressResolver } from "../clientAddress.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { createOverlappingRequests } from "../rateLimit/overlappingRequests.ts";
-import { setResponseHeader } from "../responseHeader.ts";
+import { setResponseHeaders } from "../responseHeader.ts";
 
 const WINDOW_SECONDS = 60;
 
@@ -27,12 +27,15 @@ export function rateLimitWindow(nowMs: number) {
 
 /** Describes `budget` in the response's headers; over its limit, with `Retry-After` too. */
 export function setRateLimitHeaders(c: Context, budget: RateLimitBudget, nowSeconds: number) {
-  setResponseHeader(c, "X-RateLimit-Limit", String(budget.limit));
-  setResponseHeader(c, "X-RateLimit-Remaining", String(Math.max(0, budget.limit - budget.count)));
-  setResponseHeader(c, "X-RateLimit-Reset", String(budget.reset));
+  const headers: [string, string][] = [
+    ["X-RateLimit-Limit", String(budget.limit)],
+    ["X-RateLimit-Remaining", String(Math.max(0, budget.limit - budget.count))],
+    ["X-RateLimit-Reset", String(budget.reset)],
+  ];
   if (budget.count > budget.limit) {
-    setResponseHeader(c, "Retry-After", String(Math.max(1, budget.reset - nowSeconds)));
+    headers.push(["Retry-After", String(Math.max(1, budget.reset - nowSeconds))]);
   }
+  setResponseHeaders(c, headers);
 }
 
 /**
@@ -50,6 +53,7 @@ export function rateLimit({
   trustProxy: TrustProxy | undefined;
 }) {
   const clientAddress = clientAddressResolver(trustProxy);
+  const underSignIn = `${signInPath}/`;
   const overlapping = createOverlappingRequests();
   const addressOf = (c: Context<AppEnv>) =>
     clientAddress(peerAddress(c), c.req.header("x-forwarded-for"));
@@ -57,7 +61,7 @@ export function rateLimit({
   /** Whose budget a request spends, and how large it is. */
   function budgetOf(c: Context<AppEnv>): { subject: string; limit: number } {
     const { settings } = c.get("deps");
-    if (c.req.path === signInPath || c.req.path.startsWith(`${signInPath}/`)) {
+    if (c.req.path === signInPath || c.req.path.startsWith(underSignIn)) {
       return { subject: `sign-in:${addressOf(c)}`, limit: settings.authRateLimitPerMinute };
     }
     const identity = c.get("identity");
