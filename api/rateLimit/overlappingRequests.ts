@@ -12,12 +12,23 @@ type Subject = {
 
 /**
  * Tells whether a subject's requests overlap in this process: a request is busy when another of the
- * subject is in flight as it starts, or when the last one to finish overlapped another. Clients whose
- * requests move in step (all answered, then all sent again) overlap within each step without any
- * being in flight between steps; one client sending a request at a time never overlaps.
+ * subject is in flight as it starts, or when the last one to finish overlapped another. A request is
+ * in flight until the end of the turn of the event loop it ended in: requests that arrived together
+ * and were each answered at once, one after another in one turn, overlap. Clients whose requests
+ * move in step (all answered, then all sent again) overlap within each step without any being in
+ * flight between steps; one client sending a request at a time never overlaps.
  */
 export function createOverlappingRequests() {
   const subjects = new Map<string, Subject>();
+  /** Requests ended in this turn of the event loop, leaving flight at its end. */
+  const endingThisTurn: (() => void)[] = [];
+  const endAtTurnEnd = (finish: () => void) => {
+    if (endingThisTurn.push(finish) === 1) {
+      setImmediate(() => {
+        for (const ending of endingThisTurn.splice(0)) ending();
+      });
+    }
+  };
 
   function subjectOf(name: string): Subject {
     const known = subjects.get(name);
@@ -41,10 +52,11 @@ export function createOverlappingRequests() {
       const startedAtStart = subject.started;
       return {
         busy,
-        end: () => {
-          subject.serving -= 1;
-          subject.lastOverlapped = inFlightAtStart > 0 || subject.started > startedAtStart;
-        },
+        end: () =>
+          endAtTurnEnd(() => {
+            subject.serving -= 1;
+            subject.lastOverlapped = inFlightAtStart > 0 || subject.started > startedAtStart;
+          }),
       };
     },
   };
