@@ -8,21 +8,15 @@ import type { Context } from "hono";
  * API's busy time in a profile, docs/benchmarks.md). Elsewhere (`app.request()`), through Hono.
  */
 export function setResponseHeader(c: Context, name: string, value: string) {
-  const outgoing = nodeResponse(c);
-  if (outgoing) outgoing.setHeader(name, value);
-  else c.header(name, value);
+  setResponseHeaders(c, [[name, value]]);
 }
 
-/** `setResponseHeader` for each of `headers`. */
+/** `setResponseHeader` for each of `headers`, finding Node's response once. */
 export function setResponseHeaders(c: Context, headers: readonly (readonly [string, string])[]) {
-  const outgoing = nodeResponse(c);
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  const direct = outgoing && !outgoing.headersSent ? outgoing : undefined;
   for (const [name, value] of headers) {
-    if (outgoing) outgoing.setHeader(name, value);
+    if (direct) direct.setHeader(name, value);
     else c.header(name, value);
   }
-}
-
-function nodeResponse(c: Context): ServerResponse | undefined {
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  return outgoing && !outgoing.headersSent ? outgoing : undefined;
 }
