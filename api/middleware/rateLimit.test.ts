@@ -1,8 +1,10 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
-import { expectError } from "../../test/support/http.ts";
-import { createTestApp } from "../../test/support/testApp.ts";
+import { createApiKey, expectError } from "../../test/support/http.ts";
+import { createTestApp, type TestApp } from "../../test/support/testApp.ts";
 import { useStack } from "../../test/support/useStack.ts";
 
 const stack = useStack({ chain: true, postgres: true });
@@ -111,6 +113,48 @@ describe("one subject served by two processes at once", () => {
     await Promise.all(apps.map((app) => app.close()));
   });
 });
+
+describe("one subject's requests answered one after another, in each of two processes", () => {
+  it("leases blocks in each side by side, though no two of them are ever in flight at once", async () => {
+    const windowStart = WINDOW_START + 360;
+    const now = () => windowStart * 1000 + 5_000;
+    const apps = [
+      createTestApp(stack(), { rateLimitPerMinute: 10_000, now }),
+      createTestApp(stack(), { rateLimitPerMinute: 10_000, now }),
+    ];
+    await Promise.all(apps.map((app) => app.listening()));
+    const { id, key } = await servedOverHttp(apps[0] as TestApp, (url) =>
+      createApiKey(url, devAccount(19), "one turn"),
+    );
+    const clients = apps.map((app) => app.http(key));
+
+    // A cached key and leased units let a request be answered without waiting on anything: a process
+    // handed several at once answers them one after another within one turn of the event loop.
+    const steps = 75;
+    const versions = new Set<string | undefined>();
+    for (let step = 0; step < steps; step++) {
+      for (const client of clients) {
+        for (let i = 0; i < 4; i++) expect((await client.get("/v1/nope")).status).toBe(404);
+      }
+      versions.add((await windowOf(`key:${id}`, windowStart))?.version);
+    }
+    // As when their requests are in flight together: a block per doubling in each process. Taking
+    // each for a process serving one request at a time would recall the other's block every step.
+    expect(versions.size).toBeLessThanOrEqual(30);
+    await Promise.all(apps.map((app) => app.close()));
+  });
+});
+
+/** `use` with `app` served over HTTP on a loopback port, as `npm run api` serves it. */
+async function servedOverHttp<T>(app: TestApp, use: (url: string) => Promise<T>): Promise<T> {
+  const server = serve({ fetch: app.app.fetch, port: 0, hostname: "127.0.0.1" });
+  await new Promise((listening) => server.once("listening", listening));
+  try {
+    return await use(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  } finally {
+    await new Promise((closed) => server.close(closed));
+  }
+}
 
 describe("the sign-in budget under a flood", () => {
   it("refuses an address over it without writing to the database again, and no one else", async () => {
