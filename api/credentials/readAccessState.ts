@@ -49,10 +49,17 @@ export async function readAccessState(
   subject: Subject,
   options: Options = {},
 ): Promise<AccessRead> {
-  const atHead = await readAt(await readChainTime(reader), reader, marketplace, subject, options);
-  if (grantsAccess(atHead) || !reader.heads) return atHead;
+  const head = reader.heads?.latest();
+  const first = await readAt(
+    head ?? (await readChainTime(reader)),
+    reader,
+    marketplace,
+    subject,
+    options,
+  );
+  if (!head || grantsAccess(first)) return first;
   const latest = await readChainTime(reader, { fresh: true });
-  if (latest.number === atHead.block.number) return atHead;
+  if (latest.number === first.block.number) return first;
   return readAt(latest, reader, marketplace, subject, options);
 }
 

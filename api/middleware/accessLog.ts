@@ -16,7 +16,10 @@ export function loggedPath(path: string): string {
   return long ? `${redacted.slice(0, LOGGED_PATH_CHARACTERS)}…` : redacted;
 }
 
-/** The access line of a request answered: never headers, query values or bodies, which can carry secrets. */
+/**
+ * The access line of a request answered: never headers, query values or bodies, which can carry
+ * secrets.
+ */
 export function logAccess(c: Context<AppEnv>, started: number): void {
   c.get("deps").log.info("request", {
     request_id: c.get("requestId"),
