@@ -13,7 +13,6 @@ export type ChainHeads = {
 type Message = {
   id?: string;
   result?: unknown;
-  error?: unknown;
   method?: string;
   params?: { subscription?: unknown; result?: unknown };
 };
@@ -77,8 +76,12 @@ export function watchChainHeads(url: string, log: Logger): ChainHeads {
       subscription = undefined;
       head = undefined;
       if (closed) return;
-      if (!warned)
-        log.warn("chain heads unavailable; each request reads the latest block", { url });
+      // The host alone: a provider's URL carries its key in the path or the user part.
+      if (!warned) {
+        log.warn("chain heads unavailable; each request reads the latest block", {
+          host: new URL(url).host,
+        });
+      }
       warned = true;
       reconnect = setTimeout(connect, CHAIN_HEAD_RECONNECT_MS).unref();
     };

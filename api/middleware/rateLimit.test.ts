@@ -80,15 +80,21 @@ describe("the rate limit under a flood", () => {
   });
 });
 
+/** Two API processes of 10,000 requests a minute, listening, their clocks in that window. */
+async function twoProcessesIn(windowStart: number): Promise<TestApp[]> {
+  const now = () => windowStart * 1000 + 5_000;
+  const apps = [
+    createTestApp(stack(), { rateLimitPerMinute: 10_000, now }),
+    createTestApp(stack(), { rateLimitPerMinute: 10_000, now }),
+  ];
+  await Promise.all(apps.map((app) => app.listening()));
+  return apps;
+}
+
 describe("one subject served by two processes at once", () => {
   it("leases blocks in each side by side, not a write per request or per step", async () => {
     const windowStart = WINDOW_START + 300;
-    const now = () => windowStart * 1000 + 5_000;
-    const apps = [
-      createTestApp(stack(), { rateLimitPerMinute: 10_000, now }),
-      createTestApp(stack(), { rateLimitPerMinute: 10_000, now }),
-    ];
-    await Promise.all(apps.map((app) => app.listening()));
+    const apps = await twoProcessesIn(windowStart);
     const renter = devAccount(18);
     const clients = await Promise.all(
       apps.map(async (app) => app.http(await app.tokenFor(renter))),
@@ -117,12 +123,7 @@ describe("one subject served by two processes at once", () => {
 describe("one subject's requests answered one after another, in each of two processes", () => {
   it("leases blocks in each side by side, though no two of them are ever in flight at once", async () => {
     const windowStart = WINDOW_START + 360;
-    const now = () => windowStart * 1000 + 5_000;
-    const apps = [
-      createTestApp(stack(), { rateLimitPerMinute: 10_000, now }),
-      createTestApp(stack(), { rateLimitPerMinute: 10_000, now }),
-    ];
-    await Promise.all(apps.map((app) => app.listening()));
+    const apps = await twoProcessesIn(windowStart);
     const { id, key } = await servedOverHttp(apps[0] as TestApp, (url) =>
       createApiKey(url, devAccount(19), "one turn"),
     );
