@@ -16,6 +16,8 @@ export type AnvilOptions = {
   statePath?: string;
   /** The EVM rules to run by (`shanghai`, `cancun`, …); anvil's latest by default. */
   hardfork?: string;
+  /** Mine a block every this many seconds instead of one per transaction (anvil's automine). */
+  blockTimeSeconds?: number;
   onOutput?: (line: string) => void;
 };
 
@@ -24,6 +26,7 @@ export async function startAnvil({
   chainId = 31337,
   statePath,
   hardfork,
+  blockTimeSeconds,
   onOutput,
 }: AnvilOptions): Promise<Anvil> {
   const anvil = requireBinary("anvil", "npm install");
@@ -32,6 +35,7 @@ export async function startAnvil({
   // wallet's signature in one: quiet, anvil prints only its errors.
   args.push("--quiet");
   if (hardfork) args.push("--hardfork", hardfork);
+  if (blockTimeSeconds !== undefined) args.push("--block-time", String(blockTimeSeconds));
   if (statePath) {
     await setAsideUnreadableState(statePath);
     args.push("--state", statePath, "--state-interval", "1");

@@ -34,6 +34,8 @@ export const SEALING_KEY = randomBytes(32).toString("hex");
 export type StackOptions = {
   /** anvil with the marketplace deployed (default true). */
   chain?: boolean;
+  /** anvil mines a block every this many seconds instead of one per transaction (default: automine). */
+  blockTimeSeconds?: number;
   /** An ephemeral Postgres cluster with the `app` schema migrated (default true). */
   postgres?: boolean;
   /** Ponder indexing the marketplace into Postgres (default: when there is an API). */
@@ -129,7 +131,11 @@ export async function startStack(options: StackOptions = {}) {
     };
 
     async function startChain() {
-      const anvil = await startAnvil({ port: await findFreePort(), onOutput });
+      const anvil = await startAnvil({
+        port: await findFreePort(),
+        blockTimeSeconds: options.blockTimeSeconds,
+        onOutput,
+      });
       stops.push(anvil.stop);
       const deployment = await deployMarketplace({
         rpcUrl: anvil.rpcUrl,
