@@ -1,7 +1,7 @@
 // `POST /v1/execute` answering runs, `Idempotency-Key`, `GET /v1/runs/:run_id`, the per-task
-// balance held by runs in flight, and the tool definition. The worker and the settlement are played
-// on the runs' rows by test/support/finishRun.ts (the debit is a real `consumeQuery`), until those
-// processes answer runs themselves.
+// balance held by runs in flight, and the tool definition. The worker's and the settlement's
+// steps are taken in hand through the run ledger (test/support/runSteps.ts; the debit is a real
+// `consumeQuery`).
 import { eq } from "drizzle-orm";
 import { parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
@@ -10,14 +10,6 @@ import { METADATA_URI, ONE_TIME, PER_QUERY } from "../devStack/marketplace.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
 import { runs } from "../lib/db/appSchema.ts";
 import { agentIdOf } from "../lib/ids/agentId.ts";
-import {
-  completeRun,
-  debitRun,
-  finishRun,
-  refuseUnstartedRun,
-  sendDebit,
-  startRun,
-} from "../test/support/finishRun.ts";
 import { expectError, expectOnChainError } from "../test/support/http.ts";
 import {
   agentDrafts,
@@ -28,6 +20,15 @@ import {
 } from "../test/support/listingFixtures.ts";
 import { mineIndexedBlock, transaction } from "../test/support/mineBlock.ts";
 import { nextRunOf, runIdsOf, waitForRun } from "../test/support/runRows.ts";
+import {
+  completeRun,
+  debitRun,
+  finishRun,
+  refuseUnhanded,
+  sendDebit,
+  sendDelta,
+  startRun,
+} from "../test/support/runSteps.ts";
 import { createTestApp, type TestApp } from "../test/support/testApp.ts";
 import { useStack } from "../test/support/useStack.ts";
 
@@ -157,11 +158,8 @@ describe("POST /v1/execute", () => {
       request: { task, inputUri: METADATA_URI, timeoutSeconds: 30 },
     });
     await startRun(deps(), run.id);
-    await finishRun(deps(), run.id, {
-      status: "failed",
-      output: "Found one iss",
-      failure: "the agent stopped",
-    });
+    sendDelta(deps(), run.id, "Found one iss");
+    await finishRun(deps(), run.id, { status: "failed", failure: "the agent stopped" });
     expect(await reply).toMatchObject({
       status: 200,
       body: {
@@ -209,7 +207,7 @@ describe("POST /v1/execute", () => {
 
   it("answers 503 with Retry-After for a run no slot freed for; nothing is charged", async () => {
     const { reply, run } = await admitted(renter, { agent_id: listings.counter.id, task });
-    await refuseUnstartedRun(deps(), run.id);
+    await refuseUnhanded(deps(), run.id);
     const refused = await reply;
     expectError(refused, 503, "service_unavailable");
     expect(refused.headers.get("retry-after")).toBe("5");
@@ -315,7 +313,7 @@ describe("Idempotency-Key", () => {
   it("is free again after a run no slot freed for: the retry is a new run", async () => {
     const headers = { "idempotency-key": "busy-retry" };
     const { reply, run } = await admitted(renter, body(), headers);
-    await refuseUnstartedRun(deps(), run.id);
+    await refuseUnhanded(deps(), run.id);
     expectError(await reply, 503, "service_unavailable");
 
     const { reply: retry, run: again } = await admitted(renter, body(), headers);
@@ -329,20 +327,22 @@ describe("GET /v1/runs/:run_id", () => {
   it("shows the caller's run as it goes, then its final answer", async () => {
     const { reply, run } = await admitted(renter, { agent_id: listings.counter.id, task });
     const path = `/v1/runs/${run.id}`;
-    const progress = (status: string) => ({
+    const progress = (status: string, costWei = 0) => ({
       run_id: run.id,
       agent_id: listings.counter.id,
       status,
       output: null,
-      cost_wei: 0,
+      cost_wei: costWei,
       duration_ms: null,
     });
     expect((await app.http(bearer).get(path)).body).toEqual(progress("queued"));
     await startRun(deps(), run.id);
     expect((await app.http(bearer).get(path)).body).toEqual(progress("running"));
     await finishRun(deps(), run.id, { status: "completed", output: "42" });
-    // Completed, its debit still to come: the answer is not final yet.
-    expect((await app.http(bearer).get(path)).body).toEqual(progress("running"));
+    // Completed, its debit still to come: the answer is not final yet, but its cost is known.
+    expect((await app.http(bearer).get(path)).body).toEqual(
+      progress("running", Number(TASK_PRICE)),
+    );
     await debitRun(deps(), stack(), run.id);
     const answer = await reply;
     expect((await app.http(bearer).get(path)).body).toEqual(answer.body);
@@ -352,7 +352,7 @@ describe("GET /v1/runs/:run_id", () => {
     const { reply, run } = await admitted(renter, { agent_id: listings.counter.id, task });
     await startRun(deps(), run.id);
     const failure = "the agent answered HTTP 500";
-    await finishRun(deps(), run.id, { status: "failed", output: "par", failure });
+    await finishRun(deps(), run.id, { status: "failed", failure });
     const answer = await reply;
     expect(answer.body).not.toHaveProperty("failure");
     expect((await app.http(bearer).get(`/v1/runs/${run.id}`)).body).toEqual({
@@ -380,8 +380,9 @@ describe("a per-task balance held by runs in flight", () => {
       .post("/v1/execute", { agent_id: listings.counter.id, task });
     expectOnChainError(third, 403, "insufficient_balance", "InsufficientBalance");
 
-    // A run that fails releases what it held.
-    await finishRun(deps(), first.run.id, { status: "failed", output: "", failure: "crashed" });
+    // A run that fails before any output releases what it held.
+    await startRun(deps(), first.run.id);
+    await finishRun(deps(), first.run.id, { status: "failed", failure: "crashed" });
     await first.reply;
     const fourth = await admitted(tight, { agent_id: listings.counter.id, task });
     await completeRun(deps(), stack(), second.run.id, "ok");

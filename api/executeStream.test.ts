@@ -2,21 +2,13 @@
 // `{delta}` as the agent produces them, exactly one terminal `done` (with the partial output when
 // the run failed), comment lines while idle, HTTP 200 whatever the outcome; a stream that starts
 // only once its run holds a slot; a client that leaves and a run that goes on. The worker and the
-// settlement are played by test/support/finishRun.ts (the debit is a real `consumeQuery`).
+// settlement are played by test/support/runSteps.ts (the debit is a real `consumeQuery`).
 import { parseEther } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ONE_TIME, PER_QUERY } from "../devStack/marketplace.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
-import { RUNS_IN_FLIGHT_PER_LISTING } from "../lib/runs/grantSlots.ts";
-import { RUN_INTERRUPTED } from "../lib/runs/runFailures.ts";
-import {
-  completeRun,
-  finishRun,
-  refuseUnstartedRun,
-  sendDelta,
-  startRun,
-} from "../test/support/finishRun.ts";
+import { RUNS_IN_FLIGHT_PER_LISTING } from "../lib/runLedger/grantSlots.ts";
 import { expectError } from "../test/support/http.ts";
 import {
   agentDrafts,
@@ -27,6 +19,14 @@ import {
 } from "../test/support/listingFixtures.ts";
 import { mineIndexedBlock } from "../test/support/mineBlock.ts";
 import { nextRunOf, runIdsOf, waitForRun } from "../test/support/runRows.ts";
+import {
+  completeRun,
+  finishRun,
+  interruptRun,
+  refuseWaiting,
+  sendDelta,
+  startRun,
+} from "../test/support/runSteps.ts";
 import { eventsOf, type SseItem, sseReader } from "../test/support/sseEvents.ts";
 import { createTestApp, type TestApp } from "../test/support/testApp.ts";
 import { useStack } from "../test/support/useStack.ts";
@@ -213,32 +213,46 @@ describe("POST /v1/execute/stream", () => {
     ]);
   });
 
-  // The run streams "An old", then fails with `stored` as its row's output; done carries `output`.
+  // The run streams "An old", then fails (its worker announced `lost` too, a notice lost on the
+  // way, or it died and the sweeper ended it); done carries `output`.
   it.each([
     {
       name: "ends a run failed mid-stream with done: failed, the partial output, still HTTP 200",
-      stored: { output: "An old pond", failure: "the agent timed out" },
+      lost: " pond",
+      failure: "the agent timed out",
       output: "An old pond",
     },
     {
       name: "ends a run whose worker died with done: failed and what was streamed, which the sweeper never saw",
-      stored: { output: "", failure: RUN_INTERRUPTED },
+      lost: "",
+      failure: undefined,
       output: "An old",
     },
-  ])("$name", async ({ stored, output }) => {
+  ])("$name", async ({ lost, failure, output }) => {
     const { response, run } = await openStream({ agent_id: listings.writer.id, task });
     expect(response.status).toBe(200);
     const stream = sseReader(response);
     await startRun(deps(), run.id);
     sendDelta(deps(), run.id, "An old");
     expect(await stream.nextEvent()).toMatchObject({ event: "output" });
-    await finishRun(deps(), run.id, { status: "failed", ...stored });
+    if (failure) {
+      sendDelta(deps(), run.id, lost, undefined, { lost: true });
+      await finishRun(deps(), run.id, { status: "failed", failure });
+    } else {
+      await interruptRun(deps(), run.id);
+    }
     const items = await stream.rest();
     expectConformingStream(items);
     expect(eventsOf(items)).toEqual([
       {
         event: "done",
-        data: { run_id: run.id, status: "failed", cost_wei: 0, duration_ms: 1234, output },
+        data: {
+          run_id: run.id,
+          status: "failed",
+          cost_wei: 0,
+          duration_ms: expect.any(Number),
+          output,
+        },
       },
     ]);
   });
@@ -323,7 +337,7 @@ describe("a stream whose run waits for a slot", () => {
     const before = await runIdsOf(deps(), renter.address);
     const waiting = await nextRunOf(deps(), renter.address, before);
     expect(waiting.status).toBe("waiting");
-    await refuseUnstartedRun(deps(), waiting.id);
+    await refuseWaiting(deps());
     const answer = await refused;
     expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
     expect(answer.headers.get("retry-after")).toBe("5");

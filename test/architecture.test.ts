@@ -92,3 +92,29 @@ describe("one definition of each fact", () => {
     expect(definitions(pattern)).toEqual([expect.any(String)]);
   });
 });
+
+describe("the run ledger", () => {
+  // Drizzle's builders on the runs table, and SQL naming it.
+  const writesRuns =
+    /\.(update|insert|delete)\(\s*runs\s*\)|\b(update|insert\s+into|delete\s+from)\s+(\$\{runs\}|app\.runs)\b/i;
+
+  it("is the only writer of app.runs", () => {
+    // Tests may stage a row as a crashed process leaves it (a lease run out, a lost publish): a
+    // fault no ledger function makes on purpose.
+    const staging = ["test/support/runs.ts", "test/settlement/settlementFixtures.ts"];
+    const writers = files.filter(
+      (file) =>
+        !file.startsWith("lib/runLedger/") &&
+        !file.endsWith(".test.ts") &&
+        !staging.includes(file) &&
+        writesRuns.test(textOf(file)),
+    );
+    expect(writers).toEqual([]);
+  });
+
+  it("sees a write where there is one", () => {
+    expect(files.filter((file) => writesRuns.test(textOf(file)))).toContain(
+      "lib/runLedger/finishRun.ts",
+    );
+  });
+});

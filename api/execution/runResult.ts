@@ -1,26 +1,28 @@
 import type { Hex } from "viem";
-import type { runs } from "../../lib/db/appSchema.ts";
+import type { RunRow } from "../../lib/db/appSchema.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
 
-export type RunRow = typeof runs.$inferSelect;
-
 /**
- * True once the run's answer is final and will not change: failed, or completed and, per task,
- * debited or refused the debit. A completed per-task run still reserved or being debited is not.
+ * True once the run's answer is final and will not change: ended and, per task, its reservation
+ * released, debited or refused the debit. A run that delivered output and is still being debited is
+ * not: its answer says what was charged.
  */
 export function isAnswered(row: Pick<RunRow, "status" | "charge">): boolean {
-  if (row.status === "failed") return true;
-  return row.status === "completed" && row.charge !== "reserved" && row.charge !== "debit_pending";
+  return isEnded(row) && row.charge !== "reserved" && row.charge !== "debit_pending";
 }
 
-/** What was charged for the run, in wei: only a debit charges. */
-export function costOf(row: Pick<RunRow, "charge" | "costWei">): bigint {
-  return row.charge === "debited" ? BigInt(row.costWei) : 0n;
+/**
+ * What the run was or will be charged, in wei: a debit's price; for a run awaiting its debit, the
+ * price held at admission (the debit charges that, or the current price if lower); else nothing.
+ */
+export function costOf(row: Pick<RunRow, "charge" | "costWei" | "reservedWei">): bigint {
+  if (row.charge === "debited") return BigInt(row.costWei);
+  return row.charge === "debit_pending" ? BigInt(row.reservedWei) : 0n;
 }
 
 /**
  * The run result of `POST /v1/execute` and `GET /v1/runs/:run_id` (`cost_wei` a bigint, for
- * `exactJson`). Until the answer is final the run is `waiting`, `queued` or `running` (a completed
+ * `exactJson`). Until the answer is final the run is `waiting`, `queued` or `running` (an ended
  * run awaiting its debit is still `running`), with no output, cost or duration yet.
  */
 export function runResult(row: RunRow) {
@@ -28,9 +30,12 @@ export function runResult(row: RunRow) {
   return {
     run_id: row.id,
     agent_id: toApiListingId(row.onChainListingId as Hex),
-    status: answered ? row.status : row.status === "completed" ? "running" : row.status,
+    status: answered || !isEnded(row) ? row.status : "running",
     output: answered ? (row.output ?? null) : null,
-    cost_wei: answered ? costOf(row) : 0n,
+    cost_wei: costOf(row),
     duration_ms: answered ? (row.durationMs ?? 0) : null,
   };
 }
+
+const isEnded = (row: Pick<RunRow, "status">) =>
+  row.status === "completed" || row.status === "failed";

@@ -1,12 +1,14 @@
 import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import type { Bus } from "../../lib/bus/bus.ts";
-import type { RunRequest } from "../../lib/db/appSchema.ts";
+import type { RunRequest, RunRow } from "../../lib/db/appSchema.ts";
 import { newRunId } from "../../lib/ids/randomIds.ts";
 import { canonicalJson } from "../../lib/manifest/publicManifest.ts";
 import { nextDebit } from "../../lib/marketplace/credentialStatus.ts";
-import { announceGranted } from "../../lib/runs/grantSlots.ts";
-import { runTopic } from "../../lib/runs/notices.ts";
+import { admitRun, findIdempotentRun, type RunToAdmit } from "../../lib/runLedger/admitRun.ts";
+import { announceGranted } from "../../lib/runLedger/grantSlots.ts";
+import { runTopic } from "../../lib/runLedger/notices.ts";
+import { refuseUnhandedRun } from "../../lib/runLedger/refuseUnhandedRun.ts";
 import { type AppEnv, callerWallet } from "../context.ts";
 import { contractApiError } from "../contractErrors.ts";
 import { type AccessRead, readAccessState } from "../credentials/readAccessState.ts";
@@ -16,13 +18,10 @@ import { DEBIT_WAIT_MS, MAX_BODY_BYTES, RUN_REREAD_MS } from "../limits.ts";
 import { readJsonObject } from "../readJsonObject.ts";
 import { parseInput } from "../validation.ts";
 import { accessRefusal } from "./accessRefusal.ts";
-import { admitRun, findIdempotentRun, type RunToAdmit } from "./admitRun.ts";
 import { executeBody } from "./executeRequest.ts";
 import { countExecution } from "./executionRateLimit.ts";
 import { type AgentListing, findAgentListing } from "./findAgentListing.ts";
 import { lookUpDebits } from "./lookUpDebits.ts";
-import { refuseUnhandedRun } from "./refuseUnhandedRun.ts";
-import type { RunRow } from "./runResult.ts";
 import {
   notHandedOverError,
   retryShortlyError,

@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import type { Bus } from "../../lib/bus/bus.ts";
+import type { RunRow } from "../../lib/db/appSchema.ts";
 import { runs } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
-import { decodeNotice, runTopic } from "../../lib/runs/notices.ts";
+import { decodeNotice, runTopic } from "../../lib/runLedger/notices.ts";
 import { RUN_REREAD_MS } from "../limits.ts";
-import type { RunRow } from "./runResult.ts";
 
 /** A delta of the run's output; `at`, when known, is how many characters of output came before it. */
 export type OnDelta = (delta: string, at: number | undefined) => void;

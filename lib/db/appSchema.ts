@@ -225,6 +225,8 @@ export const runs = appSchema.table(
   ],
 );
 
+export type RunRow = typeof runs.$inferSelect;
+
 /** Sequence behind on-chain run ids, and the random epoch of this database they start from. */
 export const runSequence = appSchema.sequence("run_sequence");
 export const runIdEpoch = appSchema.table("run_id_epoch", {

@@ -13,7 +13,7 @@ import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
 import { ONE_TIME } from "../../devStack/marketplace.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { runs } from "../../lib/db/appSchema.ts";
-import { RUN_NOT_HANDED_OVER } from "../../lib/runs/runNotStarted.ts";
+import { RUN_NOT_HANDED_OVER } from "../../lib/runLedger/runNotStarted.ts";
 import { newWallet } from "../settlement/settlementFixtures.ts";
 import {
   type BehavingAgent,

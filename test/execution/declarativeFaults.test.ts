@@ -1,6 +1,6 @@
 // A vendor's faults reach the renter as a run's outcome, never as a failed request: rate limits are
-// retried within the deadline, an outage or a cut stream fails the run uncharged (with the part
-// streamed), and the run's timeout stops a slow model at the timeout.
+// retried within the deadline, an outage fails the run uncharged, a cut stream fails it charged (its
+// part streamed reached the renter), and the run's timeout stops a slow model at the timeout.
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ModelServers, startModelServers } from "../../devStack/startModelServers.ts";
@@ -73,7 +73,7 @@ describe("a vendor's faults", () => {
     expect(retried.length).toBeGreaterThan(1);
   });
 
-  it("a stream cut mid-way ends with done failed and the partial output", async () => {
+  it("a stream cut mid-way ends with done failed, the partial output, and its charge", async () => {
     servers.vendor.script(listing.model, [
       { kind: "text", text: ["Chips ", "rose ", "two ", "percent"], cutAfterChunks: 2 },
     ]);
@@ -94,7 +94,7 @@ describe("a vendor's faults", () => {
         run_id: expect.stringMatching(/^run_/),
         status: "failed",
         output: "Chips rose ",
-        cost_wei: 0,
+        cost_wei: Number(PRICE),
         duration_ms: expect.any(Number),
       },
     });
@@ -127,9 +127,9 @@ describe("a vendor's faults", () => {
     await expectBooksBalance(stack(), keyless, [keylessRenter]);
   });
 
-  it("charged only the completed run", async () => {
+  it("charged only the runs that delivered output: the completed one and the cut stream", async () => {
     const rows = await expectBooksBalance(stack(), listing, [renter]);
-    expect([...rows.values()].filter((row) => row.charge === "debited")).toHaveLength(1);
+    expect([...rows.values()].filter((row) => row.charge === "debited")).toHaveLength(2);
     await expectBooksBalance(stack(), outage, [outageRenter]);
   });
 });

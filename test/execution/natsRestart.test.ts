@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import { parseEther } from "viem";
 import { expect, it } from "vitest";
 import { runs } from "../../lib/db/appSchema.ts";
-import { RUN_NOT_HANDED_OVER } from "../../lib/runs/runNotStarted.ts";
+import { RUN_NOT_HANDED_OVER } from "../../lib/runLedger/runNotStarted.ts";
 import { behaving } from "../support/behavingAgent.ts";
 import type { Renter } from "../support/connectedListing.ts";
 import { expectError } from "../support/http.ts";

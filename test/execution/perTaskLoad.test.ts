@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { PER_QUERY } from "../../devStack/marketplace.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { runs } from "../../lib/db/appSchema.ts";
-import { RUNS_IN_FLIGHT_PER_LISTING } from "../../lib/runs/grantSlots.ts";
+import { RUNS_IN_FLIGHT_PER_LISTING } from "../../lib/runLedger/grantSlots.ts";
 import { listConnectedAgent, startSlowAgent } from "../support/connectedAgentOnStack.ts";
 import {
   expectError,

@@ -4,7 +4,7 @@
 import { type Hex, parseEther } from "viem";
 import { expect, it } from "vitest";
 import type { Worker } from "../../devStack/startWorker.ts";
-import { RUN_INTERRUPTED } from "../../lib/runs/runFailures.ts";
+import { RUN_INTERRUPTED } from "../../lib/runLedger/runFailures.ts";
 import { behaving } from "../support/behavingAgent.ts";
 import type { Renter } from "../support/connectedListing.ts";
 import { expectOnChainError } from "../support/http.ts";

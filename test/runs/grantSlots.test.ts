@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { spawnService } from "../../devStack/spawnService.ts";
 import { createInProcessBus } from "../../lib/bus/inProcessBus.ts";
 import { runs } from "../../lib/db/appSchema.ts";
-import { grantSlots, RUNS_IN_FLIGHT_PER_LISTING } from "../../lib/runs/grantSlots.ts";
+import { grantSlots, RUNS_IN_FLIGHT_PER_LISTING } from "../../lib/runLedger/grantSlots.ts";
 import { until } from "../support/registration.ts";
 import { insertWaitingRuns, registeredAgent, runRows } from "../support/runs.ts";
 import { scripted } from "../support/scriptedAgent.ts";

@@ -8,21 +8,21 @@ import { createInProcessBus } from "../../lib/bus/inProcessBus.ts";
 import { createJetStreamBus } from "../../lib/bus/jetStreamBus.ts";
 import { runs } from "../../lib/db/appSchema.ts";
 import { createLogger } from "../../lib/log.ts";
-import { grantSlots } from "../../lib/runs/grantSlots.ts";
+import { grantSlots } from "../../lib/runLedger/grantSlots.ts";
 import {
   decodeNotice,
   type RunNotice,
   runTopic,
   SETTLEMENT_TOPIC,
-} from "../../lib/runs/notices.ts";
-import { RUN_SUBJECT } from "../../lib/runs/publishRun.ts";
+} from "../../lib/runLedger/notices.ts";
+import { RUN_SUBJECT } from "../../lib/runLedger/publishRun.ts";
 import {
   outputMismatch,
   RUN_INTERNAL_ERROR,
   RUN_INTERRUPTED,
   runTimedOut,
-} from "../../lib/runs/runFailures.ts";
-import { RUN_NOT_STARTED } from "../../lib/runs/runNotStarted.ts";
+} from "../../lib/runLedger/runFailures.ts";
+import { RUN_NOT_STARTED } from "../../lib/runLedger/runNotStarted.ts";
 import { startExecution } from "../../workers/execution/startExecution.ts";
 import { until } from "../support/registration.ts";
 import {
@@ -128,7 +128,7 @@ describe.each([
       await Promise.all([notices.stop(), settlement.stop()]);
     });
 
-    it("leaves the charge of a run charged otherwise as it is, and releases a failed run's reservation", async () => {
+    it("leaves the charge of a run charged otherwise as it is; a failed run's reservation is charged iff it streamed output", async () => {
       const listing = await registeredAgent(db());
       const ids = await admit(deps(), [
         { listing, task: scripted({ output: "done" }), rentalModel: "one_time" },
@@ -136,6 +136,11 @@ describe.each([
         {
           listing,
           task: scripted({ deltas: ["half "], fail: "the repository is private" }),
+          rentalModel: "per_query",
+        },
+        {
+          listing,
+          task: scripted({ fail: "the repository is private" }),
           rentalModel: "per_query",
         },
       ]);
@@ -147,10 +152,11 @@ describe.each([
         { status: "completed", charge: "none", output: "done", failure: null },
         {
           status: "failed",
-          charge: "released",
+          charge: "debit_pending",
           output: "half ",
           failure: "the repository is private",
         },
+        { status: "failed", charge: "released", output: "", failure: "the repository is private" },
       ]);
     });
 
@@ -188,7 +194,7 @@ describe.each([
     });
   });
 
-  describe("an agent that misbehaves fails its run, charging nothing", () => {
+  describe("an agent that misbehaves fails its run, charging only what it streamed", () => {
     it("fails an output that does not match output_schema, naming the path", async () => {
       const listing = await registeredAgent(db(), findingsSchema);
       const text = await registeredAgent(db(), { type: "string" });
@@ -238,7 +244,7 @@ describe.each([
       ]);
     });
 
-    it("fails a run whose agent hangs past the deadline, keeping what it streamed", async () => {
+    it("fails a run whose agent hangs past the deadline, keeping and charging what it streamed", async () => {
       const listing = await registeredAgent(db());
       const started = Date.now();
       const [id] = await admit(deps(), [
@@ -254,7 +260,7 @@ describe.each([
         status: "failed",
         failure: runTimedOut(1),
         output: "partial",
-        charge: "released",
+        charge: "debit_pending",
       });
       expect(run?.durationMs).toBeGreaterThanOrEqual(1_000);
       expect(Date.now() - started).toBeLessThan(5_000);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Bus } from "../../lib/bus/bus.ts";
 import { createJetStreamBus } from "../../lib/bus/jetStreamBus.ts";
 import { runs } from "../../lib/db/appSchema.ts";
-import { RUNS_IN_FLIGHT_PER_LISTING } from "../../lib/runs/grantSlots.ts";
+import { RUNS_IN_FLIGHT_PER_LISTING } from "../../lib/runLedger/grantSlots.ts";
 import { captureOutput } from "../support/processOutput.ts";
 import { until } from "../support/registration.ts";
 import { admit, ended, type RunRow, registeredAgent, runRows } from "../support/runs.ts";

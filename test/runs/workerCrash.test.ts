@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Bus } from "../../lib/bus/bus.ts";
 import { createJetStreamBus } from "../../lib/bus/jetStreamBus.ts";
-import { RUN_SUBJECT } from "../../lib/runs/publishRun.ts";
-import { RUN_INTERRUPTED } from "../../lib/runs/runFailures.ts";
+import { RUN_SUBJECT } from "../../lib/runLedger/publishRun.ts";
+import { RUN_INTERRUPTED } from "../../lib/runLedger/runFailures.ts";
 import { RUN_GROUP } from "../../workers/execution/runWorker.ts";
 import { captureOutput } from "../support/processOutput.ts";
 import { until } from "../support/registration.ts";

@@ -9,7 +9,12 @@ import { createJetStreamBus } from "../../lib/bus/jetStreamBus.ts";
 import { runs } from "../../lib/db/appSchema.ts";
 import { projections } from "../../lib/db/projections.ts";
 import { newRunId } from "../../lib/ids/randomIds.ts";
-import { decodeNotice, encodeNotice, runTopic, SETTLEMENT_TOPIC } from "../../lib/runs/notices.ts";
+import {
+  decodeNotice,
+  encodeNotice,
+  runTopic,
+  SETTLEMENT_TOPIC,
+} from "../../lib/runLedger/notices.ts";
 import {
   type CountingRpcProxy,
   EVERY_METHOD,

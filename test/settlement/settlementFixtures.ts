@@ -11,7 +11,7 @@ import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts
 import { type RunCharge, type RunStatus, runs } from "../../lib/db/appSchema.ts";
 import { newRunId } from "../../lib/ids/randomIds.ts";
 import { RENTAL_MODELS, type RentalModel } from "../../lib/marketplace/vocabulary.ts";
-import { nextOnChainRunId } from "../../lib/runs/onChainRunId.ts";
+import { nextOnChainRunId } from "../../lib/runLedger/onChainRunId.ts";
 
 /** A funded wallet of its own, so no test shares a balance with another. */
 export async function newWallet(stack: Stack): Promise<PrivateKeyAccount> {

@@ -12,6 +12,8 @@ export type AgentBehaviour = {
   delayMs?: number;
   /** Never answers: holds the connection until the caller leaves. */
   hang?: boolean;
+  /** Drops the connection without a byte of answer, as an agent that cannot be reached. */
+  reset?: boolean;
   /** Answers this HTTP status, with a JSON error body. */
   status?: number;
   /** Streams these deltas as an event stream, `deltaGapMs` apart, then `output` (if any). */
@@ -74,6 +76,10 @@ function verifies(secret: string, body: string, headers: Record<string, string>)
 
 async function answer(behaviour: AgentBehaviour, response: ServerResponse) {
   if (behaviour.hang) return;
+  if (behaviour.reset) {
+    response.socket?.destroy();
+    return;
+  }
   await sleep(behaviour.delayMs ?? 0);
   const output = behaviour.output ?? { summary: "done" };
   if (behaviour.status) {

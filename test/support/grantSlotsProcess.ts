@@ -5,8 +5,8 @@ import { and, count, eq } from "drizzle-orm";
 import { createInProcessBus } from "../../lib/bus/inProcessBus.ts";
 import { runs } from "../../lib/db/appSchema.ts";
 import { connectProjections } from "../../lib/db/projections.ts";
-import { grantSlots } from "../../lib/runs/grantSlots.ts";
-import { RUN_SUBJECT } from "../../lib/runs/publishRun.ts";
+import { grantSlots } from "../../lib/runLedger/grantSlots.ts";
+import { RUN_SUBJECT } from "../../lib/runLedger/publishRun.ts";
 
 const { DATABASE_URL: databaseUrl, LISTING: listing } = process.env;
 if (!databaseUrl || !listing) throw new Error("DATABASE_URL and LISTING are required");

@@ -8,8 +8,8 @@ import type { Bus } from "../../lib/bus/bus.ts";
 import { type RunPriority, type RunRequest, runs } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import { newRunId } from "../../lib/ids/randomIds.ts";
-import { grantSlots } from "../../lib/runs/grantSlots.ts";
-import { nextOnChainRunId } from "../../lib/runs/onChainRunId.ts";
+import { grantSlots } from "../../lib/runLedger/grantSlots.ts";
+import { nextOnChainRunId } from "../../lib/runLedger/onChainRunId.ts";
 import { until } from "./registration.ts";
 
 /** A registered agent whose output must match `outputSchema`; returns its on-chain listing id. */

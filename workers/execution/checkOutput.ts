@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { agents } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { ManifestValidationThreads } from "../../lib/manifest/manifestValidationThreads.ts";
-import { outputMismatch } from "../../lib/runs/runFailures.ts";
+import { outputMismatch } from "../../lib/runLedger/runFailures.ts";
 
 /** Why a completed run's output cannot be kept, or undefined when it can. */
 export type OutputCheck = (
@@ -26,7 +26,7 @@ export function createOutputCheck({
   threads: Pick<ManifestValidationThreads, "validateInput">;
 }): OutputCheck {
   return async (onChainListingId, output) => {
-    if (JSON.stringify(output ?? null).includes("\\u0000")) return NUL_IN_OUTPUT;
+    if (holdsNul(output)) return NUL_IN_OUTPUT;
     const [agent] = await db
       .select({ schema: sql<unknown>`${agents.publicManifest} -> 'output_schema'` })
       .from(agents)
@@ -51,4 +51,24 @@ const outputPath = (inputPath: string) => `output${inputPath.slice("input".lengt
 function isText(schema: object): boolean {
   const keys = Object.keys(schema);
   return keys.length === 1 && (schema as { type?: unknown }).type === "string";
+}
+
+/**
+ * Whether a string of the output (a value or a key) holds the NUL character itself, not its JSON
+ * escape. Walked with a stack of its own: an output may nest deeper than the call stack.
+ */
+function holdsNul(output: unknown): boolean {
+  const pending = [output];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === "string") {
+      if (value.includes("\u0000")) return true;
+    } else if (value !== null && typeof value === "object") {
+      for (const [key, item] of Object.entries(value)) {
+        if (key.includes("\u0000")) return true;
+        pending.push(item);
+      }
+    }
+  }
+  return false;
 }

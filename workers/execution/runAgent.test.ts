@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../lib/log.ts";
-import { RUN_INTERNAL_ERROR, RUN_INTERRUPTED, runTimedOut } from "../../lib/runs/runFailures.ts";
+import {
+  RUN_INTERNAL_ERROR,
+  RUN_INTERRUPTED,
+  runTimedOut,
+} from "../../lib/runLedger/runFailures.ts";
 import { type AgentRun, runAgent } from "./runAgent.ts";
 import type { RunContext, Runtime } from "./runtime.ts";
 

@@ -1,13 +1,17 @@
 import type { RunRequest } from "../../lib/db/appSchema.ts";
 import type { Logger } from "../../lib/log.ts";
-import { RUN_INTERNAL_ERROR, RUN_INTERRUPTED, runTimedOut } from "../../lib/runs/runFailures.ts";
+import {
+  RUN_INTERNAL_ERROR,
+  RUN_INTERRUPTED,
+  runTimedOut,
+} from "../../lib/runLedger/runFailures.ts";
 import type { RunOutcome, Runtime } from "./runtime.ts";
 
 /** The runtime that runs a listing's agent (opening its sealed private part as it needs). */
 export type RuntimeFor = (onChainListingId: string) => Runtime | Promise<Runtime>;
 
 /** What a failed run keeps of the deltas it streamed: enough to show, bounded in memory. */
-const MAX_PARTIAL_OUTPUT_CHARS = 1 << 20;
+export const MAX_PARTIAL_OUTPUT_CHARS = 1 << 20;
 const MAX_FAILURE_CHARS = 500;
 
 export type AgentRun = {

@@ -1,9 +1,7 @@
-import { and, eq, inArray } from "drizzle-orm";
 import type { BusMessage } from "../../lib/bus/bus.ts";
-import { runs } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
-import { leaseFromNow } from "./takeRun.ts";
+import { renewLeases } from "../../lib/runLedger/takeRun.ts";
 
 type HeldRun = {
   /** The command that brought the run: kept from redelivery while the run goes on. */
@@ -40,12 +38,7 @@ export function keepRunLeases({
     if (ids.length === 0) return;
     for (const run of held.values()) run.message.working().catch(() => {});
     try {
-      const renewed = await db
-        .update(runs)
-        .set({ leaseUntil: leaseFromNow(leaseMs) })
-        .where(and(inArray(runs.id, ids), eq(runs.status, "running")))
-        .returning({ id: runs.id });
-      const ours = new Set(renewed.map(({ id }) => id));
+      const ours = await renewLeases(db, ids, leaseMs);
       for (const id of ids) if (!ours.has(id)) held.get(id)?.onLost();
     } catch (error) {
       // The next tick tries again; a lease that lapses meanwhile is the sweeper's to end.

@@ -1,15 +1,15 @@
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, lt } from "drizzle-orm";
 import type { Bus } from "../../lib/bus/bus.ts";
 import { runs } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
-import { endedRunColumns } from "../../lib/runs/endRun.ts";
-import { grantSlots } from "../../lib/runs/grantSlots.ts";
-import { runTopic } from "../../lib/runs/notices.ts";
-import { publishRun } from "../../lib/runs/publishRun.ts";
-import { RUN_INTERRUPTED } from "../../lib/runs/runFailures.ts";
-import { RUN_NOT_STARTED } from "../../lib/runs/runNotStarted.ts";
-import { tell } from "./tell.ts";
+import {
+  ago,
+  interruptLapsedRuns,
+  refuseWaitingRuns,
+} from "../../lib/runLedger/endStrandedRuns.ts";
+import { grantSlots } from "../../lib/runLedger/grantSlots.ts";
+import { publishRun } from "../../lib/runLedger/publishRun.ts";
 
 /** A run `queued` this long after admission may have lost its command: it is published again. */
 export const REPUBLISH_QUEUED_AFTER_MS = 5_000;
@@ -26,8 +26,6 @@ export type RunSweep = {
   queueWaitMs: number;
 };
 
-const ago = (ms: number) => sql`now() - ${Math.round(ms)}::int * interval '1 millisecond'`;
-
 /**
  * One pass over the runs the crash of a process can strand, safe to run in every process at once
  * (each step is a conditional update, or a no-op repeated): a `running` run whose lease ran out
@@ -36,25 +34,8 @@ const ago = (ms: number) => sql`now() - ${Math.round(ms)}::int * interval '1 mil
  * listings with waiting runs get their slots granted (a grant lost with its process).
  */
 export async function sweepRuns({ db, bus, log, queueWaitMs }: RunSweep): Promise<void> {
-  const interrupted = await db
-    .update(runs)
-    .set({
-      ...endedRunColumns("failed", RUN_INTERRUPTED),
-      output: "",
-      durationMs: sql`(extract(epoch from now() - ${runs.startedAt}) * 1000)::int`,
-    })
-    .where(and(eq(runs.status, "running"), lt(runs.leaseUntil, sql`now()`)))
-    .returning({ id: runs.id, onChainListingId: runs.onChainListingId });
-
-  const refused = await db
-    .update(runs)
-    .set(endedRunColumns("failed", RUN_NOT_STARTED))
-    .where(and(eq(runs.status, "waiting"), lt(runs.createdAt, ago(queueWaitMs))))
-    .returning({ id: runs.id });
-
-  for (const { id } of [...interrupted, ...refused]) {
-    tell(bus, runTopic(id), { kind: "changed" });
-  }
+  const interrupted = await interruptLapsedRuns({ db, bus });
+  const refused = await refuseWaitingRuns({ db, bus }, queueWaitMs);
   if (interrupted.length > 0)
     log.warn("runs interrupted", { runs: interrupted.map(({ id }) => id) });
   if (refused.length > 0) log.info("runs refused", { runs: refused.map(({ id }) => id) });

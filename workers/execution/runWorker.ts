@@ -1,17 +1,16 @@
 import type { Bus, BusMessage, Subscription } from "../../lib/bus/bus.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
-import { grantSlots } from "../../lib/runs/grantSlots.ts";
-import { runTopic, SETTLEMENT_TOPIC } from "../../lib/runs/notices.ts";
-import { RUN_SUBJECT } from "../../lib/runs/publishRun.ts";
-import { RUN_INTERNAL_ERROR } from "../../lib/runs/runFailures.ts";
+import { announceDelta } from "../../lib/runLedger/announce.ts";
+import { finishRun } from "../../lib/runLedger/finishRun.ts";
+import { grantSlots } from "../../lib/runLedger/grantSlots.ts";
+import { RUN_SUBJECT } from "../../lib/runLedger/publishRun.ts";
+import { RUN_INTERNAL_ERROR } from "../../lib/runLedger/runFailures.ts";
+import { type TakenRun, takeRun } from "../../lib/runLedger/takeRun.ts";
 import type { OutputCheck } from "./checkOutput.ts";
-import { finishRun } from "./finishRun.ts";
-import { type RuntimeFor, runAgent } from "./runAgent.ts";
+import { MAX_PARTIAL_OUTPUT_CHARS, type RuntimeFor, runAgent } from "./runAgent.ts";
 import { keepRunLeases } from "./runLeases.ts";
 import type { RunOutcome } from "./runtime.ts";
-import { type TakenRun, takeRun } from "./takeRun.ts";
-import { tell } from "./tell.ts";
 
 /** The consumer group every run worker shares: each command goes to one of them. */
 export const RUN_GROUP = "run-workers";
@@ -56,9 +55,10 @@ export async function startRunWorker({
     const runId = taken.id;
     const lost = new AbortController();
     leases.hold(runId, { message, onLost: () => lost.abort() });
-    tell(bus, runTopic(runId), { kind: "changed" });
     const started = performance.now();
+    /** Characters of output announced so far, and the first of them (what a failed run keeps). */
     let streamed = 0;
+    let partial = "";
     try {
       let outcome: RunOutcome = taken.request
         ? await runAgent({
@@ -67,8 +67,9 @@ export async function startRunWorker({
             request: taken.request,
             runtimeFor,
             onDelta: (delta) => {
-              tell(bus, runTopic(runId), { kind: "delta", delta, at: streamed });
+              announceDelta(bus, runId, delta, streamed);
               streamed += delta.length;
+              partial += delta.slice(0, MAX_PARTIAL_OUTPUT_CHARS - partial.length);
             },
             interrupt: AbortSignal.any([stopping.signal, lost.signal]),
             log,
@@ -78,16 +79,16 @@ export async function startRunWorker({
         const refused = await checkWithRetries(runId, taken.onChainListingId, outcome.output);
         if (refused) outcome = { status: "failed", output: "", failure: refused };
       }
-      const finished = await finishRun({ db, log }, runId, outcome, performance.now() - started);
+      const finished = await finishRun({ db, bus, log }, runId, {
+        outcome,
+        durationMs: performance.now() - started,
+        streamed: partial,
+      });
       log.info("run ended", {
         run_id: runId,
         status: finished ? outcome.status : "ended elsewhere",
         ...(outcome.status === "failed" ? { failure: outcome.failure } : {}),
       });
-      if (finished) {
-        tell(bus, runTopic(runId), { kind: "changed" });
-        if (finished.charge === "debit_pending") tell(bus, SETTLEMENT_TOPIC, { kind: "changed" });
-      }
     } finally {
       leases.release(runId);
     }
@@ -119,7 +120,7 @@ export async function startRunWorker({
       const runId = new TextDecoder().decode(message.data);
       let taken: TakenRun | undefined;
       try {
-        taken = await takeRun(db, runId, leaseMs);
+        taken = await takeRun({ db, bus }, runId, leaseMs);
       } catch (error) {
         log.warn("could not take a run", { run_id: runId, error: String(error) });
         await message.retry(Math.min(500 * 2 ** message.deliveryCount, 10_000)).catch(() => {});

@@ -1,17 +1,18 @@
 import { and, eq } from "drizzle-orm";
 import type { Hex, TransactionReceipt } from "viem";
 import { runs } from "../../lib/db/appSchema.ts";
-import { debitOutcomes } from "./debitOutcomes.ts";
-import { findDebits } from "./findDebits.ts";
+import { announceChanged } from "../../lib/runLedger/announce.ts";
 import {
   clearSubmission,
   markDebited,
   markRefused,
   markSettledUncharged,
   runToSettle,
-} from "./markRuns.ts";
+} from "../../lib/runLedger/markRuns.ts";
+import { debitOutcomes } from "./debitOutcomes.ts";
+import { findDebits } from "./findDebits.ts";
 import { refusalName } from "./refusalName.ts";
-import { announceChanged, type SettlementContext } from "./settlementContext.ts";
+import type { SettlementContext } from "./settlementContext.ts";
 
 /**
  * Moves the runs `tx` carried on by its mined receipt: each debited (at the `QueryConsumed` price, in

@@ -1,8 +1,8 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
 import { getAddress, type Hex } from "viem";
 import { runs } from "../../lib/db/appSchema.ts";
+import { markSubmitted, runToSettle } from "../../lib/runLedger/markRuns.ts";
 import { applyDebitReceipt } from "./applyDebitReceipt.ts";
-import { markSubmitted, runToSettle } from "./markRuns.ts";
 import type { SettlementContext } from "./settlementContext.ts";
 
 /**

@@ -1,10 +1,11 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Hex } from "viem";
 import { runs } from "../../lib/db/appSchema.ts";
+import { announceChanged } from "../../lib/runLedger/announce.ts";
+import { markDebited, markLogged, runToSettle } from "../../lib/runLedger/markRuns.ts";
 import { recordedRunIds } from "./debitOutcomes.ts";
 import { findDebits } from "./findDebits.ts";
-import { markDebited, markLogged, runToSettle } from "./markRuns.ts";
-import { announceChanged, type SettlementContext } from "./settlementContext.ts";
+import type { SettlementContext } from "./settlementContext.ts";
 
 /**
  * Logs finished runs no debit will log (one-time and subscription runs, failed runs, refused debits)

@@ -6,10 +6,11 @@ import {
   TransactionReceiptNotFoundError,
 } from "viem";
 import { runs } from "../../lib/db/appSchema.ts";
+import { announceChanged } from "../../lib/runLedger/announce.ts";
+import { clearSubmission, markDebited } from "../../lib/runLedger/markRuns.ts";
 import { applyDebitReceipt } from "./applyDebitReceipt.ts";
 import { findDebits } from "./findDebits.ts";
-import { clearSubmission, markDebited } from "./markRuns.ts";
-import { announceChanged, type SettlementContext } from "./settlementContext.ts";
+import type { SettlementContext } from "./settlementContext.ts";
 
 /**
  * Settles runs whose debit was submitted but never read back (the leader died, the chain went away,

@@ -1,7 +1,6 @@
 import type { Bus } from "../../lib/bus/bus.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
-import { encodeNotice, runTopic } from "../../lib/runs/notices.ts";
 import type { SettlementChain } from "./settlementChain.ts";
 import type { SettlementLeadership } from "./settlementLeadership.ts";
 
@@ -19,8 +18,3 @@ export type SettlementContext = {
   /** How long to wait for a sent transaction's receipt before looking again on the next round. */
   receiptTimeoutMs: number;
 };
-
-/** Tells whoever waits on these runs (the API answering them) that their rows changed. */
-export function announceChanged(bus: Bus, runIds: string[]): void {
-  for (const runId of runIds) bus.notify(runTopic(runId), encodeNotice({ kind: "changed" }));
-}

@@ -7,7 +7,7 @@ import { operatorAccount } from "../../lib/chain/operatorAccount.ts";
 import { requireRunKeeper } from "../../lib/chain/requireRunKeeper.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
-import { SETTLEMENT_TOPIC } from "../../lib/runs/notices.ts";
+import { SETTLEMENT_TOPIC } from "../../lib/runLedger/notices.ts";
 import { createAlarm } from "./alarm.ts";
 import { debitPendingRuns } from "./debitPendingRuns.ts";
 import { logFinishedRuns } from "./logFinishedRuns.ts";

@@ -2,8 +2,11 @@ import { sql } from "drizzle-orm";
 import type { Bus } from "../bus/bus.ts";
 import { runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
-import { encodeNotice, runTopic } from "./notices.ts";
+import { announceChanged } from "./announce.ts";
 import { publishRun } from "./publishRun.ts";
+import { statusMove } from "./transitions.ts";
+
+const QUEUE = statusMove("waiting", "queued");
 
 /** At most this many runs of one listing hold a slot (`queued` or `running`), across all processes. */
 export const RUNS_IN_FLIGHT_PER_LISTING = 20;
@@ -27,8 +30,10 @@ export async function grantSlots(
 /**
  * The locked part of `grantSlots`, in the caller's transaction (which must announce what it returns
  * once committed): takes the listing's advisory lock, then in one statement counts the runs holding
- * a slot and moves as many waiting runs to `queued` as there are free slots. Returns them in the
- * order they were chosen.
+ * a slot and moves as many waiting runs to `queued` as there are free slots, fairly: the next slot
+ * goes to the waiting run whose wallet would hold the fewest slots with it, so a wallet with many
+ * runs waiting cannot keep others out; `priority` orders a wallet's own runs and breaks ties between
+ * wallets, never more. Returns the runs in the order they were chosen.
  */
 export async function queueWaitingRuns(
   tx: Database,
@@ -41,21 +46,30 @@ export async function queueWaitingRuns(
   );
   // Only runs still waiting are moved: one refused meanwhile (its wait ran out) stays refused.
   const queued = await tx.execute<{ id: string }>(sql`
-    with chosen as (
-      select id, row_number() over (
-        order by priority = 'priority' desc, created_at, on_chain_run_id
-      ) as position
+    with holding as (
+      select wallet, count(*)::int as held from ${runs}
+      where on_chain_listing_id = ${onChainListingId} and status in (${QUEUE.to}, 'running')
+      group by wallet
+    ),
+    waiting as (
+      select id, wallet, priority, created_at, on_chain_run_id, row_number() over (
+        partition by wallet order by priority = 'priority' desc, created_at, on_chain_run_id
+      ) as turn
       from ${runs}
-      where on_chain_listing_id = ${onChainListingId} and status = 'waiting'
+      where on_chain_listing_id = ${onChainListingId} and status = ${QUEUE.from}
+    ),
+    chosen as (
+      select id, row_number() over (
+        order by coalesce(holding.held, 0) + waiting.turn, priority = 'priority' desc,
+          created_at, on_chain_run_id
+      ) as position
+      from waiting left join holding using (wallet)
       order by position
-      limit greatest(0, ${limit}::int - (
-        select count(*) from ${runs}
-        where on_chain_listing_id = ${onChainListingId} and status in ('queued', 'running')
-      ))
+      limit greatest(0, ${limit}::int - (select coalesce(sum(held), 0) from holding))
     ),
     moved as (
-      update ${runs} set "status" = 'queued'
-      from chosen where ${runs}.id = chosen.id and ${runs}.status = 'waiting'
+      update ${runs} set "status" = ${QUEUE.to}
+      from chosen where ${runs}.id = chosen.id and ${runs}.status = ${QUEUE.from}
       returning ${runs}.id
     )
     select moved.id from moved join chosen using (id) order by chosen.position`);
@@ -75,12 +89,6 @@ export async function announceGranted(bus: Bus, granted: string[]): Promise<stri
       ),
     ),
   );
-  for (const id of granted) {
-    try {
-      bus.notify(runTopic(id), encodeNotice({ kind: "changed" }));
-    } catch {
-      // A notice lost: the waiter reads the row again soon.
-    }
-  }
+  announceChanged(bus, granted);
   return granted.filter((_, n) => !published[n]);
 }

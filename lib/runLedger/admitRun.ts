@@ -1,13 +1,13 @@
 import { and, eq, gt, inArray, or, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
-import { type RunPriority, type RunRequest, runs } from "../../lib/db/appSchema.ts";
-import type { Database } from "../../lib/db/projections.ts";
-import type { RentalModel } from "../../lib/marketplace/vocabulary.ts";
-import { queueWaitingRuns } from "../../lib/runs/grantSlots.ts";
-import { nextOnChainRunId } from "../../lib/runs/onChainRunId.ts";
-import { refusedBeforeStart } from "../../lib/runs/runNotStarted.ts";
+import type { RunRow } from "../db/appSchema.ts";
+import { type RunPriority, type RunRequest, runs } from "../db/appSchema.ts";
+import type { Database } from "../db/projections.ts";
+import type { RentalModel } from "../marketplace/vocabulary.ts";
+import { queueWaitingRuns } from "./grantSlots.ts";
+import { nextOnChainRunId } from "./onChainRunId.ts";
 import { type BalanceRead, type DebitsInBalance, perTaskRoom } from "./perTaskRoom.ts";
-import type { RunRow } from "./runResult.ts";
+import { refusedBeforeStart } from "./runNotStarted.ts";
 
 export type RunToAdmit = {
   id: string;

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Hex } from "viem";
-import { runs } from "../../lib/db/appSchema.ts";
-import type { Database } from "../../lib/db/projections.ts";
+import { runs } from "../db/appSchema.ts";
+import type { Database } from "../db/projections.ts";
 
 /** The columns settlement reads of a run. */
 export const runToSettle = {

@@ -1,4 +1,4 @@
-import type { RunCharge } from "../../lib/db/appSchema.ts";
+import type { RunCharge } from "../db/appSchema.ts";
 
 /** What the chain said at admission: the block read, and per task the balance and next debit. */
 export type BalanceRead = { blockNumber: bigint; balance: bigint; price: bigint };

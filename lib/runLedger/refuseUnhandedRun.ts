@@ -1,8 +1,11 @@
 import { and, eq } from "drizzle-orm";
-import { runs } from "../../lib/db/appSchema.ts";
-import type { Database } from "../../lib/db/projections.ts";
-import { endedRunColumns } from "../../lib/runs/endRun.ts";
-import { RUN_NOT_HANDED_OVER } from "../../lib/runs/runNotStarted.ts";
+import { runs } from "../db/appSchema.ts";
+import type { Database } from "../db/projections.ts";
+import { endedRunColumns } from "./endRun.ts";
+import { RUN_NOT_HANDED_OVER } from "./runNotStarted.ts";
+import { statusMove } from "./transitions.ts";
+
+const REFUSE = statusMove("queued", "failed");
 
 /**
  * Refuses a run whose command the bus did not acknowledge in time, if no worker has taken it yet
@@ -13,8 +16,8 @@ import { RUN_NOT_HANDED_OVER } from "../../lib/runs/runNotStarted.ts";
 export async function refuseUnhandedRun(db: Database, runId: string): Promise<boolean> {
   const refused = await db
     .update(runs)
-    .set(endedRunColumns("failed", RUN_NOT_HANDED_OVER))
-    .where(and(eq(runs.id, runId), eq(runs.status, "queued")))
+    .set(endedRunColumns(REFUSE.to, RUN_NOT_HANDED_OVER, false))
+    .where(and(eq(runs.id, runId), eq(runs.status, REFUSE.from)))
     .returning({ id: runs.id });
   return refused.length > 0;
 }

@@ -1,0 +1,88 @@
+import { and, eq } from "drizzle-orm";
+import type { Bus } from "../bus/bus.ts";
+import { type RunCharge, runs } from "../db/appSchema.ts";
+import type { Database } from "../db/projections.ts";
+import type { Logger } from "../log.ts";
+import { announceChanged } from "./announce.ts";
+import { endedRunColumns } from "./endRun.ts";
+import { RUN_INTERNAL_ERROR } from "./runFailures.ts";
+import { statusMove } from "./transitions.ts";
+
+/** How a run ended, as its worker saw it. */
+export type RunEnd = {
+  outcome: { status: "completed"; output: unknown } | { status: "failed"; failure: string };
+  durationMs: number;
+  /** The output announced as deltas so far (what a failed run keeps), as much as is kept of it. */
+  streamed: string;
+};
+
+export type FinishedRun = { onChainListingId: string; charge: RunCharge };
+
+const ATTEMPTS = 6;
+const COMPLETE = statusMove("running", "completed");
+
+/**
+ * Writes a running run's end in one statement (status, output, failure, duration, its charge moved
+ * on by the charging rule) and announces it. The rule: output delivered ⇒ charged, nothing
+ * delivered ⇒ not charged. A completed run delivered its output; a failed one delivered what it
+ * streamed, which it keeps as its output, and nothing else of what its agent produced. Undefined when the run is no longer `running` (the sweeper ended it when its
+ * lease ran out: its end stands), or when the database stayed unreachable through every attempt (its
+ * lease lapses, and the sweeper ends it as interrupted). An output the database refuses to store (a
+ * data exception) fails the run instead of being tried again.
+ */
+export async function finishRun(
+  { db, bus, log }: { db: Database; bus: Bus; log: Logger },
+  runId: string,
+  end: RunEnd,
+): Promise<FinishedRun | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const finished = await writeEnd(db, runId, end);
+      if (finished) announceChanged(bus, [runId], finished.charge === "debit_pending");
+      return finished;
+    } catch (error) {
+      if (isDataException(error) && end.outcome.status === "completed") {
+        log.warn("the database refused a run's output", { run_id: runId, error: String(error) });
+        end = { ...end, outcome: { status: "failed", failure: RUN_INTERNAL_ERROR } };
+        continue;
+      }
+      if (attempt >= ATTEMPTS) {
+        log.error("could not write a run's outcome", { run_id: runId, error: String(error) });
+        return undefined;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+    }
+  }
+}
+
+async function writeEnd(
+  db: Database,
+  runId: string,
+  { outcome, durationMs, streamed }: RunEnd,
+): Promise<FinishedRun | undefined> {
+  const failed = outcome.status === "failed";
+  const kept = storable(streamed);
+  const [finished] = await db
+    .update(runs)
+    .set({
+      ...endedRunColumns(
+        outcome.status,
+        failed ? storable(outcome.failure) : null,
+        !failed || kept !== "",
+      ),
+      output: failed ? kept : (outcome.output ?? null),
+      durationMs: Math.round(durationMs),
+    })
+    .where(and(eq(runs.id, runId), eq(runs.status, COMPLETE.from)))
+    .returning({ onChainListingId: runs.onChainListingId, charge: runs.charge });
+  return finished;
+}
+
+/** Postgres stores neither a NUL character nor a lone surrogate; a failed run's text keeps the rest. */
+const storable = (text: string) => text.toWellFormed().replaceAll("\u0000", "");
+
+/** Postgres class 22: the value itself is wrong (say, a lone surrogate), not the connection. */
+function isDataException(error: unknown): boolean {
+  const { code, cause } = (error ?? {}) as { code?: unknown; cause?: { code?: unknown } };
+  return [code, cause?.code].some((value) => typeof value === "string" && value.startsWith("22"));
+}
