@@ -71,6 +71,8 @@ export const ENV_FIELDS = {
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** Executions per minute per credential (wallet and listing), unless the listing's creator set one. */
   EXECUTION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  /** The most executions per minute per credential a listing's creator may set for its listing. */
+  MAX_EXECUTION_RATE_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** Unset, `X-Forwarded-For` is ignored: the socket's peer is the client. */
   TRUST_PROXY: trustProxySchema.optional(),
   SEALING_KEY: hexKey.optional(),
