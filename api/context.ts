@@ -44,6 +44,8 @@ export type ApiDeps = {
     trustProxy: TrustProxy | undefined;
     /** Executions per minute per credential, unless the listing's creator set its own. */
     executionRateLimitPerMinute: number;
+    /** The most executions per minute per credential a listing's creator may set. */
+    maxExecutionRatePerMinute: number;
     /** How often an idle execution stream gets a comment line (`STREAM_HEARTBEAT_MS`). */
     streamHeartbeatMs: number;
     /** Past a run's timeout, how long its answer may take (`RUN_ANSWER_GRACE_MS`). */

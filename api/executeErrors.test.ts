@@ -15,7 +15,7 @@ import { ONE_TIME, PER_QUERY, SUBSCRIPTION, THIRTY_DAYS } from "../devStack/mark
 import { shareOf } from "../devStack/money.ts";
 import { rpcRequest } from "../devStack/startAnvil.ts";
 import { devAccount, LOCAL_ROLES } from "../lib/chain/devAccounts.ts";
-import { runs } from "../lib/db/appSchema.ts";
+import { executionLimits, runs } from "../lib/db/appSchema.ts";
 import { agentIdOf } from "../lib/ids/agentId.ts";
 import { expectError, expectOnChainError, type JsonResponse } from "../test/support/http.ts";
 import {
@@ -478,11 +478,11 @@ describe("PUT /v1/listings/:id/execution-limit", () => {
     }
   });
 
-  it("takes 1 to 10000 requests a minute, as a whole number, and nothing else", async () => {
+  it("takes 1 to MAX_EXECUTION_RATE_PER_MINUTE (600) requests a minute, as a whole number, and nothing else", async () => {
     const api = app.http(await app.tokenFor(creator));
     for (const body of [
       { requests_per_minute: 0 },
-      { requests_per_minute: 10_001 },
+      { requests_per_minute: 601 },
       { requests_per_minute: 1.5 },
       { requests_per_minute: "5" },
       {},
@@ -490,10 +490,41 @@ describe("PUT /v1/listings/:id/execution-limit", () => {
     ]) {
       expectError(await api.put(path(), body), 400, "invalid_request");
     }
-    expect((await api.put(path(), { requests_per_minute: 10_000 })).body).toEqual({
+    expect((await api.put(path(), { requests_per_minute: 600 })).body).toEqual({
       listing_id: listings.active.id,
-      requests_per_minute: 10_000,
+      requests_per_minute: 600,
     });
+  });
+
+  it("finding: a limit above the ceiling is 400 naming the field and the ceiling, and changes nothing", async () => {
+    const storedLimit = async () => {
+      const [row] = await stack()
+        .db.select({ requestsPerMinute: executionLimits.requestsPerMinute })
+        .from(executionLimits)
+        .where(eq(executionLimits.onChainListingId, listings.funded.onChainId));
+      return row?.requestsPerMinute;
+    };
+    const fundedPath = `/v1/listings/${listings.funded.id}/execution-limit`;
+    const lowCeiling = createTestApp(stack(), { maxExecutionRatePerMinute: 50 });
+    const api = lowCeiling.http(await lowCeiling.tokenFor(creator));
+    expect((await api.put(fundedPath, { requests_per_minute: 50 })).status).toBe(200);
+    for (const requests_per_minute of [51, 10_000, 2 ** 31]) {
+      const refused = await api.put(fundedPath, { requests_per_minute });
+      expectError(refused, 400, "invalid_request");
+      expect(refused.body.error.message).toBe("requests_per_minute: must be at most 50");
+    }
+    expect(await storedLimit()).toBe(50);
+    // The default ceiling, 600, as the API runs unless MAX_EXECUTION_RATE_PER_MINUTE says otherwise.
+    const defaultCeiling = app.http(await app.tokenFor(creator));
+    const refused = await defaultCeiling.put(fundedPath, { requests_per_minute: 601 });
+    expect(refused.body.error.message).toBe("requests_per_minute: must be at most 600");
+    expect(await storedLimit()).toBe(50);
+
+    // Renters meet the limit set, never the one refused.
+    const execute = await app
+      .http(await app.tokenFor(limited))
+      .post("/v1/execute", { agent_id: listings.funded.id, task });
+    expect(execute.headers.get("x-ratelimit-limit")).toBe("50");
   });
 
   it("is 400 invalid_listing_id for a malformed id, 404 for an unpublished listing", async () => {

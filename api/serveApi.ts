@@ -70,6 +70,7 @@ export async function serveApi({
       authRateLimitPerMinute: env.AUTH_RATE_LIMIT_PER_MINUTE,
       trustProxy: env.TRUST_PROXY,
       executionRateLimitPerMinute: env.EXECUTION_RATE_LIMIT_PER_MINUTE,
+      maxExecutionRatePerMinute: env.MAX_EXECUTION_RATE_PER_MINUTE,
       streamHeartbeatMs: STREAM_HEARTBEAT_MS,
       runAnswerGraceMs: RUN_ANSWER_GRACE_MS,
     },

@@ -71,6 +71,8 @@ export const ENV_FIELDS = {
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** Executions per minute per credential (wallet and listing), unless the listing's creator set one. */
   EXECUTION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  /** The most executions per minute per credential a listing's creator may set for its listing. */
+  MAX_EXECUTION_RATE_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** Unset, `X-Forwarded-For` is ignored: the socket's peer is the client. */
   TRUST_PROXY: trustProxySchema.optional(),
   SEALING_KEY: hexKey.optional(),
@@ -83,6 +85,10 @@ export const ENV_FIELDS = {
   RUN_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(32),
   /** How long a worker's word that it runs a run holds; renewed every third of it. */
   RUN_LEASE_MS: z.coerce.number().int().min(1_000).default(15_000),
+  /** The most of a run's output kept in `app.runs`, as JSON text in bytes; past it a cut copy and its hash. */
+  RUN_OUTPUT_STORE_BYTES: z.coerce.number().int().min(1_024).default(262_144),
+  /** Days a finished run's output is kept in `app.runs`; the run's row, outcome and charge stay. */
+  RUN_OUTPUT_RETENTION_DAYS: z.coerce.number().int().positive().default(30),
   /** Unset, true only on the local chain (31337): see workers/execution/outbound/outboundPolicy.ts. */
   ALLOW_PRIVATE_ENDPOINTS: flag.optional(),
   /** Where declarative agents reach the first hosted vendor (regional endpoints, proxies, tests). */

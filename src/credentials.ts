@@ -10,6 +10,7 @@ import {
   topUpEvent,
   withdrawalEvent,
 } from "ponder:schema";
+import { isAddressEqual } from "viem";
 import { rentalModelName } from "../lib/marketplace/vocabulary.ts";
 import { creditSale } from "./creditSale.ts";
 
@@ -121,9 +122,10 @@ ponder.on("ServiceMarketplace:QueryConsumed", async ({ event, context }) => {
     tasksConsumed: row.tasksConsumed + 1,
     updatedAt: timestamp,
   }));
+  // A creator's runs of its own listing are not counted: they would buy it run_count and success_rate.
   await context.db
     .update(listing, { id: listingId })
-    .set((row) => ({ runCount: row.runCount + 1 }));
+    .set((row) => ({ runCount: row.runCount + (isAddressEqual(row.creator, buyer) ? 0 : 1) }));
   await creditSale(context, { listingId, amount: price, fee });
   const where = {
     blockNumber: event.block.number,

@@ -61,11 +61,12 @@ listingRoutes.get("/", async (c) => {
   return c.body(page, 200, { "content-type": "application/json" });
 });
 
-/** The most executions per minute per credential a creator may set (and the least, 1). */
-export const MAX_EXECUTION_LIMIT_PER_MINUTE = 10_000;
-
 export const executionLimitBody = z.strictObject({
-  requests_per_minute: z.number().int().min(1).max(MAX_EXECUTION_LIMIT_PER_MINUTE),
+  requests_per_minute: z
+    .number()
+    .int()
+    .min(1)
+    .describe("At most the service's ceiling, MAX_EXECUTION_RATE_PER_MINUTE (600 by default)"),
 });
 
 /** The listing's execution rate limit per credential, set by its creator alone. */
@@ -80,6 +81,11 @@ listingRoutes.put("/:id/execution-limit", async (c) => {
     throw new ApiError("forbidden", "Only the listing's creator may set its execution limit");
   }
   const { requests_per_minute } = await parseJsonBody(c, executionLimitBody);
+  // A ceiling, so that a creator renting its own listing cannot run it (and fill app.runs) unbounded.
+  const ceiling = c.get("deps").settings.maxExecutionRatePerMinute;
+  if (requests_per_minute > ceiling) {
+    throw new ApiError("invalid_request", `requests_per_minute: must be at most ${ceiling}`);
+  }
   await db
     .insert(executionLimits)
     .values({ onChainListingId: onChainId, requestsPerMinute: requests_per_minute })

@@ -52,8 +52,7 @@ reviewRoutes.post("/:id/reviews", async (c) => {
   const { rating, text } = await parseJsonBody(c, reviewBody);
   await countReviewWrite(c);
   const { db } = c.get("deps");
-  const ownListing = creator.toLowerCase() === wallet.toLowerCase();
-  if (ownListing || !(await mayReview(db, onChainId, wallet))) {
+  if (!(await mayReview(db, { onChainListingId: onChainId, creator }, wallet))) {
     throw new ApiError(
       "review_not_allowed",
       "Only a wallet that holds or held a credential for this listing and completed a run on it may review it; its creator may not",

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
+  check,
   customType,
   doublePrecision,
   index,
@@ -201,7 +202,12 @@ export const runs = appSchema.table(
     /** SHA-256 of the request, to tell a retry from a different request under the same key. */
     requestHash: text().notNull(),
     request: jsonb().$type<RunRequest>(),
+    /** The output, or a cut copy of it within RUN_OUTPUT_STORE_BYTES (`lib/runLedger/storedOutput.ts`). */
     output: jsonb(),
+    /** Hex SHA-256 of the whole output's JSON text, when `output` holds a cut copy; else null. */
+    outputSha256: text(),
+    /** `output` holds a cut copy: the start of the output, as a string. */
+    outputTruncated: boolean().notNull().default(false),
     /** Why a run failed, for its renter; never holds a secret. */
     failure: text(),
     durationMs: integer(),
@@ -222,6 +228,14 @@ export const runs = appSchema.table(
     index().on(table.charge),
     index().on(table.status, table.leaseUntil),
     index().on(table.finishedAt).where(sql`not ${table.logged}`),
+    // Outputs past RUN_OUTPUT_RETENTION_DAYS are dropped oldest first; rows already dropped are not in it.
+    index("runs_output_retention_index")
+      .on(table.finishedAt)
+      .where(sql`${table.output} is not null`),
+    check(
+      "runs_output_sha256_iff_truncated",
+      sql`(${table.outputSha256} is not null) = ${table.outputTruncated}`,
+    ),
   ],
 );
 

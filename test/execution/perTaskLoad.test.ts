@@ -24,8 +24,14 @@ import { useStack } from "../support/useStack.ts";
 const creator = devAccount(2);
 const PRICE = parseEther("0.001");
 
-// The general limit is not under test here: high enough never to refuse.
-const stack = useStack({ nats: true, api: 2, rateLimitPerMinute: 100_000 });
+// The general limit is not under test here: high enough never to refuse; the ceiling on a creator's
+// own limit raised to let it set the 1,000 below.
+const stack = useStack({
+  nats: true,
+  api: 2,
+  rateLimitPerMinute: 100_000,
+  env: { MAX_EXECUTION_RATE_PER_MINUTE: "1000" },
+});
 let agent: Awaited<ReturnType<typeof startSlowAgent>>;
 let listing: Awaited<ReturnType<typeof listConnectedAgent>>;
 

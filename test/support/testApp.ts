@@ -37,6 +37,8 @@ export type TestAppOptions = {
   chainId?: number;
   /** Default: EXECUTION_RATE_LIMIT_PER_MINUTE's default. */
   executionRateLimitPerMinute?: number;
+  /** Default: MAX_EXECUTION_RATE_PER_MINUTE's default. */
+  maxExecutionRatePerMinute?: number;
   /** Default: `STREAM_HEARTBEAT_MS`. */
   streamHeartbeatMs?: number;
   /** Default: `RUN_ANSWER_GRACE_MS`. */
@@ -76,6 +78,9 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
       executionRateLimitPerMinute:
         options.executionRateLimitPerMinute ??
         ENV_FIELDS.EXECUTION_RATE_LIMIT_PER_MINUTE.parse(undefined),
+      maxExecutionRatePerMinute:
+        options.maxExecutionRatePerMinute ??
+        ENV_FIELDS.MAX_EXECUTION_RATE_PER_MINUTE.parse(undefined),
       streamHeartbeatMs: options.streamHeartbeatMs ?? STREAM_HEARTBEAT_MS,
       runAnswerGraceMs: options.runAnswerGraceMs ?? RUN_ANSWER_GRACE_MS,
     },

@@ -1,8 +1,9 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Hex } from "viem";
-import { runs } from "../../lib/db/appSchema.ts";
+import { agents, runs } from "../../lib/db/appSchema.ts";
 import { announceChanged } from "../../lib/runLedger/announce.ts";
 import { markDebited, markLogged, runToSettle } from "../../lib/runLedger/markRuns.ts";
+import { countedOnChain } from "./countedRuns.ts";
 import { recordedRunIds } from "./debitOutcomes.ts";
 import { findDebits } from "./findDebits.ts";
 import type { SettlementContext } from "./settlementContext.ts";
@@ -10,13 +11,16 @@ import type { SettlementContext } from "./settlementContext.ts";
 /**
  * Logs finished runs no debit will log (one-time and subscription runs, failed runs, refused debits)
  * with one `recordRuns`, and marks them logged. The contract skips a run id it has settled already, so
- * sending a batch again after a crash logs nothing twice. Returns how many it logged.
+ * sending a batch again after a crash logs nothing twice. Runs the chain is not to count (a creator's
+ * of its own listing, those refused before they started: `countedOnChain`) are marked logged without
+ * being sent, so no gas is paid for them. Returns how many it marked.
  */
 export async function logFinishedRuns(context: SettlementContext): Promise<number> {
   const { db, chain, leadership, log } = context;
-  const due = await db
-    .select(runToSettle)
+  const finished = await db
+    .select({ ...runToSettle, failure: runs.failure, creator: agents.creator })
     .from(runs)
+    .leftJoin(agents, eq(agents.onChainListingId, runs.onChainListingId))
     .where(
       and(
         eq(runs.logged, false),
@@ -26,7 +30,13 @@ export async function logFinishedRuns(context: SettlementContext): Promise<numbe
     )
     .orderBy(asc(runs.finishedAt), asc(runs.onChainRunId))
     .limit(context.logBatchSize);
-  if (due.length === 0) return 0;
+  if (finished.length === 0) return 0;
+  const due = finished.filter(countedOnChain);
+  const uncounted = finished.filter((run) => !countedOnChain(run));
+  if (uncounted.length > 0) {
+    await markUncountedLogged(context, uncounted);
+    if (due.length === 0) return finished.length;
+  }
   const records = due.map((run) => ({
     listingId: run.onChainListingId as Hex,
     runId: BigInt(run.onChainRunId),
@@ -35,7 +45,7 @@ export async function logFinishedRuns(context: SettlementContext): Promise<numbe
   const tx = await chain.send({ functionName: "recordRuns", args: [records] }, () =>
     leadership.leads(),
   );
-  if (tx === undefined) return 0;
+  if (tx === undefined) return uncounted.length;
   const receipt = await chain.receiptOf(tx, context.receiptTimeoutMs);
   if (receipt.status === "reverted") throw new Error(`run log transaction ${tx} reverted`);
   const recorded = recordedRunIds(receipt, chain.marketplace);
@@ -57,5 +67,29 @@ export async function logFinishedRuns(context: SettlementContext): Promise<numbe
     logged: recorded.size,
     logged_before: due.length - recorded.size,
   });
-  return due.length;
+  return finished.length;
+}
+
+/**
+ * Marks logged, with no transaction, runs the chain is not to count. A refused debit among them may
+ * have been made by an earlier transaction after all (its `QueryConsumed` log says so): then debited.
+ */
+async function markUncountedLogged(
+  context: SettlementContext,
+  uncounted: { id: string; onChainRunId: string; charge: string }[],
+): Promise<void> {
+  const refused = uncounted
+    .filter((run) => run.charge === "refused")
+    .map((run) => BigInt(run.onChainRunId));
+  const debits = await findDebits(context.chain, refused);
+  const corrected: string[] = [];
+  for (const [runId, debit] of debits) {
+    corrected.push(...(await markDebited(context.db, runId, debit)));
+  }
+  await markLogged(
+    context.db,
+    uncounted.map(({ id }) => id),
+  );
+  announceChanged(context.bus, corrected);
+  context.log.info("runs left uncounted", { runs: uncounted.length });
 }

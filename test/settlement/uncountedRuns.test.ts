@@ -1,0 +1,169 @@
+// Finding: a creator renting its own listing could buy it run_count and success_rate with runs of its
+// own, and a run refused before it started (no slot freed) was logged on-chain as the agent's failure.
+// On the real stack (API, a worker process settling on anvil, Ponder indexing, a connected agent):
+// the creator's runs are debited like anyone's but counted nowhere, its failures and refused runs are
+// never sent to the chain (no gas for them), and another renter's runs are counted as before.
+import { and, eq, inArray } from "drizzle-orm";
+import { type Hex, parseEther } from "viem";
+import { beforeAll, expect, it } from "vitest";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { runs } from "../../lib/db/appSchema.ts";
+import { projections } from "../../lib/db/projections.ts";
+import { RUNS_IN_FLIGHT_PER_LISTING } from "../../lib/runLedger/grantSlots.ts";
+import { RUN_NOT_STARTED } from "../../lib/runLedger/runNotStarted.ts";
+import { behaving } from "../support/behavingAgent.ts";
+import type { Renter } from "../support/connectedListing.ts";
+import { expectError, http, signIn } from "../support/http.ts";
+import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
+import { until } from "../support/registration.ts";
+import { runEvents } from "./settlementFixtures.ts";
+
+const PRICE = parseEther("0.001");
+/** Long enough for the slots these runs hold to outlast the queue wait of a run behind them. */
+const SLOW_MS = 8_000;
+const { stack, listing, addRenter } = usePerTaskAgentOnStack({
+  name: "self-dealing",
+  price: PRICE,
+  // A run no slot frees for is refused after a second, not thirty.
+  env: { RUN_QUEUE_WAIT_MS: "1000" },
+  startProcesses: () => stack().addWorker(),
+});
+/** The listing's creator (`listPerTaskAgent` lists as dev account 2), renting its own listing. */
+const creator = devAccount(2);
+let creatorApi: ReturnType<typeof http>;
+let renter: Renter;
+
+beforeAll(async () => {
+  const market = stack().marketplace;
+  await market.mined(
+    market.as(creator).write.purchasePerQuery([listing().listingId, PRICE], { value: PRICE * 40n }),
+  );
+  creatorApi = http(stack().api.url, { bearer: await signIn(stack().api.url, creator) });
+  renter = await addRenter(PRICE * 10n);
+});
+
+const execute = (api: ReturnType<typeof http>, task: string) =>
+  api.post("/v1/execute", { agent_id: listing().agentId, task });
+
+/** Waits until these runs are settled for good: charge final and logged (on-chain or not). */
+function settled(ids: string[]) {
+  return until(`${ids.length} runs settled`, async () => {
+    const rows = await stack().db.select().from(runs).where(inArray(runs.id, ids));
+    const done = rows.every(
+      (row) => row.logged && row.charge !== "reserved" && row.charge !== "debit_pending",
+    );
+    return rows.length === ids.length && done && rows;
+  });
+}
+
+/**
+ * The listing's figures once the indexer has seen every block mined so far: as the projection holds
+ * them, and as `GET /v1/listings/:id` answers once its kept answers follow.
+ */
+async function figures() {
+  await stack().ponder.waitForBlock(await stack().marketplace.publicClient.getBlockNumber());
+  const [row] = await stack()
+    .db.select({
+      runCount: projections.listing.runCount,
+      failedRunCount: projections.listing.failedRunCount,
+    })
+    .from(projections.listing)
+    .where(eq(projections.listing.id, listing().listingId.toLowerCase() as Hex));
+  if (!row) throw new Error("the listing is not indexed");
+  const expected = {
+    run_count: row.runCount,
+    success_rate: row.runCount === 0 ? 0 : (row.runCount - row.failedRunCount) / row.runCount,
+  };
+  return until("the listing's detail to show the indexed figures", async () => {
+    const { run_count, success_rate } = (await renter.api.get(`/v1/listings/${listing().agentId}`))
+      .body;
+    const shown = { run_count, success_rate };
+    return JSON.stringify(shown) === JSON.stringify(expected) && shown;
+  });
+}
+
+/** The chain's `RunRecorded` logs of these runs. */
+async function recorded(rows: { onChainRunId: string }[]) {
+  return runEvents(
+    stack(),
+    "RunRecorded",
+    rows.map((row) => BigInt(row.onChainRunId)),
+  );
+}
+
+it("counts none of a creator's runs of its own listing, and another renter's as before", async () => {
+  expect(await figures()).toEqual({ run_count: 0, success_rate: 0 });
+
+  const own = [
+    await execute(creatorApi, behaving()),
+    await execute(creatorApi, behaving({ status: 500 })),
+  ];
+  expect(own.map((reply) => [reply.status, reply.body.status])).toEqual([
+    [200, "completed"],
+    [200, "failed"],
+  ]);
+  const [completed, failed] = await settled(own.map((reply) => reply.body.run_id)).then((rows) =>
+    own.map((reply) => rows.find((row) => row.id === reply.body.run_id)),
+  );
+  // Paid for like any run (the creator pays the protocol's fee), so the debit stays on-chain...
+  expect(completed).toMatchObject({ charge: "debited", costWei: PRICE.toString() });
+  expect(
+    await runEvents(stack(), "QueryConsumed", [BigInt(completed?.onChainRunId ?? 0)]),
+  ).toHaveLength(1);
+  // ...but the failure is never sent: no transaction, no gas.
+  expect(failed).toMatchObject({ status: "failed", charge: "released", logged: true });
+  expect(await recorded([failed as { onChainRunId: string }])).toEqual([]);
+  expect(await figures()).toEqual({ run_count: 0, success_rate: 0 });
+
+  const theirs = [
+    await execute(renter.api, behaving()),
+    await execute(renter.api, behaving({ status: 500 })),
+  ];
+  expect(theirs.map((reply) => reply.body.status)).toEqual(["completed", "failed"]);
+  const [, theirFailure] = await settled(theirs.map((reply) => reply.body.run_id)).then((rows) =>
+    theirs.map((reply) => rows.find((row) => row.id === reply.body.run_id)),
+  );
+  expect(await recorded([theirFailure as { onChainRunId: string }])).toHaveLength(1);
+  expect(await figures()).toEqual({ run_count: 2, success_rate: 0.5 });
+});
+
+it("counts a run refused before it started (no slot freed) as no failure, and sends it nowhere", async () => {
+  const before = await figures();
+  // The creator's slow runs hold every slot of the listing.
+  const holding = Array.from({ length: RUNS_IN_FLIGHT_PER_LISTING }, () =>
+    execute(creatorApi, behaving({ delayMs: SLOW_MS })),
+  );
+  await until("every slot of the listing held", async () => {
+    const held = await stack()
+      .db.select({ id: runs.id })
+      .from(runs)
+      .where(
+        and(
+          eq(runs.onChainListingId, listing().listingId.toLowerCase()),
+          inArray(runs.status, ["queued", "running"]),
+        ),
+      );
+    return held.length === RUNS_IN_FLIGHT_PER_LISTING;
+  });
+
+  expectError(await execute(renter.api, behaving()), 503, "service_unavailable");
+  const [refused] = await stack()
+    .db.select()
+    .from(runs)
+    .where(
+      and(eq(runs.wallet, renter.account.address.toLowerCase()), eq(runs.failure, RUN_NOT_STARTED)),
+    );
+  expect(refused).toMatchObject({ status: "failed", charge: "released" });
+
+  const held = await Promise.all(holding);
+  expect(held.map((reply) => reply.body.status)).toEqual(
+    Array(RUNS_IN_FLIGHT_PER_LISTING).fill("completed"),
+  );
+  const rows = await settled([
+    refused?.id as string,
+    ...held.map((reply) => reply.body.run_id as string),
+  ]);
+  expect(await recorded(rows)).toEqual([]);
+  expect(await figures()).toEqual(before);
+  expect(before).toEqual({ run_count: 2, success_rate: 0.5 });
+});
