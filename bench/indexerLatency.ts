@@ -167,7 +167,7 @@ await runBenchmark(async (cleanup) => {
         return {
           kind,
           from: authority,
-          data: call("consumeQuery", [listings.perQuery, renter, runId++]),
+          data: call("consumeQuery", [listings.perQuery, renter, runId++, PRICE]),
           value: 0n,
           listingId: listings.perQuery,
           buyer: renter,

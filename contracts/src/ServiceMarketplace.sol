@@ -227,12 +227,12 @@ contract ServiceMarketplace is IServiceMarketplace {
 
     // ─── Protocol operator ────────────────────────────────────────────────────
 
-    function consumeQuery(bytes32 listingId, address buyer, uint256 runId) external {
+    function consumeQuery(bytes32 listingId, address buyer, uint256 runId, uint256 maxPrice) external {
         Config storage config = _config;
         _requireOperator(config.operator);
         if (config.paused) revert ProtocolPaused();
-        bytes4 refusal = _consume(listingId, buyer, runId, config.feeBasisPoints);
-        if (refusal != 0) _revertRefusal(refusal, listingId, buyer, runId);
+        bytes4 refusal = _consume(listingId, buyer, runId, maxPrice, config.feeBasisPoints);
+        if (refusal != 0) _revertRefusal(refusal, listingId, buyer, runId, maxPrice);
     }
 
     function consumeQueries(Debit[] calldata debits) external {
@@ -242,7 +242,8 @@ contract ServiceMarketplace is IServiceMarketplace {
         uint256 feeBasisPoints_ = config.feeBasisPoints;
         for (uint256 i; i < debits.length; ++i) {
             Debit calldata debit = debits[i];
-            bytes4 refusal = _consume(debit.listingId, debit.buyer, debit.runId, feeBasisPoints_);
+            bytes4 refusal =
+                _consume(debit.listingId, debit.buyer, debit.runId, debit.maxPrice, feeBasisPoints_);
             if (refusal != 0) emit QueryNotConsumed(debit.listingId, debit.buyer, debit.runId, refusal);
         }
     }
@@ -454,13 +455,27 @@ contract ServiceMarketplace is IServiceMarketplace {
         return agreedPrice < listingPrice ? agreedPrice : listingPrice;
     }
 
-    /// @dev Debits one run as `consumeQuery` and `consumeQueries` both do, or changes nothing and returns the
-    /// selector of the error that refuses it (0 when debited). A run settles on an active or paused listing
-    /// (it may have started before the pause), never a closed one.
-    function _consume(bytes32 listingId, address buyer, uint256 runId, uint256 feeBasisPoints_)
+    /// @dev What a debit charges: the run's price as `_debitPrice` says, at most `maxPrice`, the price the
+    /// run was admitted at, so a raise between a run's admission and its debit never reaches it.
+    function _chargedPrice(uint256 listingPrice, uint256 agreedPrice, uint256 maxPrice)
         private
-        returns (bytes4 refusal)
+        pure
+        returns (uint256 price)
     {
+        price = _debitPrice(listingPrice, agreedPrice);
+        if (maxPrice < price) price = maxPrice;
+    }
+
+    /// @dev Debits one run as `consumeQuery` and `consumeQueries` both do, at `_chargedPrice`, or changes
+    /// nothing and returns the selector of the error that refuses it (0 when debited). A run settles on an
+    /// active or paused listing (it may have started before the pause), never a closed one.
+    function _consume(
+        bytes32 listingId,
+        address buyer,
+        uint256 runId,
+        uint256 maxPrice,
+        uint256 feeBasisPoints_
+    ) private returns (bytes4 refusal) {
         Listing storage listing = listings[listingId];
         ListingStatus status = listing.status;
         if (status == ListingStatus.None) return ListingNotFound.selector;
@@ -469,7 +484,7 @@ contract ServiceMarketplace is IServiceMarketplace {
         PerQueryBalance storage record = perQueryBalances[listingId][buyer];
         if (record.purchasedAt == 0) return CredentialNotFound.selector;
         if (record.isRevoked) return CredentialRevoked.selector;
-        uint256 price = _debitPrice(listing.price, record.agreedPrice);
+        uint256 price = _chargedPrice(listing.price, record.agreedPrice, maxPrice);
         uint256 balance = record.balance;
         if (balance < price) return InsufficientBalance.selector;
         if (!_markRunRecorded(runId)) return RunAlreadyRecorded.selector;
@@ -484,7 +499,10 @@ contract ServiceMarketplace is IServiceMarketplace {
     }
 
     /// @dev Reverts with the error `_consume` refused a run for, with the numbers that explain it.
-    function _revertRefusal(bytes4 refusal, bytes32 listingId, address buyer, uint256 runId) private view {
+    function _revertRefusal(bytes4 refusal, bytes32 listingId, address buyer, uint256 runId, uint256 maxPrice)
+        private
+        view
+    {
         if (refusal == ListingNotFound.selector) revert ListingNotFound(listingId);
         if (refusal == ListingNotActive.selector) revert ListingNotActive(listingId);
         if (refusal == InvalidAccessType.selector) revert InvalidAccessType(listings[listingId].model);
@@ -493,7 +511,7 @@ contract ServiceMarketplace is IServiceMarketplace {
         if (refusal == InsufficientBalance.selector) {
             PerQueryBalance storage record = perQueryBalances[listingId][buyer];
             revert InsufficientBalance(
-                record.balance, _debitPrice(listings[listingId].price, record.agreedPrice)
+                record.balance, _chargedPrice(listings[listingId].price, record.agreedPrice, maxPrice)
             );
         }
         revert RunAlreadyRecorded(runId);

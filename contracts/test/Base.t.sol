@@ -95,10 +95,16 @@ abstract contract BaseTest is Test {
         market.topUpBalance{value: amount}(listingId, price);
     }
 
-    /// @dev A debit as the service makes it: by the operator, its hot key.
+    /// @dev A debit as the service makes it of a run admitted just now: by the operator, its hot key, at most
+    /// the price the chain gives the next run (the lower of the agreed and the current price).
     function _consume(bytes32 listingId, address buyer, uint256 runId) internal {
+        _consume(listingId, buyer, runId, _nextDebit(listingId, buyer));
+    }
+
+    /// @dev A debit of a run admitted at `maxPrice`.
+    function _consume(bytes32 listingId, address buyer, uint256 runId, uint256 maxPrice) internal {
         vm.prank(operator);
-        market.consumeQuery(listingId, buyer, runId);
+        market.consumeQuery(listingId, buyer, runId, maxPrice);
     }
 
     function _pauseListing(bytes32 listingId) internal {
@@ -172,6 +178,12 @@ abstract contract BaseTest is Test {
 
     function _agreedPrice(bytes32 listingId, address buyer) internal view returns (uint256 agreedPrice) {
         (, agreedPrice,,) = market.perQueryBalances(listingId, buyer);
+    }
+
+    /// @dev What the next run costs, as admission reads it: the lower of the agreed and the current price.
+    function _nextDebit(bytes32 listingId, address buyer) internal view returns (uint256) {
+        IServiceMarketplace.AccessState memory state = market.getAccessState(listingId, buyer);
+        return state.agreedPrice < state.price ? state.agreedPrice : state.price;
     }
 
     function _perQueryRevoked(bytes32 listingId, address buyer) internal view returns (bool revoked) {

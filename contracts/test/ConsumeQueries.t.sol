@@ -10,8 +10,13 @@ import {BaseTest} from "./Base.t.sol";
 contract ConsumeQueriesTest is BaseTest {
     IServiceMarketplace.Debit[] internal batch;
 
+    /// @dev A run admitted now: at most the price the chain gives its credential's next run.
     function _add(bytes32 listingId, address buyer, uint256 runId) internal {
-        batch.push(IServiceMarketplace.Debit(listingId, buyer, runId));
+        _add(listingId, buyer, runId, _nextDebit(listingId, buyer));
+    }
+
+    function _add(bytes32 listingId, address buyer, uint256 runId, uint256 maxPrice) internal {
+        batch.push(IServiceMarketplace.Debit(listingId, buyer, runId, maxPrice));
     }
 
     function _send() internal {
@@ -68,6 +73,49 @@ contract ConsumeQueriesTest is BaseTest {
         market.updateListing(perQuery, PRICE / 2, NEW_URI);
         _add(perQuery, renter, 2);
         _expectDebit(perQuery, renter, 2, PRICE / 2, PRICE * 9 - PRICE / 2);
+        _send();
+    }
+
+    /// @dev Each debit carries its run's admission price: a raise since reaches none of them, a cut since
+    /// reaches each, and a batch mixes runs admitted at different prices.
+    function test_consumeQueries_ChargesEachRunAtMostItsAdmissionPrice() public {
+        _buyPerQuery(renter, perQuery, PRICE * 10);
+        _add(perQuery, renter, 1); // admitted at PRICE
+        vm.prank(creator);
+        market.updateListing(perQuery, PRICE / 2, NEW_URI);
+        _add(perQuery, renter, 2); // admitted at PRICE / 2
+        vm.prank(creator);
+        market.updateListing(perQuery, PRICE / 4, NEW_URI);
+        _add(perQuery, renter, 3); // admitted at PRICE / 4
+        vm.prank(creator);
+        market.updateListing(perQuery, PRICE, NEW_URI);
+
+        _expectDebit(perQuery, renter, 1, PRICE, PRICE * 9);
+        _expectDebit(perQuery, renter, 2, PRICE / 2, PRICE * 9 - PRICE / 2);
+        _expectDebit(perQuery, renter, 3, PRICE / 4, PRICE * 9 - PRICE / 2 - PRICE / 4);
+        _send();
+
+        // Admitted at PRICE, debited after a cut: the cut applies.
+        _add(perQuery, renter, 4);
+        vm.prank(creator);
+        market.updateListing(perQuery, PRICE / 8, NEW_URI);
+        _expectDebit(perQuery, renter, 4, PRICE / 8, PRICE * 9 - PRICE / 2 - PRICE / 4 - PRICE / 8);
+        _send();
+    }
+
+    /// @dev The admission price also decides whether the balance covers the run: a run admitted on the last
+    /// PRICE / 2 of a balance is debited after a raise, though the agreed price is above what is left.
+    function test_consumeQueries_BalanceCoveringTheAdmissionPriceIsDebited() public {
+        _buyPerQuery(renter, perQuery, PRICE / 2 * 3);
+        vm.prank(creator);
+        market.updateListing(perQuery, PRICE / 2, NEW_URI);
+        _consume(perQuery, renter, 1);
+        _consume(perQuery, renter, 2);
+        _add(perQuery, renter, 3); // admitted at PRICE / 2, all that is left
+        vm.prank(creator);
+        market.updateListing(perQuery, PRICE * 2, NEW_URI);
+
+        _expectDebit(perQuery, renter, 3, PRICE / 2, 0);
         _send();
     }
 

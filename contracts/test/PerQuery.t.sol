@@ -289,6 +289,70 @@ contract PerQueryTest is BaseTest {
         assertEq(_balance(perQuery, renter), PRICE * 9 - cut);
     }
 
+    /// @dev A run admitted at a cut price and debited after the price went back up pays its admission price,
+    /// though the renter agreed to more.
+    function test_consumeQuery_PriceRaisedAfterAdmission_ChargesMaxPrice() public {
+        _buyPerQuery(renter, perQuery, PRICE * 10);
+        vm.prank(creator);
+        market.updateListing(perQuery, PRICE / 2, NEW_URI);
+        uint256 admittedAt = _nextDebit(perQuery, renter);
+        assertEq(admittedAt, PRICE / 2);
+        vm.prank(creator);
+        market.updateListing(perQuery, PRICE * 3, NEW_URI);
+
+        vm.expectEmit(address(market));
+        emit IServiceMarketplace.QueryConsumed(
+            perQuery, renter, 7, PRICE / 2, _fee(PRICE / 2), PRICE * 19 / 2
+        );
+        _consume(perQuery, renter, 7, admittedAt);
+        assertEq(_balance(perQuery, renter), PRICE * 19 / 2);
+        assertEq(_escrow(perQuery) + _fees(perQuery), PRICE / 2);
+    }
+
+    function test_consumeQuery_PriceLoweredAfterAdmission_ChargesTheLowerPrice() public {
+        _buyPerQuery(renter, perQuery, PRICE * 10);
+        uint256 admittedAt = _nextDebit(perQuery, renter);
+        vm.prank(creator);
+        market.updateListing(perQuery, PRICE / 4, NEW_URI);
+
+        vm.expectEmit(address(market));
+        emit IServiceMarketplace.QueryConsumed(
+            perQuery, renter, 7, PRICE / 4, _fee(PRICE / 4), PRICE * 39 / 4
+        );
+        _consume(perQuery, renter, 7, admittedAt);
+        assertEq(_balance(perQuery, renter), PRICE * 39 / 4);
+    }
+
+    /// @dev `maxPrice` only lowers a debit: above the agreed price (and the current one), the agreed applies.
+    function test_consumeQuery_AgreedPriceBelowMaxAndCurrentPrice_ChargesTheAgreedPrice() public {
+        _buyPerQuery(renter, perQuery, PRICE * 10);
+        vm.prank(creator);
+        market.updateListing(perQuery, PRICE * 3, NEW_URI);
+
+        vm.expectEmit(address(market));
+        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 7, PRICE, _fee(PRICE), PRICE * 9);
+        _consume(perQuery, renter, 7, PRICE * 2);
+        _consume(perQuery, renter, 8, type(uint256).max);
+        assertEq(_balance(perQuery, renter), PRICE * 8);
+    }
+
+    /// @dev A short balance is measured against the price the debit would charge, `maxPrice` included, and
+    /// the refusal names that price.
+    function test_consumeQuery_RevertWhen_InsufficientBalance_NamesTheChargedPrice() public {
+        _buyPerQuery(renter, perQuery, PRICE + PRICE / 2);
+        _consume(perQuery, renter, 1);
+
+        vm.expectRevert(
+            abi.encodeWithSelector(IServiceMarketplace.InsufficientBalance.selector, PRICE / 2, PRICE / 2 + 1)
+        );
+        vm.prank(operator);
+        market.consumeQuery(perQuery, renter, 2, PRICE / 2 + 1);
+
+        _consume(perQuery, renter, 2, PRICE / 2);
+        assertEq(_balance(perQuery, renter), 0);
+        assertTrue(market.isRunRecorded(2));
+    }
+
     function test_getAccessState_ValidWhileBalanceCoversTheNextDebit() public {
         _buyPerQuery(renter, perQuery, PRICE);
         vm.prank(creator);
@@ -334,7 +398,7 @@ contract PerQueryTest is BaseTest {
 
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.RunAlreadyRecorded.selector, 9));
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 9);
+        market.consumeQuery(perQuery, renter, 9, PRICE);
 
         assertEq(_balance(perQuery, renter), balance);
         assertEq(_escrow(perQuery), escrow);
@@ -350,9 +414,9 @@ contract PerQueryTest is BaseTest {
 
         vm.startPrank(authority);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.RunAlreadyRecorded.selector, 9));
-        market.consumeQuery(perQuery, secondRenter, 9);
+        market.consumeQuery(perQuery, secondRenter, 9, PRICE);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.RunAlreadyRecorded.selector, 9));
-        market.consumeQuery(other, renter, 9);
+        market.consumeQuery(other, renter, 9, PRICE);
         vm.stopPrank();
     }
 
@@ -365,7 +429,7 @@ contract PerQueryTest is BaseTest {
 
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.RunAlreadyRecorded.selector, 11));
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 11);
+        market.consumeQuery(perQuery, renter, 11, PRICE);
         assertEq(_balance(perQuery, renter), PRICE * 5);
     }
 
@@ -373,10 +437,10 @@ contract PerQueryTest is BaseTest {
         _buyPerQuery(renter, perQuery, PRICE);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, creator));
         vm.prank(creator);
-        market.consumeQuery(perQuery, renter, 1);
+        market.consumeQuery(perQuery, renter, 1, PRICE);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, renter));
         vm.prank(renter);
-        market.consumeQuery(perQuery, renter, 1);
+        market.consumeQuery(perQuery, renter, 1, PRICE);
     }
 
     function test_consumeQuery_RevertWhen_ProtocolPaused() public {
@@ -384,13 +448,13 @@ contract PerQueryTest is BaseTest {
         _pauseProtocol();
         vm.expectRevert(_err(IServiceMarketplace.ProtocolPaused.selector));
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 1);
+        market.consumeQuery(perQuery, renter, 1, PRICE);
     }
 
     function test_consumeQuery_RevertWhen_ListingNotFound() public {
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotFound.selector, UNKNOWN));
         vm.prank(authority);
-        market.consumeQuery(UNKNOWN, renter, 1);
+        market.consumeQuery(UNKNOWN, renter, 1, PRICE);
     }
 
     function test_consumeQuery_RevertWhen_ListingNotActive() public {
@@ -398,14 +462,14 @@ contract PerQueryTest is BaseTest {
         _close(perQuery);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, perQuery));
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 1);
+        market.consumeQuery(perQuery, renter, 1, PRICE);
     }
 
     function test_consumeQuery_RevertWhen_InvalidAccessType() public {
         _buyOneTime(renter, oneTime);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.InvalidAccessType.selector, ONE_TIME));
         vm.prank(authority);
-        market.consumeQuery(oneTime, renter, 1);
+        market.consumeQuery(oneTime, renter, 1, PRICE);
     }
 
     function test_consumeQuery_RevertWhen_CredentialNotFound() public {
@@ -413,7 +477,7 @@ contract PerQueryTest is BaseTest {
             abi.encodeWithSelector(IServiceMarketplace.CredentialNotFound.selector, perQuery, renter)
         );
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 1);
+        market.consumeQuery(perQuery, renter, 1, PRICE);
     }
 
     function test_consumeQuery_RevertWhen_CredentialRevoked() public {
@@ -424,7 +488,7 @@ contract PerQueryTest is BaseTest {
             abi.encodeWithSelector(IServiceMarketplace.CredentialRevoked.selector, perQuery, renter)
         );
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 1);
+        market.consumeQuery(perQuery, renter, 1, PRICE);
     }
 
     function test_consumeQuery_RevertWhen_InsufficientBalance() public {
@@ -432,7 +496,7 @@ contract PerQueryTest is BaseTest {
         _consume(perQuery, renter, 1);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.InsufficientBalance.selector, 1, PRICE));
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 2);
+        market.consumeQuery(perQuery, renter, 2, PRICE);
         assertFalse(market.isRunRecorded(2));
     }
 

@@ -9,6 +9,7 @@ export const runToSettle = {
   onChainRunId: runs.onChainRunId,
   wallet: runs.wallet,
   onChainListingId: runs.onChainListingId,
+  reservedWei: runs.reservedWei,
   status: runs.status,
   charge: runs.charge,
 };

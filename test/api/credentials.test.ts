@@ -214,10 +214,10 @@ beforeAll(async () => {
   await setChainTime(present);
   await mineIndexedBlock(stack(), [
     transaction(authority, (market) =>
-      market.write.consumeQuery([listings.emptyTask.onChainId, renter.address, 1n]),
+      market.write.consumeQuery([listings.emptyTask.onChainId, renter.address, 1n, TASK_PRICE]),
     ),
     transaction(authority, (market) =>
-      market.write.consumeQuery([listings.emptyTask.onChainId, returning.address, 2n]),
+      market.write.consumeQuery([listings.emptyTask.onChainId, returning.address, 2n, TASK_PRICE]),
     ),
     transaction(creator, (market) =>
       market.write.revokeAccess([listings.revoked.onChainId, renter.address]),
@@ -495,9 +495,10 @@ describe("finding: per-task price lock", () => {
     transaction(creator, (market) =>
       market.write.updateListing([listing.onChainId, price, METADATA_URI]),
     );
-  const debit = (runId: bigint) =>
+  /** A run admitted at `admittedAt` (the next debit's price then) is debited. */
+  const debit = (runId: bigint, admittedAt: bigint) =>
     transaction(authority, (market) =>
-      market.write.consumeQuery([listing.onChainId, prepaid.address, runId]),
+      market.write.consumeQuery([listing.onChainId, prepaid.address, runId, admittedAt]),
     );
   const balance = async () =>
     (
@@ -511,7 +512,7 @@ describe("finding: per-task price lock", () => {
     await mineIndexedBlock(stack(), [
       deposit(prepaid, listing, "purchasePerQuery", 2n * TASK_PRICE),
       setPrice(2n * TASK_PRICE),
-      debit(101n),
+      debit(101n, TASK_PRICE),
     ]);
     expect(await balance()).toBe(TASK_PRICE);
     // The next run costs the agreed price, which the balance covers; by the listing's price it would not.
@@ -520,7 +521,7 @@ describe("finding: per-task price lock", () => {
     // A top-up agrees to the new price: one more run at it leaves too little for the next.
     await mineIndexedBlock(stack(), [
       deposit(prepaid, listing, "topUpBalance", 2n * TASK_PRICE, 2n * TASK_PRICE),
-      debit(102n),
+      debit(102n, 2n * TASK_PRICE),
     ]);
     expect(await balance()).toBe(TASK_PRICE);
     expect(await statuses()).toEqual({ list: ["low_balance"], verify: "low_balance" });
@@ -529,7 +530,7 @@ describe("finding: per-task price lock", () => {
   it("applies a price cut to the next debit at once, in both endpoints", async () => {
     await mineIndexedBlock(stack(), [setPrice(TASK_PRICE / 2n)]);
     expect(await statuses()).toEqual({ list: ["active"], verify: "active" });
-    await mineIndexedBlock(stack(), [debit(103n)]);
+    await mineIndexedBlock(stack(), [debit(103n, TASK_PRICE / 2n)]);
     expect(await balance()).toBe(TASK_PRICE / 2n);
   });
 });

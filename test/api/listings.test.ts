@@ -421,9 +421,14 @@ describe("on-chain changes as the API shows them", () => {
     );
     oneTime.runs = { succeeded: 3, failed: 1 };
     // Two debited tasks (each a completed run), then a failed run logged.
+    const taskPrice = parseEther("0.001");
     await mined(
-      byAuthority((market) => market.write.consumeQuery([perTask.onChainId, renter.address, 10n])),
-      byAuthority((market) => market.write.consumeQuery([perTask.onChainId, renter.address, 11n])),
+      byAuthority((market) =>
+        market.write.consumeQuery([perTask.onChainId, renter.address, 10n, taskPrice]),
+      ),
+      byAuthority((market) =>
+        market.write.consumeQuery([perTask.onChainId, renter.address, 11n, taskPrice]),
+      ),
       byAuthority((market) =>
         market.write.recordRuns([[{ listingId: perTask.onChainId, runId: 12n, succeeded: false }]]),
       ),

@@ -65,7 +65,7 @@ describe("gas on a real chain", () => {
     await mined(second.write.purchaseOneTime([oneTime], { value: PRICE }));
     await mined(second.write.purchaseSubscription([subscription, THIRTY_DAYS], { value: PRICE }));
     await mined(second.write.purchasePerQuery([perQuery, PRICE], { value: 10n * PRICE }));
-    await mined(market(operator).write.consumeQuery([perQuery, secondRenter.address, 1n]));
+    await mined(market(operator).write.consumeQuery([perQuery, secondRenter.address, 1n, PRICE]));
     await mined(
       market(renter).write.purchaseSubscription([subscription, THIRTY_DAYS], { value: PRICE }),
     );
@@ -104,7 +104,7 @@ describe("gas on a real chain", () => {
         market(renter).write.topUpBalance([perQuery, PRICE], { value: PRICE }),
       ),
       consumeQuery: await gasOf(() =>
-        market(operator).write.consumeQuery([perQuery, renter.address, 2n]),
+        market(operator).write.consumeQuery([perQuery, renter.address, 2n, PRICE]),
       ),
       withdrawEarnings: await gasOf(() =>
         market(creator).write.withdrawEarnings([oneTime, escrow]),
@@ -118,6 +118,7 @@ describe("gas on a real chain", () => {
         listingId: perQuery,
         buyer: batchRenter.address,
         runId: 2n + BigInt(i),
+        maxPrice: PRICE,
       }));
       const gas = await gasOf(() => market(operator).write.consumeQueries([debits]));
       batchGas[`consumeQueries_${size}`] = gas;

@@ -84,7 +84,7 @@ describe("ServiceMarketplace on anvil", () => {
     const listingId = await createListing("per-task", PER_QUERY);
     await mined(marketAs(renter).write.purchasePerQuery([listingId, PRICE], { value: PRICE * 2n }));
     const asAuthority = marketAs(authority);
-    await mined(asAuthority.write.consumeQuery([listingId, renter.address, 1n]));
+    await mined(asAuthority.write.consumeQuery([listingId, renter.address, 1n, PRICE]));
 
     const [balance] = await asAuthority.read.perQueryBalances([listingId, renter.address]);
     expect(balance).toBe(PRICE);
@@ -97,7 +97,9 @@ describe("ServiceMarketplace on anvil", () => {
     });
 
     const replay = await rejectionOf(
-      asAuthority.simulate.consumeQuery([listingId, renter.address, 1n], { account: authority }),
+      asAuthority.simulate.consumeQuery([listingId, renter.address, 1n, PRICE], {
+        account: authority,
+      }),
     );
     expect(contractErrorName(replay)).toBe("RunAlreadyRecorded");
   });

@@ -367,11 +367,12 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
       plan: () => {
         return forOne(debitable(), ({ listing, credential }) => {
           const runId = nextRunId++;
-          const args = [listing.id, credential.renter.address, runId] as const;
+          // Admitted and debited at once: the debit's most is the next debit's price now.
+          const debit = nextDebit({ ...credential, price: listing.price });
+          const args = [listing.id, credential.renter.address, runId, debit] as const;
           return {
             send: () => market(runKeeper()).consumeQuery(args),
             apply: () => {
-              const debit = nextDebit({ ...credential, price: listing.price });
               credential.balance -= debit;
               credential.tasksConsumed += 1;
               listing.runCount += 1;
@@ -408,7 +409,9 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
             left.set(credential, balance - price);
             debited.push({ listing, credential, price, runId });
           }
-          return [{ listingId: listing.id, buyer: credential.renter.address, runId }];
+          return [
+            { listingId: listing.id, buyer: credential.renter.address, runId, maxPrice: price },
+          ];
         });
         // A settled run id again: skipped by the contract, never projected.
         const replayed = random.chance(0.5) ? random.pick(settledRunIds) : undefined;

@@ -378,7 +378,7 @@ describe("projections follow every marketplace operation", () => {
 
   it("debits one task: balance down, the price split into escrow and fee", async () => {
     const landed = await indexed(
-      marketplace().as(authority).write.consumeQuery([perQueryId, erin.address, 1001n]),
+      marketplace().as(authority).write.consumeQuery([perQueryId, erin.address, 1001n, TASK_PRICE]),
     );
     erinPerQuery = {
       ...erinPerQuery,

@@ -64,7 +64,7 @@ describe("a reorg replacing a purchase and a debit", () => {
       marketplace().as(carol).write.purchasePerQuery([perQueryId, TASK_PRICE], { value: DEPOSIT }),
     );
     history.firstDebit = await send(
-      marketplace().as(authority).write.consumeQuery([perQueryId, carol.address, 1n]),
+      marketplace().as(authority).write.consumeQuery([perQueryId, carol.address, 1n, TASK_PRICE]),
     );
     history.davePurchase = await send(
       marketplace().as(dave).write.purchaseOneTime([oneTimeId], { value: ONE_TIME_PRICE }),
@@ -74,7 +74,7 @@ describe("a reorg replacing a purchase and a debit", () => {
       marketplace().as(erin).write.purchaseOneTime([oneTimeId], { value: ONE_TIME_PRICE }),
     );
     doomedDebit = await send(
-      marketplace().as(authority).write.consumeQuery([perQueryId, carol.address, 2n]),
+      marketplace().as(authority).write.consumeQuery([perQueryId, carol.address, 2n, TASK_PRICE]),
     );
     await stack().ponder.waitForBlock(doomedDebit.blockNumber);
 

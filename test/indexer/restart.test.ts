@@ -80,8 +80,12 @@ async function sendRounds(blocks: TransactionBatches, rounds: { from: number; to
       asTaskRenter.write.purchasePerQuery([perQueryId, TASK_PRICE], { value: 5n * TASK_PRICE }),
     );
     await send(asTaskRenter.write.topUpBalance([perQueryId, TASK_PRICE], { value: TASK_PRICE }));
-    await send(asAuthority.write.consumeQuery([perQueryId, taskRenter.address, runId + 1n]));
-    await send(asAuthority.write.consumeQuery([perQueryId, taskRenter.address, runId + 2n]));
+    await send(
+      asAuthority.write.consumeQuery([perQueryId, taskRenter.address, runId + 1n, TASK_PRICE]),
+    );
+    await send(
+      asAuthority.write.consumeQuery([perQueryId, taskRenter.address, runId + 2n, TASK_PRICE]),
+    );
     await send(
       asAuthority.write.recordRuns([
         [

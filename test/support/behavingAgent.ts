@@ -8,6 +8,8 @@ import { startHttpsTestServer } from "./httpsTestServer.ts";
 
 /** How the agent answers a run, in this order: wait, then one way to answer. */
 export type AgentBehaviour = {
+  /** Waits, before anything else, until the test releases the hold of this name (`release`). */
+  hold?: string;
   /** Waits this long before answering. */
   delayMs?: number;
   /** Never answers: holds the connection until the caller leaves. */
@@ -44,6 +46,12 @@ export type BehavingAgent = Awaited<ReturnType<typeof startBehavingAgent>>;
 export async function startBehavingAgent(certificates: DevCertificates) {
   const secrets: string[] = [];
   const calls = new Map<string, number>();
+  const holds = new Map<string, Hold>();
+  const holdNamed = (name: string) => {
+    const hold = holds.get(name) ?? newHold();
+    holds.set(name, hold);
+    return hold;
+  };
   const server = await startHttpsTestServer(certificates, async (request, response) => {
     response.on("error", () => {});
     const headers = request.headers as Record<string, string>;
@@ -53,7 +61,9 @@ export async function startBehavingAgent(certificates: DevCertificates) {
     }
     const runId = headers["webhook-id"] as string;
     calls.set(runId, (calls.get(runId) ?? 0) + 1);
-    await answer(JSON.parse(JSON.parse(request.body).task) as AgentBehaviour, response);
+    const behaviour = JSON.parse(JSON.parse(request.body).task) as AgentBehaviour;
+    if (behaviour.hold !== undefined) await holdNamed(behaviour.hold).wait();
+    await answer(behaviour, response);
   });
   return {
     url: server.url,
@@ -62,6 +72,32 @@ export async function startBehavingAgent(certificates: DevCertificates) {
     trust: (secret: string) => secrets.push(secret),
     /** How many times the run's webhook was called. */
     callsOf: (runId: string) => calls.get(runId) ?? 0,
+    /** Resolves once a call waits at the hold `name`. */
+    held: (name: string) => holdNamed(name).reached,
+    /** Lets the calls waiting at the hold `name`, and any to come, go on. */
+    release: (name: string) => holdNamed(name).release(),
+  };
+}
+
+type Hold = ReturnType<typeof newHold>;
+
+/** A point calls wait at: `reached` once one does, until `release()`. */
+function newHold() {
+  let reach = () => {};
+  let release = () => {};
+  const reached = new Promise<void>((resolve) => {
+    reach = resolve;
+  });
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return {
+    reached,
+    release,
+    wait: () => {
+      reach();
+      return released;
+    },
   };
 }
 

@@ -91,6 +91,7 @@ export async function sendDebit(deps: Deps, stack: Stack, runId: string) {
         row.onChainListingId as Hex,
         row.wallet as Hex,
         BigInt(row.onChainRunId),
+        BigInt(row.reservedWei),
       ]),
   );
   const [consumed] = receipt.logs.flatMap((log) => {

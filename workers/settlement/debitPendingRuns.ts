@@ -22,6 +22,7 @@ export async function debitPendingRuns(context: SettlementContext): Promise<numb
     listingId: run.onChainListingId as Hex,
     buyer: getAddress(run.wallet),
     runId: BigInt(run.onChainRunId),
+    maxPrice: BigInt(run.reservedWei),
   }));
   const runIds = due.map(({ id }) => id);
   const tx = await chain.send(

@@ -38,7 +38,8 @@ interface IServiceMarketplace {
 
     /// @dev A prepaid per-task balance, in one slot; `purchasedAt` is 0 when none was ever bought. A run
     /// debits the lower of `agreedPrice`, the listing's price at the renter's last deposit, and the
-    /// listing's current price: a price raise reaches a balance only through the renter's next deposit.
+    /// listing's current price (never more than its price at admission, `consumeQuery`'s `maxPrice`): a
+    /// price raise reaches a balance only through the renter's next deposit.
     struct PerQueryBalance {
         uint112 balance;
         uint96 agreedPrice;
@@ -68,11 +69,13 @@ interface IServiceMarketplace {
         bool succeeded;
     }
 
-    /// @notice One run to debit from `buyer`'s per-task balance on `listingId`.
+    /// @notice One run to debit from `buyer`'s per-task balance on `listingId`, at most `maxPrice`: the price
+    /// the run was admitted at (see `consumeQuery`).
     struct Debit {
         bytes32 listingId;
         address buyer;
         uint256 runId;
+        uint256 maxPrice;
     }
 
     // ─── Errors ───────────────────────────────────────────────────────────────
@@ -210,8 +213,8 @@ interface IServiceMarketplace {
         external
         returns (bytes32 listingId);
 
-    /// @notice Changes price and metadata of an open listing; existing credentials are untouched, and a
-    /// per-task balance pays a higher price only after its renter's next deposit.
+    /// @notice Changes price and metadata of an open listing; existing credentials are untouched, a per-task
+    /// balance pays a higher price only after its renter's next deposit, and a run already admitted never.
     function updateListing(bytes32 listingId, uint96 price, string calldata metadataUri) external;
 
     /// @notice Pauses (no new rentals; the service refuses executions) or reactivates a listing.
@@ -256,9 +259,13 @@ interface IServiceMarketplace {
     // The operator is the hot key on the API servers: it may only debit and log runs. The authority may
     // do both too, and alone administers the protocol.
 
-    /// @notice Debits one run from a per-task balance, at the lower of the price its renter agreed to and the
-    /// listing's current price; each run id settles once.
-    function consumeQuery(bytes32 listingId, address buyer, uint256 runId) external;
+    /// @notice Debits one run from a per-task balance, at the lowest of the price its renter agreed to, the
+    /// listing's current price and `maxPrice`; each run id settles once. A refusal for a short balance
+    /// (`InsufficientBalance`) names that same price.
+    /// @param maxPrice The most the run may cost: its price when it was admitted (the lower of the agreed and
+    /// the current price then), so a raise between admission and debit never reaches a run already started,
+    /// while a cut since still does.
+    function consumeQuery(bytes32 listingId, address buyer, uint256 runId, uint256 maxPrice) external;
 
     /// @notice Debits a batch of runs, each exactly as `consumeQuery` would, in order. A debit `consumeQuery`
     /// would revert (a settled run id, a revoked credential, a short balance, a closed or unknown listing) is

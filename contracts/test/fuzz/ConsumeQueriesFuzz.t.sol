@@ -65,7 +65,8 @@ contract ConsumeQueriesFuzzTest is BaseTest {
         assertEq(address(market).balance, _owed(), "solvency");
     }
 
-    /// @dev Each pick chooses a listing, a buyer and a run id among few, so batches repeat run ids.
+    /// @dev Each pick chooses a listing, a buyer and a run id among few, so batches repeat run ids, and the
+    /// price the run was admitted at, below, at or above what the credential's next run costs.
     function _debits(uint256[MAX_BATCH] memory picks, uint256 size)
         internal
         view
@@ -76,7 +77,9 @@ contract ConsumeQueriesFuzzTest is BaseTest {
             uint256 pick = picks[i];
             // Mostly the open per-task listing, so most debits have a chance to settle.
             bytes32 listingId = pick % 8 < 5 ? perQuery : listingChoices[(pick >> 3) % 4];
-            debits[i] = IServiceMarketplace.Debit(listingId, buyerChoices[(pick >> 8) % 3], (pick >> 16) % 16);
+            debits[i] = IServiceMarketplace.Debit(
+                listingId, buyerChoices[(pick >> 8) % 3], (pick >> 16) % 16, (pick >> 24) % (PRICE * 3)
+            );
         }
     }
 
@@ -89,7 +92,7 @@ contract ConsumeQueriesFuzzTest is BaseTest {
             IServiceMarketplace.Debit memory debit = debits[i];
             uint256 balanceBefore = _balance(debit.listingId, debit.buyer);
             vm.prank(operator);
-            try market.consumeQuery(debit.listingId, debit.buyer, debit.runId) {
+            try market.consumeQuery(debit.listingId, debit.buyer, debit.runId, debit.maxPrice) {
                 outcomes[i] = Outcome(true, balanceBefore - _balance(debit.listingId, debit.buyer), 0);
             } catch (bytes memory reason) {
                 outcomes[i] = Outcome(false, 0, bytes4(reason));

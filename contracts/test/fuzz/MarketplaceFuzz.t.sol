@@ -334,7 +334,7 @@ contract MarketplaceFuzzTest is BaseTest {
 
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.InsufficientBalance.selector, extra, p));
         vm.prank(authority);
-        market.consumeQuery(id, renter, 5000);
+        market.consumeQuery(id, renter, 5000, p);
     }
 
     /// @dev A deposit agrees to the listing's price only when it is at most what the renter accepted.
@@ -385,6 +385,51 @@ contract MarketplaceFuzzTest is BaseTest {
         assertEq(address(market).balance, _owed(id));
     }
 
+    /// @dev A debit charges the lowest of the agreed price, the current price and the run's admission price
+    /// (`maxPrice`), splits it exactly, and refuses a balance short of that very price, naming it.
+    function testFuzz_consumeQuery_ChargesTheLowestOfAgreedCurrentAndMaxPrice(
+        uint256 agreedSeed,
+        uint256 currentSeed,
+        uint256 maxPrice,
+        uint256 deposit,
+        uint256 bps
+    ) public {
+        uint96 agreed = _boundPrice(agreedSeed);
+        uint96 current = _boundPrice(currentSeed);
+        maxPrice = bound(maxPrice, 0, 2 * MAX_PRICE);
+        deposit = bound(deposit, agreed, 2 * uint256(agreed));
+        _setFee(_boundFee(bps));
+        bytes32 id = _create(otherCreator, FUZZ_SEED, PER_QUERY, agreed);
+        _buyPerQuery(renter, id, deposit);
+        vm.prank(otherCreator);
+        market.updateListing(id, current, NEW_URI);
+        // Spend part of the deposit first, so some balances fall short of the next debit.
+        _consume(id, renter, 1, deposit / 2);
+        uint256 balance = _balance(id, renter);
+
+        uint256 settled = _escrow(id) + _fees(id);
+        uint256 expected = agreed < current ? agreed : current;
+        if (maxPrice < expected) expected = maxPrice;
+        if (balance < expected) {
+            vm.expectRevert(
+                abi.encodeWithSelector(IServiceMarketplace.InsufficientBalance.selector, balance, expected)
+            );
+        } else {
+            vm.expectEmit(address(market));
+            emit IServiceMarketplace.QueryConsumed(
+                id, renter, 2, expected, _fee(expected), balance - expected
+            );
+        }
+        vm.prank(operator);
+        market.consumeQuery(id, renter, 2, maxPrice);
+
+        uint256 debited = balance >= expected ? expected : 0;
+        assertEq(_balance(id, renter), balance - debited, "balance less the debit");
+        assertEq(_escrow(id) + _fees(id) - settled, debited, "fee + share == debit");
+        assertEq(market.isRunRecorded(2), balance >= expected, "run settled iff debited");
+        assertEq(address(market).balance, _owed(id));
+    }
+
     function testFuzz_consumeQuery_RunIdSettlesOnce(uint256 runId, uint256 otherRunId) public {
         vm.assume(runId != otherRunId);
         _buyPerQuery(renter, perQuery, PRICE * 3);
@@ -394,7 +439,7 @@ contract MarketplaceFuzzTest is BaseTest {
 
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.RunAlreadyRecorded.selector, runId));
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, runId);
+        market.consumeQuery(perQuery, renter, runId, PRICE);
         assertEq(_balance(perQuery, renter), PRICE * 2);
 
         _consume(perQuery, renter, otherRunId);

@@ -63,8 +63,14 @@ contract Handler is CommonBase, StdCheats, StdUtils {
     uint256 public ghost_staleOperatorAccepted;
     /// @dev Debits above the price the renter last agreed to (purchase or top-up): must stay 0.
     uint256 public ghost_debitsAboveAgreedPrice;
-    /// @dev Debits other than the lower of the agreed and the current price: must stay 0.
+    /// @dev Debits other than the lowest of the agreed price, the current price and the run's admission
+    /// price (`maxPrice`): must stay 0.
     uint256 public ghost_debitsOffPrice;
+    /// @dev Debits above the price their run was admitted at: must stay 0.
+    uint256 public ghost_debitsAboveMaxPrice;
+    /// @dev Debits whose admission price was below both the agreed and the current price (the listing's
+    /// price rose since the run was admitted), so `maxPrice` decided what they charged.
+    uint256 public ghost_debitsCappedByMaxPrice;
     /// @dev Debits on a balance whose listing's price had been raised above what its renter agreed to.
     uint256 public ghost_debitsAfterRaise;
     /// @dev Batch debits that did not end as the model of `consumeQuery` says (debited at its price, or
@@ -323,9 +329,11 @@ contract Handler is CommonBase, StdCheats, StdUtils {
 
     // ─── Operator and authority ───────────────────────────────────────────────
 
-    /// @dev Debits a fresh run id, or (one call in four) replays a settled one, which must revert
-    /// RunAlreadyRecorded and change nothing.
-    function consumeQuery(uint256 listingSeed, uint256 renterSeed, uint256 replaySeed) external {
+    /// @dev Debits a fresh run id admitted at a price from `maxPriceSeed`, or (one call in four) replays a
+    /// settled one, which must revert RunAlreadyRecorded and change nothing.
+    function consumeQuery(uint256 listingSeed, uint256 renterSeed, uint256 replaySeed, uint256 maxPriceSeed)
+        external
+    {
         if (market.paused()) return;
         uint256 n = listingIds.length;
         for (uint256 j; j < n; ++j) {
@@ -335,7 +343,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             if (replaySeed % 4 == 0 && usedRunIds.length != 0) {
                 _replay(id, buyer, usedRunIds[replaySeed % usedRunIds.length]);
             } else {
-                _consumeFresh(id, buyer);
+                _consumeFresh(id, buyer, _admissionPrice(id, buyer, maxPriceSeed));
             }
             return;
         }
@@ -373,8 +381,8 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         ++calls["consumeQueries"];
     }
 
-    /// @dev A renter whose per-task credential on an open listing `id` can pay one run at the price this
-    /// handler expects (the lower of the agreed and the current price).
+    /// @dev A renter whose per-task credential on an open listing `id` can pay one run at the lower of the
+    /// agreed and the current price (so at any admission price too).
     function _consumable(bytes32 id, uint256 renterSeed) internal view returns (address, bool) {
         (,,,, IServiceMarketplace.RentalModel model, IServiceMarketplace.ListingStatus status) =
             market.listings(id);
@@ -384,7 +392,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
             (uint112 balance,, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
-            if (purchasedAt != 0 && !isRevoked && balance >= _expectedDebit(id, buyer)) return (buyer, true);
+            if (purchasedAt != 0 && !isRevoked && balance >= _nextDebit(id, buyer)) return (buyer, true);
         }
         return (address(0), false);
     }
@@ -515,21 +523,22 @@ contract Handler is CommonBase, StdCheats, StdUtils {
 
     // ─── Internals ────────────────────────────────────────────────────────────
 
-    function _consumeFresh(bytes32 id, address buyer) internal {
+    function _consumeFresh(bytes32 id, address buyer, uint256 maxPrice) internal {
         uint256 runId = nextRunId++;
         (uint256 escrowBefore, uint256 feesBefore, uint256 bps) = _snapshot(id);
         (uint112 balanceBefore,,,) = market.perQueryBalances(id, buyer);
         uint256 agreed = ghost_agreedPriceOf[id][buyer];
-        uint256 expected = _expectedDebit(id, buyer);
+        uint256 expected = _expectedDebit(id, buyer, maxPrice);
         vm.recordLogs();
         vm.prank(operator);
-        market.consumeQuery(id, buyer, runId);
+        market.consumeQuery(id, buyer, runId, maxPrice);
         ghost_consumedEvents[runId] += _countLogs(QUERY_CONSUMED, runId, true);
         usedRunIds.push(runId);
         (uint112 balanceAfter,,,) = market.perQueryBalances(id, buyer);
         uint256 debited = balanceBefore - balanceAfter;
         if (debited > agreed) ++ghost_debitsAboveAgreedPrice;
         if (debited != expected) ++ghost_debitsOffPrice;
+        _countMaxPrice(id, buyer, debited, maxPrice);
         if (_priceOf(id) > agreed) ++ghost_debitsAfterRaise;
         ghost_consumed += debited;
         ghost_debitedOf[id][buyer] += debited;
@@ -569,7 +578,8 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             if (kind == 5 && usedRunIds.length != 0) runId = usedRunIds[(mixSeed >> 64) % usedRunIds.length];
             else if (kind == 6 && i != 0) runId = debits[i - 1].runId;
             else runId = nextRunId++;
-            debits[i] = IServiceMarketplace.Debit(id, buyer, runId);
+            uint256 maxPrice = _admissionPrice(id, buyer, uint256(keccak256(abi.encode(mixSeed, i))));
+            debits[i] = IServiceMarketplace.Debit(id, buyer, runId, maxPrice);
         }
     }
 
@@ -596,7 +606,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             expected[i].recordedBefore = market.isRunRecorded(debit.runId);
             expected[i].refusal = _expectedRefusal(debit, alreadySpent, recordedInBatch);
             if (expected[i].refusal == 0) {
-                expected[i].price = _expectedDebit(debit.listingId, debit.buyer);
+                expected[i].price = _expectedDebit(debit.listingId, debit.buyer, debit.maxPrice);
                 spent[i] = expected[i].price;
             }
         }
@@ -622,7 +632,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             market.perQueryBalances(debit.listingId, debit.buyer);
         if (purchasedAt == 0) return IServiceMarketplace.CredentialNotFound.selector;
         if (isRevoked) return IServiceMarketplace.CredentialRevoked.selector;
-        if (balance - alreadySpent < _expectedDebit(debit.listingId, debit.buyer)) {
+        if (balance - alreadySpent < _expectedDebit(debit.listingId, debit.buyer, debit.maxPrice)) {
             return IServiceMarketplace.InsufficientBalance.selector;
         }
         if (recordedInBatch || market.isRunRecorded(debit.runId)) {
@@ -663,6 +673,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             if (want.refusal != 0) ++ghost_batchMismatches;
             if (price > agreed) ++ghost_debitsAboveAgreedPrice;
             if (price != want.price) ++ghost_debitsOffPrice;
+            _countMaxPrice(debit.listingId, debit.buyer, price, debit.maxPrice);
             if (_priceOf(debit.listingId) > agreed) ++ghost_debitsAfterRaise;
             usedRunIds.push(debit.runId);
             ghost_consumed += price;
@@ -691,20 +702,43 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         }
     }
 
-    /// @dev What the next run should cost `buyer` on `id`: a cut applies at once, a raise only after a deposit.
-    function _expectedDebit(bytes32 id, address buyer) internal view returns (uint256) {
+    /// @dev What the next run should cost `buyer` on `id` if admitted now: a cut applies at once, a raise
+    /// only after a deposit.
+    function _nextDebit(bytes32 id, address buyer) internal view returns (uint256) {
         uint256 agreed = ghost_agreedPriceOf[id][buyer];
         uint256 current = _priceOf(id);
         return agreed < current ? agreed : current;
     }
 
+    /// @dev What a run admitted at `maxPrice` should cost: a raise since its admission never reaches it.
+    function _expectedDebit(bytes32 id, address buyer, uint256 maxPrice) internal view returns (uint256) {
+        uint256 next = _nextDebit(id, buyer);
+        return maxPrice < next ? maxPrice : next;
+    }
+
+    /// @dev The price a run was admitted at, as the service would send it: by `seed`, the next debit's price
+    /// now (admitted just now), or any price from the least to the agreed one (admitted when the listing's
+    /// price was that, since raised or cut).
+    function _admissionPrice(bytes32 id, address buyer, uint256 seed) internal view returns (uint256) {
+        if (seed % 2 == 0) return _nextDebit(id, buyer);
+        uint256 agreed = ghost_agreedPriceOf[id][buyer];
+        return _bound(seed, MIN_PRICE, agreed > MIN_PRICE ? agreed : MIN_PRICE);
+    }
+
+    /// @dev Checks a debit against its run's admission price, and counts it if that price decided it.
+    function _countMaxPrice(bytes32 id, address buyer, uint256 debited, uint256 maxPrice) internal {
+        if (debited > maxPrice) ++ghost_debitsAboveMaxPrice;
+        if (maxPrice < _nextDebit(id, buyer)) ++ghost_debitsCappedByMaxPrice;
+    }
+
     function _replay(bytes32 id, address buyer, uint256 runId) internal {
         (uint112 balanceBefore,,,) = market.perQueryBalances(id, buyer);
         (uint256 escrowBefore, uint256 feesBefore,) = _snapshot(id);
+        uint256 maxPrice = _nextDebit(id, buyer);
         ++ghost_replaysAttempted;
         vm.recordLogs();
         vm.prank(operator);
-        try market.consumeQuery(id, buyer, runId) {}
+        try market.consumeQuery(id, buyer, runId, maxPrice) {}
         catch (bytes memory reason) {
             if (
                 keccak256(reason)

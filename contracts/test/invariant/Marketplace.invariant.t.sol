@@ -157,10 +157,12 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
     }
 
     /// @notice (f) Finding "per-task price lock": no run ever debits more than the price its renter last
-    /// agreed to by depositing, and each debits exactly the lower of that and the listing's current price.
+    /// agreed to by depositing, nor more than the price the run was admitted at (`maxPrice`), and each debits
+    /// exactly the lowest of those and the listing's current price.
     function invariant_DebitNeverExceedsAgreedPrice() public view {
         assertEq(handler.ghost_debitsAboveAgreedPrice(), 0, "debit above the agreed price");
-        assertEq(handler.ghost_debitsOffPrice(), 0, "debit not min(agreed, current price)");
+        assertEq(handler.ghost_debitsAboveMaxPrice(), 0, "debit above the admission price");
+        assertEq(handler.ghost_debitsOffPrice(), 0, "debit not min(agreed, current, admission price)");
     }
 
     /// @notice (g) Finding "hot key split": an operator rotated out is refused from the very next call, while
@@ -192,8 +194,8 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
     }
 
     /// @notice (i) The runs really debit fresh run ids, refuse replayed ones, revoke credentials, close
-    /// listings, debit balances whose price was raised above what their renter agreed to, rotate the
-    /// operator and debit and skip in batches, so (c) to (h) are never checked against nothing. A run of 50
+    /// listings, debit balances whose price was raised above what their renter agreed to, debit runs whose
+    /// admission price was below the price now, rotate the operator and debit and skip in batches, so (c) to (h) are never checked against nothing. A run of 50
     /// calls often closes nothing, so the totals are kept over the campaign: forge resets the chain before
     /// every run, the process environment outlives it.
     function afterInvariant() public {
@@ -214,6 +216,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         uint256 rotations = _addToCampaignTotal("OPERATOR_ROTATIONS", handler.calls("rotateOperator"));
         uint256 batchDebits = _addToCampaignTotal("BATCH_DEBITS", handler.ghost_batchDebits());
         uint256 batchSkips = _addToCampaignTotal("BATCH_SKIPS", handler.ghost_batchSkips());
+        uint256 capped = _addToCampaignTotal("DEBITS_CAPPED", handler.ghost_debitsCappedByMaxPrice());
         if (runs < RUNS_BEFORE_EXERCISE_CHECK) return;
         assertGt(debits, 0, "no run id was ever debited");
         assertGt(refusedReplays, 0, "no replayed run id was ever refused");
@@ -223,6 +226,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         assertGt(rotations, 0, "the operator was never rotated");
         assertGt(batchDebits, 0, "no batch ever debited");
         assertGt(batchSkips, 0, "no batch ever skipped a debit");
+        assertGt(capped, 0, "no debit was ever capped by its admission price");
     }
 
     function _addToCampaignTotal(string memory name, uint256 amount) internal returns (uint256 total) {
