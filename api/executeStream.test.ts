@@ -165,7 +165,7 @@ describe("POST /v1/execute/stream", () => {
     const stream = sseReader(response);
     await startRun(deps(), run.id);
     sendDelta(deps(), run.id, "Hello");
-    expect(await stream.next()).toEqual({ event: "output", data: '{"delta":"Hello"}' });
+    expect(await stream.nextEvent()).toEqual({ event: "output", data: '{"delta":"Hello"}' });
     // The last deltas never arrive; the row has the whole output.
     await finishRun(deps(), run.id, { status: "completed", output: { text: "Hello, world" } });
     const items = await stream.rest();

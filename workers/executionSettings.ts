@@ -23,6 +23,8 @@ type ExecutionEnv = {
   RUN_WORKER_CONCURRENCY: number;
   RUN_LEASE_MS: number;
   RUN_QUEUE_WAIT_MS: number;
+  RUN_OUTPUT_STORE_BYTES: number;
+  RUN_OUTPUT_RETENTION_DAYS: number;
   ALLOW_PRIVATE_ENDPOINTS?: boolean;
   OPENAI_BASE_URL: string;
   ANTHROPIC_BASE_URL: string;
@@ -38,5 +40,7 @@ export async function executionSettings(env: ExecutionEnv): Promise<WorkersOptio
     concurrency: env.RUN_WORKER_CONCURRENCY,
     leaseMs: env.RUN_LEASE_MS,
     queueWaitMs: env.RUN_QUEUE_WAIT_MS,
+    outputStoreBytes: env.RUN_OUTPUT_STORE_BYTES,
+    outputRetentionDays: env.RUN_OUTPUT_RETENTION_DAYS,
   };
 }

@@ -23,7 +23,10 @@ export type WorkersOptions = {
    * `policy`: where the agents this process runs may be called; `vendors`: where declarative agents
    * reach their model vendors; `repositoryBaseUrl`: where their repo_scoped tools read.
    */
-  execution: Pick<ExecutionOptions, "concurrency" | "leaseMs" | "queueWaitMs"> &
+  execution: Pick<
+    ExecutionOptions,
+    "concurrency" | "leaseMs" | "queueWaitMs" | "outputStoreBytes" | "outputRetentionDays"
+  > &
     Pick<RuntimeDeps, "policy" | "vendors" | "repositoryBaseUrl">;
   chain: SettlementOptions["chain"];
 };

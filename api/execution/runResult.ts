@@ -1,6 +1,7 @@
 import type { Hex } from "viem";
 import type { RunRow } from "../../lib/db/appSchema.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
+import type { WholeOutput } from "./watchRun.ts";
 
 /**
  * True once the run's answer is final and will not change: ended and, per task, its reservation
@@ -23,17 +24,21 @@ export function costOf(row: Pick<RunRow, "charge" | "costWei" | "reservedWei">):
 /**
  * The run result of `POST /v1/execute` and `GET /v1/runs/:run_id` (`cost_wei` a bigint, for
  * `exactJson`). Until the answer is final the run is `waiting`, `queued` or `running` (an ended
- * run awaiting its debit is still `running`), with no output, cost or duration yet.
+ * run awaiting its debit is still `running`), with no output or duration yet. `whole`: the whole
+ * output of a run whose row keeps a cut copy, when the answering process received it.
  */
-export function runResult(row: RunRow) {
+export function runResult(row: RunRow, whole?: WholeOutput) {
   const answered = isAnswered(row);
+  const cut = answered && row.outputTruncated && whole === undefined;
   return {
     run_id: row.id,
     agent_id: toApiListingId(row.onChainListingId as Hex),
     status: answered || !isEnded(row) ? row.status : "running",
-    output: answered ? (row.output ?? null) : null,
+    output: answered ? (whole ? whole.output : (row.output ?? null)) : null,
     cost_wei: costOf(row),
     duration_ms: answered ? (row.durationMs ?? 0) : null,
+    // The stored copy of a longer output: its first part, and the whole one's SHA-256.
+    ...(cut && { output_truncated: true, output_sha256: row.outputSha256 }),
   };
 }
 

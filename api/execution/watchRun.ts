@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { Bus } from "../../lib/bus/bus.ts";
 import type { RunRow } from "../../lib/db/appSchema.ts";
@@ -19,9 +20,16 @@ export type RunWatch = {
     until: (row: RunRow) => boolean,
     options: { deadline: number; signal?: AbortSignal },
   ) => Promise<RunRow | undefined>;
+  /**
+   * The whole output of an answered run whose row keeps a cut copy, from its pieces announced while
+   * this watch listened, when they are all here and hash to the row's `output_sha256`.
+   */
+  wholeOutput: (row: RunRow) => WholeOutput | undefined;
   /** Stops listening; again, does nothing more. */
   stop: () => Promise<void>;
 };
+
+export type WholeOutput = { output: unknown };
 
 /**
  * Listens to a run's notices from now on: its output deltas go to `onDelta` as they come (a lost
@@ -36,6 +44,8 @@ export function watchRun(
   let wake: (() => void) | undefined;
   /** A change was announced since the row was last read: read it again at once. */
   let changed = false;
+  /** Pieces of the whole output's JSON text, by where they start. */
+  const outputParts = new Map<number, string>();
   const subscription = bus.listen(runTopic(runId), (data) => {
     let notice: ReturnType<typeof decodeNotice>;
     try {
@@ -45,6 +55,10 @@ export function watchRun(
     }
     if (notice.kind === "delta" && typeof notice.delta === "string") {
       onDelta(notice.delta, typeof notice.at === "number" ? notice.at : undefined);
+    } else if (notice.kind === "output") {
+      if (typeof notice.part === "string" && Number.isSafeInteger(notice.at)) {
+        outputParts.set(notice.at, notice.part);
+      }
     } else {
       changed = true;
       wake?.();
@@ -78,6 +92,18 @@ export function watchRun(
     return undefined;
   }
 
+  function wholeOutput(row: RunRow): WholeOutput | undefined {
+    if (!row.outputTruncated || row.outputSha256 === null) return undefined;
+    let text = "";
+    for (let part = outputParts.get(0); part !== undefined; part = outputParts.get(text.length)) {
+      text += part;
+    }
+    if (createHash("sha256").update(text, "utf8").digest("hex") !== row.outputSha256) {
+      return undefined;
+    }
+    return { output: JSON.parse(text) };
+  }
+
   let stopped: Promise<void> | undefined;
-  return { until, stop: () => (stopped ??= subscription.stop()) };
+  return { until, wholeOutput, stop: () => (stopped ??= subscription.stop()) };
 }

@@ -3,6 +3,7 @@
 import type { z } from "zod/v4";
 import type { ErrorCode } from "../errors.ts";
 import { executeBody } from "../execution/executeRequest.ts";
+
 import { createKeyRequest } from "../routes/apiKeys.ts";
 import { challengeQuery, tokenRequest } from "../routes/auth.ts";
 import { listQuery } from "../routes/credentials.ts";
@@ -11,6 +12,13 @@ import { replyBody, reviewBody, reviewPageQuery } from "../routes/reviews.ts";
 import { toolQuery } from "../routes/tools.ts";
 import { manifest, publicManifest } from "./manifestSchema.ts";
 import * as answers from "./responseSchemas.ts";
+
+/** The charging rule as renters read it (docs/execution.md, "The charging rule"). */
+const CHARGING_RULE =
+  "Per task, output delivered is charged and nothing delivered is not: a run is charged its " +
+  "admission price (or the current price if lower) when any of its output reached you, a streamed " +
+  "delta or a completed run's output, whether it then completed or failed; a run that fails " +
+  "before any output costs nothing and answers no agent output. `cost_wei` is what was debited.";
 
 /** `bearer`: an API key or a wallet JWT; `wallet`: a wallet JWT only; `none`: no authentication. */
 export type Security = "bearer" | "wallet" | "none";
@@ -310,7 +318,8 @@ export const OPERATIONS: Operation[] = [
     summary: "Run a task",
     description:
       "Needs a valid rental credential, checked on-chain. A run the agent fails is a 200 with " +
-      '`status: "failed"`.',
+      '`status: "failed"`. ' +
+      CHARGING_RULE,
     security: "bearer",
     body: executeBody,
     idempotent: true,
@@ -324,8 +333,9 @@ export const OPERATIONS: Operation[] = [
     summary: "Run a task, streaming its output",
     description:
       "Server-Sent Events: `output` events (`{delta}`), then one `done` event with the run's " +
-      "result fields (and the partial `output` of a failed run). An `error` event carries an " +
-      "error object when the end of the run cannot be told.",
+      "result fields (and the partial `output` of a failed run: what was streamed). An `error` " +
+      "event carries an error object when the end of the run cannot be told. " +
+      CHARGING_RULE,
     security: "bearer",
     body: executeBody,
     idempotent: true,

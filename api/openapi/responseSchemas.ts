@@ -213,6 +213,15 @@ export const runResult = z
     output: z.unknown().describe("Shaped by the agent's output schema"),
     cost_wei: wei,
     duration_ms: z.int().min(0),
+    output_truncated: z
+      .literal(true)
+      .optional()
+      .describe("`output` is the kept copy of a longer output: its first part, as a string"),
+    output_sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional()
+      .describe("SHA-256 of the whole output's JSON text, when `output` is the kept copy"),
   })
   .meta({ id: "RunResult" });
 
@@ -225,6 +234,15 @@ export const run = z
     cost_wei: wei,
     duration_ms: z.int().min(0).nullable(),
     failure: z.string().optional().describe("Why a failed run failed"),
+    output_truncated: z
+      .literal(true)
+      .optional()
+      .describe("`output` is the kept copy of a longer output: its first part, as a string"),
+    output_sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional()
+      .describe("SHA-256 of the whole output's JSON text, when `output` is the kept copy"),
   })
   .meta({ id: "Run" });
 

@@ -21,13 +21,14 @@ executeRoutes.post("/", async (c) => {
   const { runId, answerDeadline, watch } = await startExecution(c);
   try {
     // A client that leaves, or a process that stops, ends the waiting, not the run: it finishes,
-    // is charged iff completed, and is kept for GET /v1/runs/:run_id.
+    // is charged iff output reached the renter, and is kept for GET /v1/runs/:run_id.
     const row = await watch
       .until(isAnswered, { deadline: answerDeadline, signal: leftOrStopping(c) })
       .catch(stillGoingUnread(runId, c));
     if (!row) throw stillGoingError(runId, c);
     if (neverStarted(row)) throw notStartedError(c, row);
-    return c.body(exactJson(runResult(row)), 200, { "Content-Type": "application/json" });
+    const result = runResult(row, watch.wholeOutput(row));
+    return c.body(exactJson(result), 200, { "Content-Type": "application/json" });
   } finally {
     await watch.stop();
   }
@@ -94,8 +95,9 @@ executeRoutes.post("/stream", async (c) => {
         write(sseEvent("error", JSON.stringify(errorBody(stillGoingError(runId)))));
         return;
       }
-      const output = outputText(row.output);
-      // Deltas are notices and may be lost: the stored output completes what was sent.
+      const stored = watch.wholeOutput(row)?.output ?? row.output;
+      const output = outputText(stored);
+      // Deltas are notices and may be lost: the output completes what was sent.
       if (row.status === "completed" && output.startsWith(streamed) && output !== streamed) {
         sendDelta(output.slice(streamed.length));
       }
@@ -104,7 +106,7 @@ executeRoutes.post("/stream", async (c) => {
         status: row.status,
         cost_wei: costOf(row),
         duration_ms: row.durationMs ?? 0,
-        ...(row.status === "failed" && { output: partialOutput(row.output, streamed) }),
+        ...(row.status === "failed" && { output: partialOutput(stored, streamed) }),
       };
       write(sseEvent("done", exactJson(done)));
     } catch (error) {

@@ -16,6 +16,20 @@ export function announceDelta(bus: Bus, runId: string, delta: string, at: number
   send(bus, runTopic(runId), { kind: "delta", delta, at });
 }
 
+/** Characters of output a notice carries at most: its JSON stays well within a NATS message. */
+const OUTPUT_PART_CHARS = 128 * 1024;
+
+/** The whole output's JSON text, in pieces, for whoever answers a run whose row keeps a cut copy. */
+export function announceWholeOutput(bus: Bus, runId: string, text: string): void {
+  for (let at = 0; at < text.length; at += OUTPUT_PART_CHARS) {
+    send(bus, runTopic(runId), {
+      kind: "output",
+      part: text.slice(at, at + OUTPUT_PART_CHARS),
+      at,
+    });
+  }
+}
+
 function send(bus: Bus, topic: string, notice: RunNotice): void {
   try {
     bus.notify(topic, encodeNotice(notice));

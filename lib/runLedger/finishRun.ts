@@ -3,9 +3,10 @@ import type { Bus } from "../bus/bus.ts";
 import { type RunCharge, runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
 import type { Logger } from "../log.ts";
-import { announceChanged } from "./announce.ts";
+import { announceChanged, announceWholeOutput } from "./announce.ts";
 import { endedRunColumns } from "./endRun.ts";
 import { RUN_INTERNAL_ERROR } from "./runFailures.ts";
+import { type JsonValue, storedOutput } from "./storedOutput.ts";
 import { statusMove } from "./transitions.ts";
 
 /** How a run ended, as its worker saw it. */
@@ -17,6 +18,14 @@ export type RunEnd = {
 };
 
 export type FinishedRun = { onChainListingId: string; charge: RunCharge };
+
+/** The run ledger's bounds on what a run's row keeps. */
+export type RunStorage = {
+  /** `RUN_OUTPUT_STORE_BYTES`: the most JSON text of an output a row keeps. */
+  outputStoreBytes: number;
+};
+
+export const DEFAULT_RUN_STORAGE: RunStorage = { outputStoreBytes: 262_144 };
 
 const ATTEMPTS = 6;
 const COMPLETE = statusMove("running", "completed");
@@ -31,13 +40,18 @@ const COMPLETE = statusMove("running", "completed");
  * data exception) fails the run instead of being tried again.
  */
 export async function finishRun(
-  { db, bus, log }: { db: Database; bus: Bus; log: Logger },
+  {
+    db,
+    bus,
+    log,
+    storage = DEFAULT_RUN_STORAGE,
+  }: { db: Database; bus: Bus; log: Logger; storage?: RunStorage },
   runId: string,
   end: RunEnd,
 ): Promise<FinishedRun | undefined> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const finished = await writeEnd(db, runId, end);
+      const finished = await writeEnd({ db, bus, storage }, runId, end);
       if (finished) announceChanged(bus, [runId], finished.charge === "debit_pending");
       return finished;
     } catch (error) {
@@ -56,12 +70,16 @@ export async function finishRun(
 }
 
 async function writeEnd(
-  db: Database,
+  { db, bus, storage }: { db: Database; bus: Bus; storage: RunStorage },
   runId: string,
   { outcome, durationMs, streamed }: RunEnd,
 ): Promise<FinishedRun | undefined> {
   const failed = outcome.status === "failed";
   const kept = storable(streamed);
+  const output = failed ? kept : ((outcome.output ?? null) as JsonValue);
+  const stored = storedOutput(output, storage.outputStoreBytes);
+  // Before the end is announced, so that whoever answers the run has it all by then.
+  if (stored.truncated) announceWholeOutput(bus, runId, JSON.stringify(output));
   const [finished] = await db
     .update(runs)
     .set({
@@ -70,7 +88,9 @@ async function writeEnd(
         failed ? storable(outcome.failure) : null,
         !failed || kept !== "",
       ),
-      output: failed ? kept : (outcome.output ?? null),
+      output: stored.output,
+      outputSha256: stored.sha256,
+      outputTruncated: stored.truncated,
       durationMs: Math.round(durationMs),
     })
     .where(and(eq(runs.id, runId), eq(runs.status, COMPLETE.from)))

@@ -7,6 +7,11 @@ export type RunNotice =
    * listener can tell a delta lost in between (absent: no position known).
    */
   | { kind: "delta"; delta: string; at?: number }
+  /**
+   * A piece of the whole output's JSON text, `at` characters into it, for an output longer than the
+   * copy kept in its row: whoever answers the run now serves it whole (docs/execution.md).
+   */
+  | { kind: "output"; part: string; at: number }
   /** The run's row changed state (finished, settled, refused): read it again. */
   | { kind: "changed" };
 

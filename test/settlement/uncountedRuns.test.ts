@@ -1,14 +1,17 @@
 // Finding: a creator renting its own listing could buy it run_count and success_rate with runs of its
-// own, and a run refused before it started (no slot freed) was logged on-chain as the agent's failure.
+// own, fill the database with 1 MB answers kept forever, and a run refused before it started (no slot
+// freed) was logged on-chain as the agent's failure.
 // On the real stack (API, a worker process settling on anvil, Ponder indexing, a connected agent):
 // the creator's runs are debited like anyone's but counted nowhere, its failures and refused runs are
 // never sent to the chain (no gas for them), and another renter's runs are counted as before.
-import { and, eq, inArray } from "drizzle-orm";
+import { createHash } from "node:crypto";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { type Hex, parseEther } from "viem";
 import { beforeAll, expect, it } from "vitest";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { runs } from "../../lib/db/appSchema.ts";
 import { projections } from "../../lib/db/projections.ts";
+import { dropOldOutputs } from "../../lib/runLedger/dropOldOutputs.ts";
 import { RUNS_IN_FLIGHT_PER_LISTING } from "../../lib/runLedger/grantSlots.ts";
 import { RUN_NOT_STARTED } from "../../lib/runLedger/runNotStarted.ts";
 import { behaving } from "../support/behavingAgent.ts";
@@ -19,13 +22,14 @@ import { until } from "../support/registration.ts";
 import { runEvents } from "./settlementFixtures.ts";
 
 const PRICE = parseEther("0.001");
+const STORE_BYTES = 64 * 1024;
 /** Long enough for the slots these runs hold to outlast the queue wait of a run behind them. */
 const SLOW_MS = 8_000;
 const { stack, listing, addRenter } = usePerTaskAgentOnStack({
   name: "self-dealing",
   price: PRICE,
-  // A run no slot frees for is refused after a second, not thirty.
-  env: { RUN_QUEUE_WAIT_MS: "1000" },
+  // A run no slot frees for is refused after a second, not thirty; a row keeps 64 KB of output.
+  env: { RUN_QUEUE_WAIT_MS: "1000", RUN_OUTPUT_STORE_BYTES: String(STORE_BYTES) },
   startProcesses: () => stack().addWorker(),
 });
 /** The listing's creator (`listPerTaskAgent` lists as dev account 2), renting its own listing. */
@@ -166,4 +170,67 @@ it("counts a run refused before it started (no slot freed) as no failure, and se
   expect(await recorded(rows)).toEqual([]);
   expect(await figures()).toEqual(before);
   expect(before).toEqual({ run_count: 2, success_rate: 0.5 });
+});
+
+it("stores at most RUN_OUTPUT_STORE_BYTES of a creator's 1 MB answers, delivered whole", async () => {
+  const before = await figures();
+  const bytes = 1_000_000;
+  const replies = await Promise.all(
+    Array.from({ length: 3 }, () => execute(creatorApi, behaving({ bytes }))),
+  );
+  for (const reply of replies) {
+    expect(reply.body).toMatchObject({ status: "completed", cost_wei: Number(PRICE) });
+    expect(JSON.stringify({ output: reply.body.output })).toHaveLength(bytes);
+  }
+  const ids = replies.map((reply) => reply.body.run_id as string);
+  const stored = await stack()
+    .db.select({
+      id: runs.id,
+      bytes: sql<number>`octet_length(${runs.output}::text)`,
+      sha256: runs.outputSha256,
+      truncated: runs.outputTruncated,
+    })
+    .from(runs)
+    .where(inArray(runs.id, ids));
+  for (const reply of replies) {
+    const row = stored.find(({ id }) => id === reply.body.run_id);
+    expect(row?.bytes).toBeLessThanOrEqual(STORE_BYTES);
+    expect(row).toMatchObject({
+      truncated: true,
+      sha256: createHash("sha256").update(JSON.stringify(reply.body.output)).digest("hex"),
+    });
+    // Read again later, the run shows its kept copy and says so.
+    const kept = (await creatorApi.get(`/v1/runs/${reply.body.run_id}`)).body;
+    expect(kept).toMatchObject({ output_truncated: true, output_sha256: row?.sha256 });
+    expect(reply.body.output.summary.startsWith(kept.output.slice('{"summary":"'.length))).toBe(
+      true,
+    );
+  }
+  await settled(ids);
+  expect(await figures()).toEqual(before);
+});
+
+it("drops outputs past RUN_OUTPUT_RETENTION_DAYS, keeping each run's accounting", async () => {
+  const [old, recent] = [
+    await execute(renter.api, behaving()),
+    await execute(renter.api, behaving()),
+  ];
+  await settled([old.body.run_id, recent.body.run_id]);
+  // Fault injection: the first run finished 31 days ago.
+  await stack()
+    .db.update(runs)
+    .set({ finishedAt: sql`now() - interval '31 days'` })
+    .where(eq(runs.id, old.body.run_id));
+  const accounting = (row: typeof runs.$inferSelect) => [row.status, row.charge, row.costWei];
+  const [oldBefore] = await stack().db.select().from(runs).where(eq(runs.id, old.body.run_id));
+
+  expect(await dropOldOutputs(stack().db, 30)).toBeGreaterThanOrEqual(1);
+  const [oldAfter] = await stack().db.select().from(runs).where(eq(runs.id, old.body.run_id));
+  const [recentAfter] = await stack().db.select().from(runs).where(eq(runs.id, recent.body.run_id));
+  expect(oldAfter?.output).toBeNull();
+  expect(accounting(oldAfter as typeof runs.$inferSelect)).toEqual(
+    accounting(oldBefore as typeof runs.$inferSelect),
+  );
+  expect(oldAfter).toMatchObject({ charge: "debited", costWei: PRICE.toString() });
+  expect(recentAfter?.output).toEqual({ summary: "done" });
 });

@@ -3,6 +3,7 @@ import type { Bus } from "../../lib/bus/bus.ts";
 import { runs } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
+import { dropOldOutputs } from "../../lib/runLedger/dropOldOutputs.ts";
 import {
   ago,
   interruptLapsedRuns,
@@ -24,7 +25,12 @@ export type RunSweep = {
   log: Logger;
   /** A run still `waiting` this long after admission is refused (`RUN_QUEUE_WAIT_MS`). */
   queueWaitMs: number;
+  /** Outputs of runs finished longer ago are dropped (`RUN_OUTPUT_RETENTION_DAYS`). */
+  outputRetentionDays: number;
 };
+
+/** How often a process drops outputs past their retention: they age by days, not seconds. */
+const RETENTION_EVERY_MS = 60_000;
 
 /**
  * One pass over the runs the crash of a process can strand, safe to run in every process at once
@@ -33,7 +39,12 @@ export type RunSweep = {
  * nothing charged; a `queued` run is published again (a lost publish; its id dedupes a repeat);
  * listings with waiting runs get their slots granted (a grant lost with its process).
  */
-export async function sweepRuns({ db, bus, log, queueWaitMs }: RunSweep): Promise<void> {
+export async function sweepRuns({
+  db,
+  bus,
+  log,
+  queueWaitMs,
+}: Omit<RunSweep, "outputRetentionDays">): Promise<void> {
   const interrupted = await interruptLapsedRuns({ db, bus });
   const refused = await refuseWaitingRuns({ db, bus }, queueWaitMs);
   if (interrupted.length > 0)
@@ -70,10 +81,18 @@ export function startRunSweeper(
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let pass: Promise<void> = Promise.resolve();
+  let retainedAt = 0;
+  const sweepOnce = async () => {
+    await sweepRuns(sweep);
+    if (Date.now() - retainedAt < RETENTION_EVERY_MS) return;
+    retainedAt = Date.now();
+    const dropped = await dropOldOutputs(sweep.db, sweep.outputRetentionDays);
+    if (dropped > 0) sweep.log.info("old run outputs dropped", { runs: dropped });
+  };
   const next = () => {
     if (stopped) return;
     timer = setTimeout(() => {
-      pass = sweepRuns(sweep)
+      pass = sweepOnce()
         .catch((error: unknown) => sweep.log.warn("run sweep failed", { error: String(error) }))
         .finally(next);
     }, intervalMs);

@@ -2,7 +2,7 @@ import type { Bus, BusMessage, Subscription } from "../../lib/bus/bus.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
 import { announceDelta } from "../../lib/runLedger/announce.ts";
-import { finishRun } from "../../lib/runLedger/finishRun.ts";
+import { finishRun, type RunStorage } from "../../lib/runLedger/finishRun.ts";
 import { grantSlots } from "../../lib/runLedger/grantSlots.ts";
 import { RUN_SUBJECT } from "../../lib/runLedger/publishRun.ts";
 import { RUN_INTERNAL_ERROR } from "../../lib/runLedger/runFailures.ts";
@@ -24,6 +24,8 @@ export type RunWorkerOptions = {
   log: Logger;
   runtimeFor: RuntimeFor;
   checkOutput: OutputCheck;
+  /** What a run's row keeps of its output. */
+  storage: RunStorage;
   /** Runs at once in this process. */
   concurrency: number;
   /** How long this worker's word that it runs a run holds (`lease_until`); renewed every third. */
@@ -43,6 +45,7 @@ export async function startRunWorker({
   log,
   runtimeFor,
   checkOutput,
+  storage,
   concurrency,
   leaseMs,
   drainMs = 10_000,
@@ -79,7 +82,7 @@ export async function startRunWorker({
         const refused = await checkWithRetries(runId, taken.onChainListingId, outcome.output);
         if (refused) outcome = { status: "failed", output: "", failure: refused };
       }
-      const finished = await finishRun({ db, bus, log }, runId, {
+      const finished = await finishRun({ db, bus, log, storage }, runId, {
         outcome,
         durationMs: performance.now() - started,
         streamed: partial,

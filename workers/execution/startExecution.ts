@@ -2,6 +2,7 @@ import type { Bus } from "../../lib/bus/bus.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
 import { startManifestValidationThreads } from "../../lib/manifest/manifestValidationThreads.ts";
+import { DEFAULT_RUN_STORAGE } from "../../lib/runLedger/finishRun.ts";
 import { createOutputCheck } from "./checkOutput.ts";
 import type { RuntimeFor } from "./runAgent.ts";
 import { startRunSweeper } from "./runSweeper.ts";
@@ -18,9 +19,15 @@ export type ExecutionOptions = {
   leaseMs: number;
   /** `RUN_QUEUE_WAIT_MS`. */
   queueWaitMs: number;
+  /** `RUN_OUTPUT_STORE_BYTES`. */
+  outputStoreBytes?: number;
+  /** `RUN_OUTPUT_RETENTION_DAYS`. */
+  outputRetentionDays?: number;
   sweepIntervalMs?: number;
   drainMs?: number;
 };
+
+const DEFAULT_OUTPUT_RETENTION_DAYS = 30;
 
 /** Threads checking outputs: a check is short, and a listing's schema stays compiled on them. */
 const OUTPUT_CHECK_THREADS = 2;
@@ -38,6 +45,8 @@ export async function startExecution({
   concurrency,
   leaseMs,
   queueWaitMs,
+  outputStoreBytes = DEFAULT_RUN_STORAGE.outputStoreBytes,
+  outputRetentionDays = DEFAULT_OUTPUT_RETENTION_DAYS,
   sweepIntervalMs,
   drainMs,
 }: ExecutionOptions): Promise<{ stop: () => Promise<void> }> {
@@ -48,11 +57,15 @@ export async function startExecution({
     log,
     runtimeFor,
     checkOutput: createOutputCheck({ db, threads }),
+    storage: { outputStoreBytes },
     concurrency,
     leaseMs,
     drainMs,
   });
-  const sweeper = startRunSweeper({ db, bus, log, queueWaitMs }, sweepIntervalMs);
+  const sweeper = startRunSweeper(
+    { db, bus, log, queueWaitMs, outputRetentionDays },
+    sweepIntervalMs,
+  );
   return {
     stop: async () => {
       await sweeper.stop();
