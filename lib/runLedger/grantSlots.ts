@@ -12,7 +12,7 @@ const QUEUE = statusMove("waiting", "queued");
 export const RUNS_IN_FLIGHT_PER_LISTING = 20;
 
 /**
- * Gives free slots of a listing to its waiting runs, `priority` before `standard`, oldest first,
+ * Gives free slots of a listing to its waiting runs, fairly between wallets (`queueWaitingRuns`),
  * publishes each granted run to the workers (message id = run id, so a repeat is dropped) and tells
  * whoever waits on it that it changed. Safe to call from any process at any time: the listing's
  * advisory lock makes the count exact.
