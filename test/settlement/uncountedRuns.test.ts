@@ -6,17 +6,17 @@
 // never sent to the chain (no gas for them), and another renter's runs are counted as before.
 import { createHash } from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { type Hex, parseEther } from "viem";
+import { parseEther } from "viem";
 import { beforeAll, expect, it } from "vitest";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { runs } from "../../lib/db/appSchema.ts";
-import { projections } from "../../lib/db/projections.ts";
 import { dropOldOutputs } from "../../lib/runLedger/dropOldOutputs.ts";
 import { RUNS_IN_FLIGHT_PER_LISTING } from "../../lib/runLedger/grantSlots.ts";
 import { RUN_NOT_STARTED } from "../../lib/runLedger/runNotStarted.ts";
 import { behaving } from "../support/behavingAgent.ts";
 import type { Renter } from "../support/connectedListing.ts";
 import { expectError, http, signIn } from "../support/http.ts";
+import { indexedFigures } from "../support/listingFigures.ts";
 import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
 import { until } from "../support/registration.ts";
 import { runEvents } from "./settlementFixtures.ts";
@@ -60,31 +60,8 @@ function settled(ids: string[]) {
   });
 }
 
-/**
- * The listing's figures once the indexer has seen every block mined so far: as the projection holds
- * them, and as `GET /v1/listings/:id` answers once its kept answers follow.
- */
-async function figures() {
-  await stack().ponder.waitForBlock(await stack().marketplace.publicClient.getBlockNumber());
-  const [row] = await stack()
-    .db.select({
-      runCount: projections.listing.runCount,
-      failedRunCount: projections.listing.failedRunCount,
-    })
-    .from(projections.listing)
-    .where(eq(projections.listing.id, listing().listingId.toLowerCase() as Hex));
-  if (!row) throw new Error("the listing is not indexed");
-  const expected = {
-    run_count: row.runCount,
-    success_rate: row.runCount === 0 ? 0 : (row.runCount - row.failedRunCount) / row.runCount,
-  };
-  return until("the listing's detail to show the indexed figures", async () => {
-    const { run_count, success_rate } = (await renter.api.get(`/v1/listings/${listing().agentId}`))
-      .body;
-    const shown = { run_count, success_rate };
-    return JSON.stringify(shown) === JSON.stringify(expected) && shown;
-  });
-}
+/** The listing's figures, as indexed and as its detail answers. */
+const figures = () => indexedFigures(stack(), listing(), renter.api);
 
 /** The chain's `RunRecorded` logs of these runs. */
 async function recorded(rows: { onChainRunId: string }[]) {
