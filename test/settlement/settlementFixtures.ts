@@ -9,9 +9,12 @@ import { rpcRequest } from "../../devStack/startAnvil.ts";
 import type { Stack } from "../../devStack/startStack.ts";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
 import { type RunCharge, type RunStatus, runs } from "../../lib/db/appSchema.ts";
+import { projections } from "../../lib/db/projections.ts";
 import { newRunId } from "../../lib/ids/randomIds.ts";
 import { RENTAL_MODELS, type RentalModel } from "../../lib/marketplace/vocabulary.ts";
 import { nextOnChainRunId } from "../../lib/runLedger/onChainRunId.ts";
+import type { http } from "../support/http.ts";
+import { until } from "../support/registration.ts";
 
 /** A funded wallet of its own, so no test shares a balance with another. */
 export async function newWallet(stack: Stack): Promise<PrivateKeyAccount> {
@@ -135,6 +138,46 @@ export async function runRow(stack: Stack, id: string) {
   const [row] = await stack.db.select().from(runs).where(eq(runs.id, id));
   if (!row) throw new Error(`no run ${id}`);
   return row;
+}
+
+/** Waits until these runs are settled for good: charge final and logged (on-chain or not). */
+export function settledRuns(stack: Stack, ids: string[]) {
+  return until(`${ids.length} runs settled`, async () => {
+    const rows = await runRows(stack, ids);
+    const done = rows.every(
+      (row) => row.logged && row.charge !== "reserved" && row.charge !== "debit_pending",
+    );
+    return rows.length === ids.length && done && rows;
+  });
+}
+
+/**
+ * A listing's `run_count` and `success_rate` once the indexer has seen every block mined so far: as
+ * the projection holds them, and as `GET /v1/listings/:id` answers `api` once its kept answers follow.
+ */
+export async function listingFigures(
+  stack: Stack,
+  listing: { listingId: Hex; agentId: string },
+  api: ReturnType<typeof http>,
+) {
+  await stack.ponder.waitForBlock(await stack.marketplace.publicClient.getBlockNumber());
+  const [row] = await stack.db
+    .select({
+      runCount: projections.listing.runCount,
+      failedRunCount: projections.listing.failedRunCount,
+    })
+    .from(projections.listing)
+    .where(eq(projections.listing.id, listing.listingId.toLowerCase() as Hex));
+  if (!row) throw new Error("the listing is not indexed");
+  const expected = {
+    run_count: row.runCount,
+    success_rate: row.runCount === 0 ? 0 : (row.runCount - row.failedRunCount) / row.runCount,
+  };
+  return until("the listing's detail to show the indexed figures", async () => {
+    const { run_count, success_rate } = (await api.get(`/v1/listings/${listing.agentId}`)).body;
+    const shown = { run_count, success_rate };
+    return JSON.stringify(shown) === JSON.stringify(expected) && shown;
+  });
 }
 
 /** The marketplace's logs of `eventName` for these run ids, since the deployment. */

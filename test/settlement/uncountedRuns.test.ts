@@ -1,14 +1,14 @@
 // Finding: a creator renting its own listing could buy it run_count and success_rate with runs of its
 // own, and a run refused before it started (no slot freed) was logged on-chain as the agent's failure.
 // On the real stack (API, a worker process settling on anvil, Ponder indexing, a connected agent):
-// the creator's runs are debited like anyone's but counted nowhere, its failures and refused runs are
-// never sent to the chain (no gas for them), and another renter's runs are counted as before.
+// the creator's runs are debited like anyone's but counted nowhere (a failure charged because it
+// streamed output included), its other failures and refused runs are never sent to the chain (no gas
+// for them), and another renter's runs are counted as before.
 import { and, eq, inArray } from "drizzle-orm";
-import { type Hex, parseEther } from "viem";
+import { parseEther } from "viem";
 import { beforeAll, expect, it } from "vitest";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { runs } from "../../lib/db/appSchema.ts";
-import { projections } from "../../lib/db/projections.ts";
 import { RUNS_IN_FLIGHT_PER_LISTING } from "../../lib/runLedger/grantSlots.ts";
 import { RUN_NOT_STARTED } from "../../lib/runLedger/runNotStarted.ts";
 import { behaving } from "../support/behavingAgent.ts";
@@ -16,7 +16,7 @@ import type { Renter } from "../support/connectedListing.ts";
 import { expectError, http, signIn } from "../support/http.ts";
 import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
 import { until } from "../support/registration.ts";
-import { runEvents } from "./settlementFixtures.ts";
+import { listingFigures, runEvents, settledRuns } from "./settlementFixtures.ts";
 
 const PRICE = parseEther("0.001");
 /** Long enough for the slots these runs hold to outlast the queue wait of a run behind them. */
@@ -45,42 +45,9 @@ beforeAll(async () => {
 const execute = (api: ReturnType<typeof http>, task: string) =>
   api.post("/v1/execute", { agent_id: listing().agentId, task });
 
-/** Waits until these runs are settled for good: charge final and logged (on-chain or not). */
-function settled(ids: string[]) {
-  return until(`${ids.length} runs settled`, async () => {
-    const rows = await stack().db.select().from(runs).where(inArray(runs.id, ids));
-    const done = rows.every(
-      (row) => row.logged && row.charge !== "reserved" && row.charge !== "debit_pending",
-    );
-    return rows.length === ids.length && done && rows;
-  });
-}
-
-/**
- * The listing's figures once the indexer has seen every block mined so far: as the projection holds
- * them, and as `GET /v1/listings/:id` answers once its kept answers follow.
- */
-async function figures() {
-  await stack().ponder.waitForBlock(await stack().marketplace.publicClient.getBlockNumber());
-  const [row] = await stack()
-    .db.select({
-      runCount: projections.listing.runCount,
-      failedRunCount: projections.listing.failedRunCount,
-    })
-    .from(projections.listing)
-    .where(eq(projections.listing.id, listing().listingId.toLowerCase() as Hex));
-  if (!row) throw new Error("the listing is not indexed");
-  const expected = {
-    run_count: row.runCount,
-    success_rate: row.runCount === 0 ? 0 : (row.runCount - row.failedRunCount) / row.runCount,
-  };
-  return until("the listing's detail to show the indexed figures", async () => {
-    const { run_count, success_rate } = (await renter.api.get(`/v1/listings/${listing().agentId}`))
-      .body;
-    const shown = { run_count, success_rate };
-    return JSON.stringify(shown) === JSON.stringify(expected) && shown;
-  });
-}
+const settled = (ids: string[]) => settledRuns(stack(), ids);
+/** The listing's figures, indexed and as its detail shows them. */
+const figures = () => listingFigures(stack(), listing(), renter.api);
 
 /** The chain's `RunRecorded` logs of these runs. */
 async function recorded(rows: { onChainRunId: string }[]) {
@@ -97,19 +64,25 @@ it("counts none of a creator's runs of its own listing, and another renter's as 
   const own = [
     await execute(creatorApi, behaving()),
     await execute(creatorApi, behaving({ status: 500 })),
+    // Streams, then answers off its schema: failed, but its output reached the renter.
+    await execute(creatorApi, behaving({ deltas: ["some ", "text"], output: { summary: 42 } })),
   ];
   expect(own.map((reply) => [reply.status, reply.body.status])).toEqual([
     [200, "completed"],
     [200, "failed"],
+    [200, "failed"],
   ]);
-  const [completed, failed] = await settled(own.map((reply) => reply.body.run_id)).then((rows) =>
-    own.map((reply) => rows.find((row) => row.id === reply.body.run_id)),
-  );
-  // Paid for like any run (the creator pays the protocol's fee), so the debit stays on-chain...
+  const [completed, failed, chargedFailure] = await settled(
+    own.map((reply) => reply.body.run_id),
+  ).then((rows) => own.map((reply) => rows.find((row) => row.id === reply.body.run_id)));
+  // Paid for like any run (the creator pays the protocol's fee), so the debits stay on-chain...
   expect(completed).toMatchObject({ charge: "debited", costWei: PRICE.toString() });
-  expect(
-    await runEvents(stack(), "QueryConsumed", [BigInt(completed?.onChainRunId ?? 0)]),
-  ).toHaveLength(1);
+  expect(chargedFailure).toMatchObject({ charge: "debited", costWei: PRICE.toString() });
+  const debits = await runEvents(stack(), "QueryConsumed", [
+    BigInt(completed?.onChainRunId ?? 0),
+    BigInt(chargedFailure?.onChainRunId ?? 0),
+  ]);
+  expect(debits.map((log) => log.args.succeeded).sort()).toEqual([false, true]);
   // ...but the failure is never sent: no transaction, no gas.
   expect(failed).toMatchObject({ status: "failed", charge: "released", logged: true });
   expect(await recorded([failed as { onChainRunId: string }])).toEqual([]);
