@@ -146,6 +146,8 @@ export const debitEvent = onchainTable(
     price: t.bigint().notNull(),
     fee: t.bigint().notNull(),
     balance: t.bigint().notNull(),
+    /** The run's outcome: a run that failed after its output reached the renter is charged too. */
+    succeeded: t.boolean().notNull(),
     blockNumber: t.bigint().notNull(),
     timestamp: t.bigint().notNull(),
     transactionHash: t.hex().notNull(),

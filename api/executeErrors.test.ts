@@ -110,7 +110,7 @@ beforeAll(async () => {
   await setChainTime(present);
   await mineIndexedBlock(stack(), [
     transaction(operator, (market) =>
-      market.write.consumeQuery([listings.spent.onChainId, renter.address, 1n, PRICE]),
+      market.write.consumeQuery([listings.spent.onChainId, renter.address, 1n, PRICE, true]),
     ),
     transaction(creator, (market) =>
       market.write.setListingActive([listings.paused.onChainId, false]),

@@ -325,7 +325,7 @@ async function generateHistory(stack: Stack) {
     for (const [r, renter] of renters.entries()) {
       debitTxs.push({
         from: authority,
-        data: call("consumeQuery", [pick(marketplace.PER_QUERY, r), renter, runId++, PRICE]),
+        data: call("consumeQuery", [pick(marketplace.PER_QUERY, r), renter, runId++, PRICE, true]),
         gas: 200_000,
         events: { QueryConsumed: 1 },
       });

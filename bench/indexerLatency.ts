@@ -167,7 +167,7 @@ await runBenchmark(async (cleanup) => {
         return {
           kind,
           from: authority,
-          data: call("consumeQuery", [listings.perQuery, renter, runId++, PRICE]),
+          data: call("consumeQuery", [listings.perQuery, renter, runId++, PRICE, true]),
           value: 0n,
           listingId: listings.perQuery,
           buyer: renter,

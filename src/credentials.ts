@@ -115,7 +115,7 @@ ponder.on("ServiceMarketplace:BalanceToppedUp", async ({ event, context }) => {
 });
 
 ponder.on("ServiceMarketplace:QueryConsumed", async ({ event, context }) => {
-  const { listingId, buyer, runId, price, fee, balance } = event.args;
+  const { listingId, buyer, runId, price, fee, balance, succeeded } = event.args;
   const timestamp = event.block.timestamp;
   await context.db.update(credential, { listingId, buyer }).set((row) => ({
     balance,
@@ -123,9 +123,14 @@ ponder.on("ServiceMarketplace:QueryConsumed", async ({ event, context }) => {
     updatedAt: timestamp,
   }));
   // A creator's runs of its own listing are not counted: they would buy it run_count and success_rate.
-  await context.db
-    .update(listing, { id: listingId })
-    .set((row) => ({ runCount: row.runCount + (isAddressEqual(row.creator, buyer) ? 0 : 1) }));
+  // A debited run may have failed (charged because its output reached the renter): counted failed.
+  await context.db.update(listing, { id: listingId }).set((row) => {
+    const counted = isAddressEqual(row.creator, buyer) ? 0 : 1;
+    return {
+      runCount: row.runCount + counted,
+      failedRunCount: row.failedRunCount + (succeeded ? 0 : counted),
+    };
+  });
   await creditSale(context, { listingId, amount: price, fee });
   const where = {
     blockNumber: event.block.number,
@@ -134,10 +139,10 @@ ponder.on("ServiceMarketplace:QueryConsumed", async ({ event, context }) => {
   };
   await context.db
     .insert(debitEvent)
-    .values({ id: event.id, listingId, buyer, runId, price, fee, balance, ...where });
+    .values({ id: event.id, listingId, buyer, runId, price, fee, balance, succeeded, ...where });
   await context.db
     .insert(runEvent)
-    .values({ id: event.id, listingId, runId, succeeded: true, charged: true, ...where });
+    .values({ id: event.id, listingId, runId, succeeded, charged: true, ...where });
 });
 
 ponder.on("ServiceMarketplace:AccessRevoked", async ({ event, context }) => {

@@ -227,11 +227,13 @@ contract ServiceMarketplace is IServiceMarketplace {
 
     // ─── Protocol operator ────────────────────────────────────────────────────
 
-    function consumeQuery(bytes32 listingId, address buyer, uint256 runId, uint256 maxPrice) external {
+    function consumeQuery(bytes32 listingId, address buyer, uint256 runId, uint256 maxPrice, bool succeeded)
+        external
+    {
         Config storage config = _config;
         _requireOperator(config.operator);
         if (config.paused) revert ProtocolPaused();
-        bytes4 refusal = _consume(listingId, buyer, runId, maxPrice, config.feeBasisPoints);
+        bytes4 refusal = _consume(listingId, buyer, runId, maxPrice, succeeded, config.feeBasisPoints);
         if (refusal != 0) _revertRefusal(refusal, listingId, buyer, runId, maxPrice);
     }
 
@@ -242,8 +244,9 @@ contract ServiceMarketplace is IServiceMarketplace {
         uint256 feeBasisPoints_ = config.feeBasisPoints;
         for (uint256 i; i < debits.length; ++i) {
             Debit calldata debit = debits[i];
-            bytes4 refusal =
-                _consume(debit.listingId, debit.buyer, debit.runId, debit.maxPrice, feeBasisPoints_);
+            bytes4 refusal = _consume(
+                debit.listingId, debit.buyer, debit.runId, debit.maxPrice, debit.succeeded, feeBasisPoints_
+            );
             if (refusal != 0) emit QueryNotConsumed(debit.listingId, debit.buyer, debit.runId, refusal);
         }
     }
@@ -468,12 +471,14 @@ contract ServiceMarketplace is IServiceMarketplace {
 
     /// @dev Debits one run as `consumeQuery` and `consumeQueries` both do, at `_chargedPrice`, or changes
     /// nothing and returns the selector of the error that refuses it (0 when debited). A run settles on an
-    /// active or paused listing (it may have started before the pause), never a closed one.
+    /// active or paused listing (it may have started before the pause), never a closed one. `succeeded` only
+    /// travels to `QueryConsumed`: a run's outcome never changes what it costs.
     function _consume(
         bytes32 listingId,
         address buyer,
         uint256 runId,
         uint256 maxPrice,
+        bool succeeded,
         uint256 feeBasisPoints_
     ) private returns (bytes4 refusal) {
         Listing storage listing = listings[listingId];
@@ -494,7 +499,7 @@ contract ServiceMarketplace is IServiceMarketplace {
         }
         record.balance = uint112(balance);
         uint256 fee = _collect(listing, price, feeBasisPoints_);
-        emit QueryConsumed(listingId, buyer, runId, price, fee, balance);
+        emit QueryConsumed(listingId, buyer, runId, price, fee, balance, succeeded);
         return 0;
     }
 

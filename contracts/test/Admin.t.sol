@@ -115,13 +115,13 @@ contract AdminTest is BaseTest {
         _buyPerQuery(renter, perQuery, PRICE * 2);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, authority));
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 1, PRICE);
+        market.consumeQuery(perQuery, renter, 1, PRICE, true);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, authority));
         vm.prank(authority);
         market.setPaused(true);
 
         vm.prank(stranger);
-        market.consumeQuery(perQuery, renter, 1, PRICE);
+        market.consumeQuery(perQuery, renter, 1, PRICE, true);
         assertEq(_balance(perQuery, renter), PRICE);
     }
 
@@ -188,7 +188,7 @@ contract AdminTest is BaseTest {
 
         vm.expectRevert(paused);
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 1, PRICE);
+        market.consumeQuery(perQuery, renter, 1, PRICE, true);
     }
 
     function test_setPaused_KeepsCredentialsValid() public {

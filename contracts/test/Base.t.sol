@@ -104,7 +104,7 @@ abstract contract BaseTest is Test {
     /// @dev A debit of a run admitted at `maxPrice`.
     function _consume(bytes32 listingId, address buyer, uint256 runId, uint256 maxPrice) internal {
         vm.prank(operator);
-        market.consumeQuery(listingId, buyer, runId, maxPrice);
+        market.consumeQuery(listingId, buyer, runId, maxPrice, true);
     }
 
     function _pauseListing(bytes32 listingId) internal {

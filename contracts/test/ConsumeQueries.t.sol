@@ -16,7 +16,12 @@ contract ConsumeQueriesTest is BaseTest {
     }
 
     function _add(bytes32 listingId, address buyer, uint256 runId, uint256 maxPrice) internal {
-        batch.push(IServiceMarketplace.Debit(listingId, buyer, runId, maxPrice));
+        batch.push(IServiceMarketplace.Debit(listingId, buyer, runId, maxPrice, true));
+    }
+
+    /// @dev A run admitted now that failed after its output reached the renter: charged all the same.
+    function _addFailed(bytes32 listingId, address buyer, uint256 runId) internal {
+        batch.push(IServiceMarketplace.Debit(listingId, buyer, runId, _nextDebit(listingId, buyer), false));
     }
 
     function _send() internal {
@@ -33,8 +38,21 @@ contract ConsumeQueriesTest is BaseTest {
     function _expectDebit(bytes32 listingId, address buyer, uint256 runId, uint256 price, uint256 balance)
         internal
     {
+        _expectDebit(listingId, buyer, runId, price, balance, true);
+    }
+
+    function _expectDebit(
+        bytes32 listingId,
+        address buyer,
+        uint256 runId,
+        uint256 price,
+        uint256 balance,
+        bool succeeded
+    ) internal {
         vm.expectEmit(address(market));
-        emit IServiceMarketplace.QueryConsumed(listingId, buyer, runId, price, _fee(price), balance);
+        emit IServiceMarketplace.QueryConsumed(
+            listingId, buyer, runId, price, _fee(price), balance, succeeded
+        );
     }
 
     // ─── Debits ───────────────────────────────────────────────────────────────
@@ -59,6 +77,24 @@ contract ConsumeQueriesTest is BaseTest {
             assertTrue(market.isRunRecorded(runId));
         }
         assertEq(address(market).balance, PRICE * 5);
+    }
+
+    function test_consumeQueries_EmitsEachRunsOutcome() public {
+        _buyPerQuery(renter, perQuery, PRICE * 3);
+        _buyPerQuery(secondRenter, perQuery, PRICE * 2);
+        _add(perQuery, renter, 1);
+        _addFailed(perQuery, secondRenter, 2);
+        _addFailed(perQuery, renter, 3);
+
+        _expectDebit(perQuery, renter, 1, PRICE, PRICE * 2, true);
+        _expectDebit(perQuery, secondRenter, 2, PRICE, PRICE, false);
+        _expectDebit(perQuery, renter, 3, PRICE, PRICE, false);
+        _send();
+
+        // The outcome changes nothing of the charge: each run cost its price.
+        assertEq(_balance(perQuery, renter), PRICE);
+        assertEq(_balance(perQuery, secondRenter), PRICE);
+        assertEq(_escrow(perQuery) + _fees(perQuery), PRICE * 3);
     }
 
     function test_consumeQueries_ChargesTheLowerOfAgreedAndCurrentPrice() public {

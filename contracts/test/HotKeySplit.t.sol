@@ -47,7 +47,7 @@ contract HotKeySplitTest is BaseTest {
 
     function test_operator_DebitsAndLogsRuns() public {
         vm.startPrank(operator);
-        market.consumeQuery(perQuery, renter, 1, PRICE);
+        market.consumeQuery(perQuery, renter, 1, PRICE, true);
         market.recordRuns(_run(oneTime, 2));
         vm.stopPrank();
 
@@ -58,7 +58,7 @@ contract HotKeySplitTest is BaseTest {
 
     function test_authority_MayAlsoDebitAndLogRuns() public {
         vm.startPrank(authority);
-        market.consumeQuery(perQuery, renter, 1, PRICE);
+        market.consumeQuery(perQuery, renter, 1, PRICE, true);
         market.recordRuns(_run(oneTime, 2));
         vm.stopPrank();
 
@@ -77,13 +77,13 @@ contract HotKeySplitTest is BaseTest {
         bytes memory refused = abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, operator);
         vm.startPrank(operator);
         vm.expectRevert(refused);
-        market.consumeQuery(perQuery, renter, 1, PRICE);
+        market.consumeQuery(perQuery, renter, 1, PRICE, true);
         vm.expectRevert(refused);
         market.recordRuns(_run(oneTime, 2));
         vm.stopPrank();
 
         vm.startPrank(nextOperator);
-        market.consumeQuery(perQuery, renter, 1, PRICE);
+        market.consumeQuery(perQuery, renter, 1, PRICE, true);
         market.recordRuns(_run(oneTime, 2));
         vm.stopPrank();
         assertEq(_balance(perQuery, renter), PRICE * 9);
@@ -97,7 +97,7 @@ contract HotKeySplitTest is BaseTest {
 
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, operator));
         vm.prank(operator);
-        market.consumeQuery(perQuery, renter, 1, PRICE);
+        market.consumeQuery(perQuery, renter, 1, PRICE, true);
         _consumeAs(authority, 1);
         assertEq(_balance(perQuery, renter), PRICE * 9);
     }
@@ -129,7 +129,7 @@ contract HotKeySplitTest is BaseTest {
 
     function _consumeAs(address caller, uint256 runId) internal {
         vm.prank(caller);
-        market.consumeQuery(perQuery, renter, runId, PRICE);
+        market.consumeQuery(perQuery, renter, runId, PRICE, true);
     }
 
     function _run(bytes32 listingId, uint256 runId)

@@ -216,7 +216,7 @@ contract PerQueryTest is BaseTest {
         uint256 fee = PRICE * DEFAULT_FEE_BPS / BPS;
 
         vm.expectEmit(address(market));
-        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 42, PRICE, fee, PRICE * 2);
+        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 42, PRICE, fee, PRICE * 2, true);
         _consume(perQuery, renter, 42);
 
         assertEq(_balance(perQuery, renter), PRICE * 2);
@@ -226,6 +226,26 @@ contract PerQueryTest is BaseTest {
         assertTrue(market.isRunRecorded(42));
         assertFalse(market.isRunRecorded(43));
         assertEq(address(market).balance, _balance(perQuery, renter) + _escrow(perQuery) + _fees(perQuery));
+    }
+
+    function test_consumeQuery_FailedRun_ChargedAndEmitsItsOutcome() public {
+        _buyPerQuery(renter, perQuery, PRICE * 3);
+        uint256 fee = PRICE * DEFAULT_FEE_BPS / BPS;
+
+        vm.expectEmit(address(market));
+        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 42, PRICE, fee, PRICE * 2, false);
+        vm.prank(operator);
+        market.consumeQuery(perQuery, renter, 42, PRICE, false);
+
+        vm.expectEmit(address(market));
+        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 43, PRICE, fee, PRICE, true);
+        vm.prank(operator);
+        market.consumeQuery(perQuery, renter, 43, PRICE, true);
+
+        // A failed run that reached its renter costs what a succeeded one does, and settles its run id.
+        assertEq(_balance(perQuery, renter), PRICE);
+        assertEq(_fees(perQuery), fee * 2);
+        assertTrue(market.isRunRecorded(42));
     }
 
     function test_consumeQuery_DrainsToInvalid() public {
@@ -249,7 +269,7 @@ contract PerQueryTest is BaseTest {
 
         // The renter agreed to PRICE: the raise does not reach the balance.
         vm.expectEmit(address(market));
-        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 7, PRICE, fee, PRICE * 9);
+        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 7, PRICE, fee, PRICE * 9, true);
         _consume(perQuery, renter, 7);
         assertTrue(_valid(perQuery, renter));
 
@@ -258,7 +278,7 @@ contract PerQueryTest is BaseTest {
         assertEq(_agreedPrice(perQuery, renter), PRICE * 4);
         fee = PRICE * 4 * DEFAULT_FEE_BPS / BPS;
         vm.expectEmit(address(market));
-        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 8, PRICE * 4, fee, PRICE * 9);
+        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 8, PRICE * 4, fee, PRICE * 9, true);
         _consume(perQuery, renter, 8);
 
         // A price above the remaining balance, once agreed to, makes the credential invalid.
@@ -279,7 +299,7 @@ contract PerQueryTest is BaseTest {
         uint256 fee = cut * DEFAULT_FEE_BPS / BPS;
 
         vm.expectEmit(address(market));
-        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 7, cut, fee, PRICE * 10 - cut);
+        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 7, cut, fee, PRICE * 10 - cut, true);
         _consume(perQuery, renter, 7);
         // The cut is no new agreement: raising back to PRICE still debits no more than PRICE.
         assertEq(_agreedPrice(perQuery, renter), PRICE);
@@ -302,7 +322,7 @@ contract PerQueryTest is BaseTest {
 
         vm.expectEmit(address(market));
         emit IServiceMarketplace.QueryConsumed(
-            perQuery, renter, 7, PRICE / 2, _fee(PRICE / 2), PRICE * 19 / 2
+            perQuery, renter, 7, PRICE / 2, _fee(PRICE / 2), PRICE * 19 / 2, true
         );
         _consume(perQuery, renter, 7, admittedAt);
         assertEq(_balance(perQuery, renter), PRICE * 19 / 2);
@@ -317,7 +337,7 @@ contract PerQueryTest is BaseTest {
 
         vm.expectEmit(address(market));
         emit IServiceMarketplace.QueryConsumed(
-            perQuery, renter, 7, PRICE / 4, _fee(PRICE / 4), PRICE * 39 / 4
+            perQuery, renter, 7, PRICE / 4, _fee(PRICE / 4), PRICE * 39 / 4, true
         );
         _consume(perQuery, renter, 7, admittedAt);
         assertEq(_balance(perQuery, renter), PRICE * 39 / 4);
@@ -330,7 +350,7 @@ contract PerQueryTest is BaseTest {
         market.updateListing(perQuery, PRICE * 3, NEW_URI);
 
         vm.expectEmit(address(market));
-        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 7, PRICE, _fee(PRICE), PRICE * 9);
+        emit IServiceMarketplace.QueryConsumed(perQuery, renter, 7, PRICE, _fee(PRICE), PRICE * 9, true);
         _consume(perQuery, renter, 7, PRICE * 2);
         _consume(perQuery, renter, 8, type(uint256).max);
         assertEq(_balance(perQuery, renter), PRICE * 8);
@@ -346,7 +366,7 @@ contract PerQueryTest is BaseTest {
             abi.encodeWithSelector(IServiceMarketplace.InsufficientBalance.selector, PRICE / 2, PRICE / 2 + 1)
         );
         vm.prank(operator);
-        market.consumeQuery(perQuery, renter, 2, PRICE / 2 + 1);
+        market.consumeQuery(perQuery, renter, 2, PRICE / 2 + 1, true);
 
         _consume(perQuery, renter, 2, PRICE / 2);
         assertEq(_balance(perQuery, renter), 0);
@@ -398,7 +418,7 @@ contract PerQueryTest is BaseTest {
 
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.RunAlreadyRecorded.selector, 9));
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 9, PRICE);
+        market.consumeQuery(perQuery, renter, 9, PRICE, true);
 
         assertEq(_balance(perQuery, renter), balance);
         assertEq(_escrow(perQuery), escrow);
@@ -414,9 +434,9 @@ contract PerQueryTest is BaseTest {
 
         vm.startPrank(authority);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.RunAlreadyRecorded.selector, 9));
-        market.consumeQuery(perQuery, secondRenter, 9, PRICE);
+        market.consumeQuery(perQuery, secondRenter, 9, PRICE, true);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.RunAlreadyRecorded.selector, 9));
-        market.consumeQuery(other, renter, 9, PRICE);
+        market.consumeQuery(other, renter, 9, PRICE, true);
         vm.stopPrank();
     }
 
@@ -429,7 +449,7 @@ contract PerQueryTest is BaseTest {
 
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.RunAlreadyRecorded.selector, 11));
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 11, PRICE);
+        market.consumeQuery(perQuery, renter, 11, PRICE, true);
         assertEq(_balance(perQuery, renter), PRICE * 5);
     }
 
@@ -437,10 +457,10 @@ contract PerQueryTest is BaseTest {
         _buyPerQuery(renter, perQuery, PRICE);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, creator));
         vm.prank(creator);
-        market.consumeQuery(perQuery, renter, 1, PRICE);
+        market.consumeQuery(perQuery, renter, 1, PRICE, true);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, renter));
         vm.prank(renter);
-        market.consumeQuery(perQuery, renter, 1, PRICE);
+        market.consumeQuery(perQuery, renter, 1, PRICE, true);
     }
 
     function test_consumeQuery_RevertWhen_ProtocolPaused() public {
@@ -448,13 +468,13 @@ contract PerQueryTest is BaseTest {
         _pauseProtocol();
         vm.expectRevert(_err(IServiceMarketplace.ProtocolPaused.selector));
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 1, PRICE);
+        market.consumeQuery(perQuery, renter, 1, PRICE, true);
     }
 
     function test_consumeQuery_RevertWhen_ListingNotFound() public {
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotFound.selector, UNKNOWN));
         vm.prank(authority);
-        market.consumeQuery(UNKNOWN, renter, 1, PRICE);
+        market.consumeQuery(UNKNOWN, renter, 1, PRICE, true);
     }
 
     function test_consumeQuery_RevertWhen_ListingNotActive() public {
@@ -462,14 +482,14 @@ contract PerQueryTest is BaseTest {
         _close(perQuery);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.ListingNotActive.selector, perQuery));
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 1, PRICE);
+        market.consumeQuery(perQuery, renter, 1, PRICE, true);
     }
 
     function test_consumeQuery_RevertWhen_InvalidAccessType() public {
         _buyOneTime(renter, oneTime);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.InvalidAccessType.selector, ONE_TIME));
         vm.prank(authority);
-        market.consumeQuery(oneTime, renter, 1, PRICE);
+        market.consumeQuery(oneTime, renter, 1, PRICE, true);
     }
 
     function test_consumeQuery_RevertWhen_CredentialNotFound() public {
@@ -477,7 +497,7 @@ contract PerQueryTest is BaseTest {
             abi.encodeWithSelector(IServiceMarketplace.CredentialNotFound.selector, perQuery, renter)
         );
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 1, PRICE);
+        market.consumeQuery(perQuery, renter, 1, PRICE, true);
     }
 
     function test_consumeQuery_RevertWhen_CredentialRevoked() public {
@@ -488,7 +508,7 @@ contract PerQueryTest is BaseTest {
             abi.encodeWithSelector(IServiceMarketplace.CredentialRevoked.selector, perQuery, renter)
         );
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 1, PRICE);
+        market.consumeQuery(perQuery, renter, 1, PRICE, true);
     }
 
     function test_consumeQuery_RevertWhen_InsufficientBalance() public {
@@ -496,7 +516,7 @@ contract PerQueryTest is BaseTest {
         _consume(perQuery, renter, 1);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.InsufficientBalance.selector, 1, PRICE));
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 2, PRICE);
+        market.consumeQuery(perQuery, renter, 2, PRICE, true);
         assertFalse(market.isRunRecorded(2));
     }
 

@@ -72,6 +72,6 @@ contract PerTaskPriceLockTest is BaseTest {
             abi.encodeWithSelector(IServiceMarketplace.InsufficientBalance.selector, PRICE / 2, PRICE)
         );
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 2, PRICE);
+        market.consumeQuery(perQuery, renter, 2, PRICE, true);
     }
 }

@@ -214,10 +214,22 @@ beforeAll(async () => {
   await setChainTime(present);
   await mineIndexedBlock(stack(), [
     transaction(authority, (market) =>
-      market.write.consumeQuery([listings.emptyTask.onChainId, renter.address, 1n, TASK_PRICE]),
+      market.write.consumeQuery([
+        listings.emptyTask.onChainId,
+        renter.address,
+        1n,
+        TASK_PRICE,
+        true,
+      ]),
     ),
     transaction(authority, (market) =>
-      market.write.consumeQuery([listings.emptyTask.onChainId, returning.address, 2n, TASK_PRICE]),
+      market.write.consumeQuery([
+        listings.emptyTask.onChainId,
+        returning.address,
+        2n,
+        TASK_PRICE,
+        true,
+      ]),
     ),
     transaction(creator, (market) =>
       market.write.revokeAccess([listings.revoked.onChainId, renter.address]),
@@ -498,7 +510,7 @@ describe("finding: per-task price lock", () => {
   /** A run admitted at `admittedAt` (the next debit's price then) is debited. */
   const debit = (runId: bigint, admittedAt: bigint) =>
     transaction(authority, (market) =>
-      market.write.consumeQuery([listing.onChainId, prepaid.address, runId, admittedAt]),
+      market.write.consumeQuery([listing.onChainId, prepaid.address, runId, admittedAt, true]),
     );
   const balance = async () =>
     (

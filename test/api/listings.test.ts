@@ -424,10 +424,10 @@ describe("on-chain changes as the API shows them", () => {
     const taskPrice = parseEther("0.001");
     await mined(
       byAuthority((market) =>
-        market.write.consumeQuery([perTask.onChainId, renter.address, 10n, taskPrice]),
+        market.write.consumeQuery([perTask.onChainId, renter.address, 10n, taskPrice, true]),
       ),
       byAuthority((market) =>
-        market.write.consumeQuery([perTask.onChainId, renter.address, 11n, taskPrice]),
+        market.write.consumeQuery([perTask.onChainId, renter.address, 11n, taskPrice, true]),
       ),
       byAuthority((market) =>
         market.write.recordRuns([[{ listingId: perTask.onChainId, runId: 12n, succeeded: false }]]),

@@ -65,7 +65,9 @@ describe("gas on a real chain", () => {
     await mined(second.write.purchaseOneTime([oneTime], { value: PRICE }));
     await mined(second.write.purchaseSubscription([subscription, THIRTY_DAYS], { value: PRICE }));
     await mined(second.write.purchasePerQuery([perQuery, PRICE], { value: 10n * PRICE }));
-    await mined(market(operator).write.consumeQuery([perQuery, secondRenter.address, 1n, PRICE]));
+    await mined(
+      market(operator).write.consumeQuery([perQuery, secondRenter.address, 1n, PRICE, true]),
+    );
     await mined(
       market(renter).write.purchaseSubscription([subscription, THIRTY_DAYS], { value: PRICE }),
     );
@@ -104,7 +106,7 @@ describe("gas on a real chain", () => {
         market(renter).write.topUpBalance([perQuery, PRICE], { value: PRICE }),
       ),
       consumeQuery: await gasOf(() =>
-        market(operator).write.consumeQuery([perQuery, renter.address, 2n, PRICE]),
+        market(operator).write.consumeQuery([perQuery, renter.address, 2n, PRICE, true]),
       ),
       withdrawEarnings: await gasOf(() =>
         market(creator).write.withdrawEarnings([oneTime, escrow]),
@@ -119,6 +121,7 @@ describe("gas on a real chain", () => {
         buyer: batchRenter.address,
         runId: 2n + BigInt(i),
         maxPrice: PRICE,
+        succeeded: true,
       }));
       const gas = await gasOf(() => market(operator).write.consumeQueries([debits]));
       batchGas[`consumeQueries_${size}`] = gas;

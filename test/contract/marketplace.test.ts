@@ -84,7 +84,7 @@ describe("ServiceMarketplace on anvil", () => {
     const listingId = await createListing("per-task", PER_QUERY);
     await mined(marketAs(renter).write.purchasePerQuery([listingId, PRICE], { value: PRICE * 2n }));
     const asAuthority = marketAs(authority);
-    await mined(asAuthority.write.consumeQuery([listingId, renter.address, 1n, PRICE]));
+    await mined(asAuthority.write.consumeQuery([listingId, renter.address, 1n, PRICE, true]));
 
     const [balance] = await asAuthority.read.perQueryBalances([listingId, renter.address]);
     expect(balance).toBe(PRICE);
@@ -97,7 +97,7 @@ describe("ServiceMarketplace on anvil", () => {
     });
 
     const replay = await rejectionOf(
-      asAuthority.simulate.consumeQuery([listingId, renter.address, 1n, PRICE], {
+      asAuthority.simulate.consumeQuery([listingId, renter.address, 1n, PRICE, true], {
         account: authority,
       }),
     );

@@ -57,7 +57,10 @@ afterAll(async () => {
   await servers?.stop();
 });
 
-/** The price the chain debited for the run, or undefined when it debited nothing. */
+/**
+ * The price the chain debited for the run, or undefined when it debited nothing. A debit carries the
+ * run's outcome: a run charged for what it streamed before failing is counted a failure.
+ */
 async function debitedOnChain(runId: string): Promise<bigint | undefined> {
   const row = await readRun(stack(), runId);
   const consumed = await stack().marketplace.publicClient.getContractEvents({
@@ -70,6 +73,8 @@ async function debitedOnChain(runId: string): Promise<bigint | undefined> {
     strict: true,
   });
   expect(consumed.length, "debits of one run").toBeLessThanOrEqual(1);
+  if (consumed[0])
+    expect(consumed[0].args.succeeded, "its outcome").toBe(row.status === "completed");
   return consumed[0]?.args.price;
 }
 

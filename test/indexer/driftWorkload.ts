@@ -369,13 +369,16 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
           const runId = nextRunId++;
           // Admitted and debited at once: the debit's most is the next debit's price now.
           const debit = nextDebit({ ...credential, price: listing.price });
-          const args = [listing.id, credential.renter.address, runId, debit] as const;
+          // A run that failed after its output reached the renter is debited too, and counted failed.
+          const succeeded = random.chance(0.7);
+          const args = [listing.id, credential.renter.address, runId, debit, succeeded] as const;
           return {
             send: () => market(runKeeper()).consumeQuery(args),
             apply: () => {
               credential.balance -= debit;
               credential.tasksConsumed += 1;
               listing.runCount += 1;
+              if (!succeeded) listing.failedRunCount += 1;
               settledRunIds.push(runId);
               collect(listing, debit);
             },
@@ -398,6 +401,7 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
           credential: CredentialState;
           price: bigint;
           runId: bigint;
+          succeeded: boolean;
         }[] = [];
         const debits = picks.flatMap((picked) => {
           if (!picked) return [];
@@ -405,12 +409,19 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
           const price = nextDebit({ ...credential, price: listing.price });
           const balance = left.get(credential) ?? credential.balance;
           const runId = nextRunId++;
+          const succeeded = random.chance(0.7);
           if (balance >= price) {
             left.set(credential, balance - price);
-            debited.push({ listing, credential, price, runId });
+            debited.push({ listing, credential, price, runId, succeeded });
           }
           return [
-            { listingId: listing.id, buyer: credential.renter.address, runId, maxPrice: price },
+            {
+              listingId: listing.id,
+              buyer: credential.renter.address,
+              runId,
+              maxPrice: price,
+              succeeded,
+            },
           ];
         });
         // A settled run id again: skipped by the contract, never projected.
@@ -420,10 +431,11 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
         return {
           send: () => market(runKeeper()).consumeQueries([debits]),
           apply: () => {
-            for (const { listing, credential, price, runId } of debited) {
+            for (const { listing, credential, price, runId, succeeded } of debited) {
               credential.balance -= price;
               credential.tasksConsumed += 1;
               listing.runCount += 1;
+              if (!succeeded) listing.failedRunCount += 1;
               settledRunIds.push(runId);
               collect(listing, price);
             }

@@ -378,7 +378,9 @@ describe("projections follow every marketplace operation", () => {
 
   it("debits one task: balance down, the price split into escrow and fee", async () => {
     const landed = await indexed(
-      marketplace().as(authority).write.consumeQuery([perQueryId, erin.address, 1001n, TASK_PRICE]),
+      marketplace()
+        .as(authority)
+        .write.consumeQuery([perQueryId, erin.address, 1001n, TASK_PRICE, true]),
     );
     erinPerQuery = {
       ...erinPerQuery,
@@ -398,6 +400,7 @@ describe("projections follow every marketplace operation", () => {
         price: TASK_PRICE,
         fee: feeOf(TASK_PRICE),
         balance: 6n * TASK_PRICE,
+        succeeded: true,
         ...landed,
       },
     ]);
@@ -406,6 +409,43 @@ describe("projections follow every marketplace operation", () => {
       listingId: perQueryId,
       runId: 1001n,
       succeeded: true,
+      charged: true,
+      ...landed,
+    });
+    expect(await runRows()).toEqual(runs);
+  });
+
+  it("debits a task that failed after its output reached the renter: charged, counted failed", async () => {
+    const landed = await indexed(
+      marketplace()
+        .as(operator)
+        .write.consumeQuery([perQueryId, erin.address, 1002n, TASK_PRICE, false]),
+    );
+    erinPerQuery = {
+      ...erinPerQuery,
+      balance: 5n * TASK_PRICE,
+      tasksConsumed: 2,
+      updatedAt: landed.timestamp,
+    };
+    expect(await credentialRows(db(), perQueryId, erin.address)).toEqual([erinPerQuery]);
+    perQuery = { ...bookSale(perQuery, TASK_PRICE), runCount: 2, failedRunCount: 1 };
+    await expectAggregates();
+    expect((await debitRows()).find((row) => row.runId === 1002n)).toEqual({
+      id: anyId,
+      listingId: perQueryId,
+      buyer: lower(erin.address),
+      runId: 1002n,
+      price: TASK_PRICE,
+      fee: feeOf(TASK_PRICE),
+      balance: 5n * TASK_PRICE,
+      succeeded: false,
+      ...landed,
+    });
+    runs.push({
+      id: anyId,
+      listingId: perQueryId,
+      runId: 1002n,
+      succeeded: false,
       charged: true,
       ...landed,
     });
@@ -453,7 +493,7 @@ describe("projections follow every marketplace operation", () => {
     const revoked = await indexed(
       marketplace().as(bob).write.revokePerQueryAccess([perQueryId, erin.address]),
     );
-    erinPerQuery = await expectRevoked(erinPerQuery, revoked, 6n * TASK_PRICE);
+    erinPerQuery = await expectRevoked(erinPerQuery, revoked, 5n * TASK_PRICE);
 
     const reclaimed = await indexed(marketplace().as(erin).write.reclaimBalance([perQueryId]));
     erinPerQuery = { ...erinPerQuery, balance: 0n, updatedAt: reclaimed.timestamp };
@@ -464,7 +504,7 @@ describe("projections follow every marketplace operation", () => {
       kind: "reclaim",
       listingId: perQueryId,
       account: lower(erin.address),
-      amount: 6n * TASK_PRICE,
+      amount: 5n * TASK_PRICE,
       ...reclaimed,
     });
     expect(await withdrawalRows()).toEqual(withdrawals);
@@ -601,7 +641,7 @@ describe("projections follow every marketplace operation", () => {
     expect(await feeChangeRows()).toEqual(feeChanges);
     expect(await renewalRows()).toHaveLength(2);
     expect(await topUpRows()).toHaveLength(1);
-    expect(await debitRows()).toHaveLength(1);
+    expect(await debitRows()).toHaveLength(2);
     expect(await revocationRows()).toEqual(revocations);
   });
 });

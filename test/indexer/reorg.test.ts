@@ -64,7 +64,9 @@ describe("a reorg replacing a purchase and a debit", () => {
       marketplace().as(carol).write.purchasePerQuery([perQueryId, TASK_PRICE], { value: DEPOSIT }),
     );
     history.firstDebit = await send(
-      marketplace().as(authority).write.consumeQuery([perQueryId, carol.address, 1n, TASK_PRICE]),
+      marketplace()
+        .as(authority)
+        .write.consumeQuery([perQueryId, carol.address, 1n, TASK_PRICE, true]),
     );
     history.davePurchase = await send(
       marketplace().as(dave).write.purchaseOneTime([oneTimeId], { value: ONE_TIME_PRICE }),
@@ -74,7 +76,9 @@ describe("a reorg replacing a purchase and a debit", () => {
       marketplace().as(erin).write.purchaseOneTime([oneTimeId], { value: ONE_TIME_PRICE }),
     );
     doomedDebit = await send(
-      marketplace().as(authority).write.consumeQuery([perQueryId, carol.address, 2n, TASK_PRICE]),
+      marketplace()
+        .as(authority)
+        .write.consumeQuery([perQueryId, carol.address, 2n, TASK_PRICE, true]),
     );
     await stack().ponder.waitForBlock(doomedDebit.blockNumber);
 
@@ -228,6 +232,7 @@ describe("a reorg replacing a purchase and a debit", () => {
         price: TASK_PRICE,
         fee: feeOf(TASK_PRICE),
         balance: DEPOSIT - TASK_PRICE,
+        succeeded: true,
         ...history.firstDebit,
       },
     ]);

@@ -81,10 +81,22 @@ async function sendRounds(blocks: TransactionBatches, rounds: { from: number; to
     );
     await send(asTaskRenter.write.topUpBalance([perQueryId, TASK_PRICE], { value: TASK_PRICE }));
     await send(
-      asAuthority.write.consumeQuery([perQueryId, taskRenter.address, runId + 1n, TASK_PRICE]),
+      asAuthority.write.consumeQuery([
+        perQueryId,
+        taskRenter.address,
+        runId + 1n,
+        TASK_PRICE,
+        true,
+      ]),
     );
     await send(
-      asAuthority.write.consumeQuery([perQueryId, taskRenter.address, runId + 2n, TASK_PRICE]),
+      asAuthority.write.consumeQuery([
+        perQueryId,
+        taskRenter.address,
+        runId + 2n,
+        TASK_PRICE,
+        true,
+      ]),
     );
     await send(
       asAuthority.write.recordRuns([

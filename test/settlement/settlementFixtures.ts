@@ -12,6 +12,7 @@ import { type RunCharge, type RunStatus, runs } from "../../lib/db/appSchema.ts"
 import { newRunId } from "../../lib/ids/randomIds.ts";
 import { RENTAL_MODELS, type RentalModel } from "../../lib/marketplace/vocabulary.ts";
 import { nextOnChainRunId } from "../../lib/runLedger/onChainRunId.ts";
+import { until } from "../support/registration.ts";
 
 /** A funded wallet of its own, so no test shares a balance with another. */
 export async function newWallet(stack: Stack): Promise<PrivateKeyAccount> {
@@ -135,6 +136,17 @@ export async function runRow(stack: Stack, id: string) {
   const [row] = await stack.db.select().from(runs).where(eq(runs.id, id));
   if (!row) throw new Error(`no run ${id}`);
   return row;
+}
+
+/** Waits until these runs are settled for good: charge final and logged (on-chain or not). */
+export function settledRuns(stack: Stack, ids: string[]) {
+  return until(`${ids.length} runs settled`, async () => {
+    const rows = await runRows(stack, ids);
+    const done = rows.every(
+      (row) => row.logged && row.charge !== "reserved" && row.charge !== "debit_pending",
+    );
+    return rows.length === ids.length && done && rows;
+  });
 }
 
 /** The marketplace's logs of `eventName` for these run ids, since the deployment. */

@@ -2,8 +2,9 @@
 // own, fill the database with 1 MB answers kept forever, and a run refused before it started (no slot
 // freed) was logged on-chain as the agent's failure.
 // On the real stack (API, a worker process settling on anvil, Ponder indexing, a connected agent):
-// the creator's runs are debited like anyone's but counted nowhere, its failures and refused runs are
-// never sent to the chain (no gas for them), and another renter's runs are counted as before.
+// the creator's runs are debited like anyone's but counted nowhere (a failure charged because it
+// streamed output included), its other failures and refused runs are never sent to the chain (no gas
+// for them), and another renter's runs are counted as before; its answers are kept only in part.
 import { createHash } from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { parseEther } from "viem";
@@ -19,7 +20,7 @@ import { expectError, http, signIn } from "../support/http.ts";
 import { indexedFigures } from "../support/listingFigures.ts";
 import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
 import { until } from "../support/registration.ts";
-import { runEvents } from "./settlementFixtures.ts";
+import { runEvents, settledRuns } from "./settlementFixtures.ts";
 
 const PRICE = parseEther("0.001");
 const STORE_BYTES = 64 * 1024;
@@ -49,18 +50,8 @@ beforeAll(async () => {
 const execute = (api: ReturnType<typeof http>, task: string) =>
   api.post("/v1/execute", { agent_id: listing().agentId, task });
 
-/** Waits until these runs are settled for good: charge final and logged (on-chain or not). */
-function settled(ids: string[]) {
-  return until(`${ids.length} runs settled`, async () => {
-    const rows = await stack().db.select().from(runs).where(inArray(runs.id, ids));
-    const done = rows.every(
-      (row) => row.logged && row.charge !== "reserved" && row.charge !== "debit_pending",
-    );
-    return rows.length === ids.length && done && rows;
-  });
-}
-
-/** The listing's figures, as indexed and as its detail answers. */
+const settled = (ids: string[]) => settledRuns(stack(), ids);
+/** The listing's figures, indexed and as its detail shows them. */
 const figures = () => indexedFigures(stack(), listing(), renter.api);
 
 /** The chain's `RunRecorded` logs of these runs. */
@@ -78,19 +69,25 @@ it("counts none of a creator's runs of its own listing, and another renter's as 
   const own = [
     await execute(creatorApi, behaving()),
     await execute(creatorApi, behaving({ status: 500 })),
+    // Streams, then answers off its schema: failed, but its output reached the renter.
+    await execute(creatorApi, behaving({ deltas: ["some ", "text"], output: { summary: 42 } })),
   ];
   expect(own.map((reply) => [reply.status, reply.body.status])).toEqual([
     [200, "completed"],
     [200, "failed"],
+    [200, "failed"],
   ]);
-  const [completed, failed] = await settled(own.map((reply) => reply.body.run_id)).then((rows) =>
-    own.map((reply) => rows.find((row) => row.id === reply.body.run_id)),
-  );
-  // Paid for like any run (the creator pays the protocol's fee), so the debit stays on-chain...
+  const [completed, failed, chargedFailure] = await settled(
+    own.map((reply) => reply.body.run_id),
+  ).then((rows) => own.map((reply) => rows.find((row) => row.id === reply.body.run_id)));
+  // Paid for like any run (the creator pays the protocol's fee), so the debits stay on-chain...
   expect(completed).toMatchObject({ charge: "debited", costWei: PRICE.toString() });
-  expect(
-    await runEvents(stack(), "QueryConsumed", [BigInt(completed?.onChainRunId ?? 0)]),
-  ).toHaveLength(1);
+  expect(chargedFailure).toMatchObject({ charge: "debited", costWei: PRICE.toString() });
+  const debits = await runEvents(stack(), "QueryConsumed", [
+    BigInt(completed?.onChainRunId ?? 0),
+    BigInt(chargedFailure?.onChainRunId ?? 0),
+  ]);
+  expect(debits.map((log) => log.args.succeeded).sort()).toEqual([false, true]);
   // ...but the failure is never sent: no transaction, no gas.
   expect(failed).toMatchObject({ status: "failed", charge: "released", logged: true });
   expect(await recorded([failed as { onChainRunId: string }])).toEqual([]);

@@ -92,6 +92,7 @@ export async function sendDebit(deps: Deps, stack: Stack, runId: string) {
         row.wallet as Hex,
         BigInt(row.onChainRunId),
         BigInt(row.reservedWei),
+        row.status === "completed",
       ]),
   );
   const [consumed] = receipt.logs.flatMap((log) => {

@@ -33,7 +33,7 @@ function log(address: Address, topics: Hex[], data: Hex): Log {
   };
 }
 
-const consumed = (address: Address, runId: bigint, price: bigint) =>
+const consumed = (address: Address, runId: bigint, price: bigint, succeeded = true) =>
   log(
     address,
     encodeEventTopics({
@@ -42,8 +42,8 @@ const consumed = (address: Address, runId: bigint, price: bigint) =>
       args: { listingId: LISTING, buyer: BUYER, runId },
     }) as Hex[],
     encodeAbiParameters(
-      [{ type: "uint256" }, { type: "uint256" }, { type: "uint256" }],
-      [price, price / 40n, 0n],
+      [{ type: "uint256" }, { type: "uint256" }, { type: "uint256" }, { type: "bool" }],
+      [price, price / 40n, 0n, succeeded],
     ),
   );
 
@@ -72,15 +72,21 @@ const recorded = (address: Address, runId: bigint) =>
 const receipt = (logs: Log[]) => ({ logs, blockNumber: 7n }) as unknown as TransactionReceipt;
 
 describe("what a settlement receipt says about each run", () => {
-  it("reads each debit's price and each skip's reason by run id", () => {
+  it("reads each debit's price and each skip's reason by run id, whatever the run's outcome", () => {
     const outcomes = debitOutcomes(
-      receipt([consumed(MARKETPLACE, 1n, 1000n), skipped(2n, REVOKED)]),
+      receipt([
+        consumed(MARKETPLACE, 1n, 1000n),
+        skipped(2n, REVOKED),
+        // A run charged for what it streamed before failing: debited all the same.
+        consumed(MARKETPLACE, 3n, 1000n, false),
+      ]),
       MARKETPLACE,
     );
     expect(outcomes).toEqual(
       new Map([
         [1n, { debited: true, price: 1000n, block: 7n, tx: TX }],
         [2n, { debited: false, reason: REVOKED }],
+        [3n, { debited: true, price: 1000n, block: 7n, tx: TX }],
       ]),
     );
     expect(refusalName(REVOKED)).toBe("CredentialRevoked");

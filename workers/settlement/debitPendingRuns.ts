@@ -23,6 +23,8 @@ export async function debitPendingRuns(context: SettlementContext): Promise<numb
     buyer: getAddress(run.wallet),
     runId: BigInt(run.onChainRunId),
     maxPrice: BigInt(run.reservedWei),
+    // A run that failed after its output reached the renter is charged too: its event says it failed.
+    succeeded: run.status === "completed",
   }));
   const runIds = due.map(({ id }) => id);
   const tx = await chain.send(

@@ -70,12 +70,14 @@ interface IServiceMarketplace {
     }
 
     /// @notice One run to debit from `buyer`'s per-task balance on `listingId`, at most `maxPrice`: the price
-    /// the run was admitted at (see `consumeQuery`).
+    /// the run was admitted at (see `consumeQuery`). `succeeded` is the run's outcome: a run that failed after
+    /// its output reached the renter is charged too, and its `QueryConsumed` says it failed.
     struct Debit {
         bytes32 listingId;
         address buyer;
         uint256 runId;
         uint256 maxPrice;
+        bool succeeded;
     }
 
     // ─── Errors ───────────────────────────────────────────────────────────────
@@ -168,14 +170,17 @@ interface IServiceMarketplace {
     event BalanceToppedUp(
         bytes32 indexed listingId, address indexed buyer, uint256 amount, uint256 balance, uint256 agreedPrice
     );
-    /// @notice Emitted when one run is debited from a per-task balance, at `price`.
+    /// @notice Emitted when one run is debited from a per-task balance, at `price`; `succeeded` is the run's
+    /// outcome (a charged run may have failed after its output reached the renter), so a debit counts as a
+    /// run of the listing exactly as `RunRecorded` does.
     event QueryConsumed(
         bytes32 indexed listingId,
         address indexed buyer,
         uint256 indexed runId,
         uint256 price,
         uint256 fee,
-        uint256 balance
+        uint256 balance,
+        bool succeeded
     );
     /// @notice Emitted for each debit of a `consumeQueries` batch that was skipped, charging nothing; `reason` is
     /// the selector of the error `consumeQuery` would have reverted with (e.g. `CredentialRevoked`).
@@ -265,7 +270,11 @@ interface IServiceMarketplace {
     /// @param maxPrice The most the run may cost: its price when it was admitted (the lower of the agreed and
     /// the current price then), so a raise between admission and debit never reaches a run already started,
     /// while a cut since still does.
-    function consumeQuery(bytes32 listingId, address buyer, uint256 runId, uint256 maxPrice) external;
+    /// @param succeeded The run's outcome, carried by `QueryConsumed`: a run is charged once its output reached
+    /// the renter, even if it failed afterwards, and the run bitmap then holds its id, so `recordRuns` could
+    /// never log that failure.
+    function consumeQuery(bytes32 listingId, address buyer, uint256 runId, uint256 maxPrice, bool succeeded)
+        external;
 
     /// @notice Debits a batch of runs, each exactly as `consumeQuery` would, in order. A debit `consumeQuery`
     /// would revert (a settled run id, a revoked credential, a short balance, a closed or unknown listing) is

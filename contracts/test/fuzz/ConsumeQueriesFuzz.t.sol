@@ -65,8 +65,8 @@ contract ConsumeQueriesFuzzTest is BaseTest {
         assertEq(address(market).balance, _owed(), "solvency");
     }
 
-    /// @dev Each pick chooses a listing, a buyer and a run id among few, so batches repeat run ids, and the
-    /// price the run was admitted at, below, at or above what the credential's next run costs.
+    /// @dev Each pick chooses a listing, a buyer and a run id among few, so batches repeat run ids, the price
+    /// the run was admitted at, below, at or above what the credential's next run costs, and its outcome.
     function _debits(uint256[MAX_BATCH] memory picks, uint256 size)
         internal
         view
@@ -78,7 +78,11 @@ contract ConsumeQueriesFuzzTest is BaseTest {
             // Mostly the open per-task listing, so most debits have a chance to settle.
             bytes32 listingId = pick % 8 < 5 ? perQuery : listingChoices[(pick >> 3) % 4];
             debits[i] = IServiceMarketplace.Debit(
-                listingId, buyerChoices[(pick >> 8) % 3], (pick >> 16) % 16, (pick >> 24) % (PRICE * 3)
+                listingId,
+                buyerChoices[(pick >> 8) % 3],
+                (pick >> 16) % 16,
+                (pick >> 24) % (PRICE * 3),
+                (pick >> 128) & 1 == 0
             );
         }
     }
@@ -92,7 +96,9 @@ contract ConsumeQueriesFuzzTest is BaseTest {
             IServiceMarketplace.Debit memory debit = debits[i];
             uint256 balanceBefore = _balance(debit.listingId, debit.buyer);
             vm.prank(operator);
-            try market.consumeQuery(debit.listingId, debit.buyer, debit.runId, debit.maxPrice) {
+            try market.consumeQuery(
+                debit.listingId, debit.buyer, debit.runId, debit.maxPrice, debit.succeeded
+            ) {
                 outcomes[i] = Outcome(true, balanceBefore - _balance(debit.listingId, debit.buyer), 0);
             } catch (bytes memory reason) {
                 outcomes[i] = Outcome(false, 0, bytes4(reason));
@@ -113,7 +119,9 @@ contract ConsumeQueriesFuzzTest is BaseTest {
         for (uint256 i; i < logs.length; ++i) {
             assertEq(uint256(logs[i].topics[3]), debits[i].runId, "events in batch order");
             if (logs[i].topics[0] == IServiceMarketplace.QueryConsumed.selector) {
-                (uint256 price,,) = abi.decode(logs[i].data, (uint256, uint256, uint256));
+                (uint256 price,,, bool succeeded) =
+                    abi.decode(logs[i].data, (uint256, uint256, uint256, bool));
+                assertEq(succeeded, debits[i].succeeded, "the run's outcome");
                 outcomes[i] = Outcome(true, price, 0);
             } else {
                 assertEq(logs[i].topics[0], IServiceMarketplace.QueryNotConsumed.selector);

@@ -319,7 +319,7 @@ contract MarketplaceFuzzTest is BaseTest {
             assertTrue(_valid(id, renter));
             uint256 remaining = deposit - uint256(p) * (i + 1);
             vm.expectEmit(address(market));
-            emit IServiceMarketplace.QueryConsumed(id, renter, 1000 + i, p, fee, remaining);
+            emit IServiceMarketplace.QueryConsumed(id, renter, 1000 + i, p, fee, remaining, true);
             _consume(id, renter, 1000 + i);
             assertEq(address(market).balance, _owed(id));
         }
@@ -334,7 +334,7 @@ contract MarketplaceFuzzTest is BaseTest {
 
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.InsufficientBalance.selector, extra, p));
         vm.prank(authority);
-        market.consumeQuery(id, renter, 5000, p);
+        market.consumeQuery(id, renter, 5000, p, true);
     }
 
     /// @dev A deposit agrees to the listing's price only when it is at most what the renter accepted.
@@ -417,11 +417,11 @@ contract MarketplaceFuzzTest is BaseTest {
         } else {
             vm.expectEmit(address(market));
             emit IServiceMarketplace.QueryConsumed(
-                id, renter, 2, expected, _fee(expected), balance - expected
+                id, renter, 2, expected, _fee(expected), balance - expected, true
             );
         }
         vm.prank(operator);
-        market.consumeQuery(id, renter, 2, maxPrice);
+        market.consumeQuery(id, renter, 2, maxPrice, true);
 
         uint256 debited = balance >= expected ? expected : 0;
         assertEq(_balance(id, renter), balance - debited, "balance less the debit");
@@ -439,7 +439,7 @@ contract MarketplaceFuzzTest is BaseTest {
 
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.RunAlreadyRecorded.selector, runId));
         vm.prank(authority);
-        market.consumeQuery(perQuery, renter, runId, PRICE);
+        market.consumeQuery(perQuery, renter, runId, PRICE, true);
         assertEq(_balance(perQuery, renter), PRICE * 2);
 
         _consume(perQuery, renter, otherRunId);

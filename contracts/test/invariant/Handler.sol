@@ -78,6 +78,10 @@ contract Handler is CommonBase, StdCheats, StdUtils {
     uint256 public ghost_batchMismatches;
     uint256 public ghost_batchDebits;
     uint256 public ghost_batchSkips;
+    /// @dev `QueryConsumed` events whose `succeeded` is not the outcome their debit was sent with: must stay 0.
+    uint256 public ghost_outcomeMismatches;
+    /// @dev Debits of runs that failed (charged all the same: their output had reached the renter).
+    uint256 public ghost_failedRunDebits;
     mapping(uint256 runId => uint256 count) public ghost_consumedEvents;
     mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_depositedOf;
     mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_debitedOf;
@@ -329,8 +333,8 @@ contract Handler is CommonBase, StdCheats, StdUtils {
 
     // ─── Operator and authority ───────────────────────────────────────────────
 
-    /// @dev Debits a fresh run id admitted at a price from `maxPriceSeed`, or (one call in four) replays a
-    /// settled one, which must revert RunAlreadyRecorded and change nothing.
+    /// @dev Debits a fresh run id admitted at a price from `maxPriceSeed`, succeeded or failed by `replaySeed`,
+    /// or (one call in four) replays a settled one, which must revert RunAlreadyRecorded and change nothing.
     function consumeQuery(uint256 listingSeed, uint256 renterSeed, uint256 replaySeed, uint256 maxPriceSeed)
         external
     {
@@ -343,7 +347,9 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             if (replaySeed % 4 == 0 && usedRunIds.length != 0) {
                 _replay(id, buyer, usedRunIds[replaySeed % usedRunIds.length]);
             } else {
-                _consumeFresh(id, buyer, _admissionPrice(id, buyer, maxPriceSeed));
+                _consumeFresh(
+                    id, buyer, _admissionPrice(id, buyer, maxPriceSeed), (replaySeed >> 128) & 1 == 0
+                );
             }
             return;
         }
@@ -523,7 +529,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
 
     // ─── Internals ────────────────────────────────────────────────────────────
 
-    function _consumeFresh(bytes32 id, address buyer, uint256 maxPrice) internal {
+    function _consumeFresh(bytes32 id, address buyer, uint256 maxPrice, bool succeeded) internal {
         uint256 runId = nextRunId++;
         (uint256 escrowBefore, uint256 feesBefore, uint256 bps) = _snapshot(id);
         (uint112 balanceBefore,,,) = market.perQueryBalances(id, buyer);
@@ -531,8 +537,8 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         uint256 expected = _expectedDebit(id, buyer, maxPrice);
         vm.recordLogs();
         vm.prank(operator);
-        market.consumeQuery(id, buyer, runId, maxPrice);
-        ghost_consumedEvents[runId] += _countLogs(QUERY_CONSUMED, runId, true);
+        market.consumeQuery(id, buyer, runId, maxPrice, succeeded);
+        ghost_consumedEvents[runId] += _countDebits(runId, succeeded);
         usedRunIds.push(runId);
         (uint112 balanceAfter,,,) = market.perQueryBalances(id, buyer);
         uint256 debited = balanceBefore - balanceAfter;
@@ -579,7 +585,8 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             else if (kind == 6 && i != 0) runId = debits[i - 1].runId;
             else runId = nextRunId++;
             uint256 maxPrice = _admissionPrice(id, buyer, uint256(keccak256(abi.encode(mixSeed, i))));
-            debits[i] = IServiceMarketplace.Debit(id, buyer, runId, maxPrice);
+            bool succeeded = (mixSeed >> (128 + i)) & 1 == 0;
+            debits[i] = IServiceMarketplace.Debit(id, buyer, runId, maxPrice, succeeded);
         }
     }
 
@@ -668,7 +675,8 @@ contract Handler is CommonBase, StdCheats, StdUtils {
                 continue;
             }
             ++ghost_consumedEvents[debit.runId];
-            (uint256 price,,) = abi.decode(log.data, (uint256, uint256, uint256));
+            (uint256 price,,, bool succeeded) = abi.decode(log.data, (uint256, uint256, uint256, bool));
+            _checkOutcome(succeeded, debit.succeeded);
             uint256 agreed = ghost_agreedPriceOf[debit.listingId][debit.buyer];
             if (want.refusal != 0) ++ghost_batchMismatches;
             if (price > agreed) ++ghost_debitsAboveAgreedPrice;
@@ -738,7 +746,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         ++ghost_replaysAttempted;
         vm.recordLogs();
         vm.prank(operator);
-        try market.consumeQuery(id, buyer, runId, maxPrice) {}
+        try market.consumeQuery(id, buyer, runId, maxPrice, true) {}
         catch (bytes memory reason) {
             if (
                 keccak256(reason)
@@ -790,6 +798,24 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             }
         }
         return (bytes32(0), false);
+    }
+
+    /// @dev The `QueryConsumed` events of `runId` among the recorded logs, each checked to carry `succeeded`.
+    function _countDebits(uint256 runId, bool succeeded) internal returns (uint256 count) {
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].emitter != address(market) || logs[i].topics[0] != QUERY_CONSUMED) continue;
+            if (logs[i].topics[3] != bytes32(runId)) continue;
+            (,,, bool carried) = abi.decode(logs[i].data, (uint256, uint256, uint256, bool));
+            _checkOutcome(carried, succeeded);
+            ++count;
+        }
+    }
+
+    /// @dev Counts a debit's event against the outcome its debit was sent with.
+    function _checkOutcome(bool carried, bool sent) internal {
+        if (carried != sent) ++ghost_outcomeMismatches;
+        if (!sent) ++ghost_failedRunDebits;
     }
 
     function _countLogs(bytes32 topic0, uint256 runId, bool matchRunId) internal returns (uint256 count) {

@@ -179,6 +179,12 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         assertEq(handler.ghost_batchMismatches(), 0, "a batch debit differed from consumeQuery");
     }
 
+    /// @notice (k) Every `QueryConsumed` carries the outcome its run was debited with, whether by
+    /// `consumeQuery` or in a batch: the indexer counts a charged run's failure from it.
+    function invariant_DebitCarriesTheRunsOutcome() public view {
+        assertEq(handler.ghost_outcomeMismatches(), 0, "a debit's event carried another outcome");
+    }
+
     /// @notice (j) `requireAccess` refuses every credential with the access rule's error (the API's, over
     /// `getAccessState`), and lets run exactly the valid ones on active listings. Checked in the state each run
     /// ends in (from `afterInvariant`): after every call it would triple the suite's time.
@@ -195,9 +201,10 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
 
     /// @notice (i) The runs really debit fresh run ids, refuse replayed ones, revoke credentials, close
     /// listings, debit balances whose price was raised above what their renter agreed to, debit runs whose
-    /// admission price was below the price now, rotate the operator and debit and skip in batches, so (c) to (h) are never checked against nothing. A run of 50
-    /// calls often closes nothing, so the totals are kept over the campaign: forge resets the chain before
-    /// every run, the process environment outlives it.
+    /// admission price was below the price now, rotate the operator, debit and skip in batches and debit
+    /// failed runs, so (c) to (h) and (k) are never checked against nothing. A run of 50 calls often closes
+    /// nothing, so the totals are kept over the campaign: forge resets the chain before every run, the
+    /// process environment outlives it.
     function afterInvariant() public {
         _checkRequireAccessEverywhere();
         (
@@ -217,6 +224,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         uint256 batchDebits = _addToCampaignTotal("BATCH_DEBITS", handler.ghost_batchDebits());
         uint256 batchSkips = _addToCampaignTotal("BATCH_SKIPS", handler.ghost_batchSkips());
         uint256 capped = _addToCampaignTotal("DEBITS_CAPPED", handler.ghost_debitsCappedByMaxPrice());
+        uint256 failedDebits = _addToCampaignTotal("FAILED_RUN_DEBITS", handler.ghost_failedRunDebits());
         if (runs < RUNS_BEFORE_EXERCISE_CHECK) return;
         assertGt(debits, 0, "no run id was ever debited");
         assertGt(refusedReplays, 0, "no replayed run id was ever refused");
@@ -227,6 +235,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         assertGt(batchDebits, 0, "no batch ever debited");
         assertGt(batchSkips, 0, "no batch ever skipped a debit");
         assertGt(capped, 0, "no debit was ever capped by its admission price");
+        assertGt(failedDebits, 0, "no failed run was ever debited");
     }
 
     function _addToCampaignTotal(string memory name, uint256 amount) internal returns (uint256 total) {
