@@ -99,6 +99,16 @@ export const rateLimitWindows = appSchema.table(
 
 const bytea = customType<{ data: Buffer }>({ dataType: () => "bytea" });
 
+/**
+ * jsonb read back as stored. postgres.js parses jsonb already, and drizzle's `jsonb()` parses a
+ * string value once more: a text output such as `"42"` or `"{}"` came back as a number or an object.
+ */
+const storedJson = customType<{ data: unknown; driverData: unknown }>({
+  dataType: () => "jsonb",
+  toDriver: (value) => JSON.stringify(value),
+  fromDriver: (value) => value,
+});
+
 export type JobStatus = "queued" | "completed" | "failed";
 
 /** Asynchronous work a wallet asked for; the bus carries only the id. */
@@ -203,7 +213,7 @@ export const runs = appSchema.table(
     requestHash: text().notNull(),
     request: jsonb().$type<RunRequest>(),
     /** The output, or a cut copy of it within RUN_OUTPUT_STORE_BYTES (`lib/runLedger/storedOutput.ts`). */
-    output: jsonb(),
+    output: storedJson(),
     /** Hex SHA-256 of the whole output's JSON text, when `output` holds a cut copy; else null. */
     outputSha256: text(),
     /** `output` holds a cut copy: the start of the output, as a string. */

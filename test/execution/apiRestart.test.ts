@@ -76,10 +76,10 @@ it("settles exactly once a run completed while its API was SIGKILLed and its deb
 
   await restartApi();
   expect(await cut).toBeInstanceOf(Error);
-  // Still to be debited: the run is not answered yet.
+  // Still to be debited: the run is not answered yet, though what it will cost is known.
   expect((await renter.api.get(`/v1/runs/${run.id}`)).body).toMatchObject({
     status: "running",
-    cost_wei: 0,
+    cost_wei: Number(PRICE),
   });
 
   proxy().restore();

@@ -135,17 +135,19 @@ describe.each(MODEL_PROVIDERS)("a declarative agent on %s", (provider) => {
     expect(done).toMatchObject({ data: { status: "completed", cost_wei: Number(PRICE) } });
   });
 
-  it("an answer that breaks its output_schema fails, uncharged", async () => {
+  it("an answer that breaks its output_schema once streamed fails, charged: it reached the renter", async () => {
     serverOf(servers, object).script(object.model, [{ kind: "json", value: { findings: 3 } }]);
     const response = await renter.api.post("/v1/execute", {
       agent_id: object.agentId,
       task: "Audit this",
       input: {},
     });
-    expect(response.body).toMatchObject({ status: "failed", cost_wei: 0 });
+    expect(response.body).toMatchObject({ status: "failed", cost_wei: Number(PRICE) });
+    // What was streamed, kept as the text it was: not parsed into the object it spells.
+    expect(JSON.parse(response.body.output)).toEqual({ findings: 3 });
   });
 
-  it("the balance fell by exactly the price of each completed run", async () => {
+  it("the balance fell by exactly the price of each run that delivered output", async () => {
     await expectBooksBalance(stack(), text, [renter]);
     await expectBooksBalance(stack(), object, [renter]);
   });

@@ -192,6 +192,19 @@ describe.each([
       );
       expect(run).toMatchObject({ status: "completed", output });
     });
+
+    it("keeps a text output that spells JSON as the text it is", async () => {
+      const listing = await registeredAgent(db(), { type: "string" });
+      const outputs = ["42", '{"findings":[]}', "[1, 2]", "null"];
+      const runs = await ended(
+        db(),
+        await admit(
+          deps(),
+          outputs.map((output) => ({ listing, task: scripted({ output }) })),
+        ),
+      );
+      expect(runs.map((run) => run.output)).toEqual(outputs);
+    });
   });
 
   describe("an agent that misbehaves fails its run, charging only what it streamed", () => {
