@@ -205,6 +205,19 @@ export const credentialCheck = z
   ])
   .meta({ id: "CredentialCheck" });
 
+/** Present when `output` is the copy a run's row keeps of a longer output (docs/execution.md). */
+const keptOutput = {
+  output_truncated: z
+    .literal(true)
+    .optional()
+    .describe("`output` is the kept copy of a longer output: its first part, as a string"),
+  output_sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional()
+    .describe("SHA-256 of the whole output's JSON text, when `output` is the kept copy"),
+};
+
 export const runResult = z
   .object({
     run_id: z.string().regex(/^run_/),
@@ -213,15 +226,7 @@ export const runResult = z
     output: z.unknown().describe("Shaped by the agent's output schema"),
     cost_wei: wei,
     duration_ms: z.int().min(0),
-    output_truncated: z
-      .literal(true)
-      .optional()
-      .describe("`output` is the kept copy of a longer output: its first part, as a string"),
-    output_sha256: z
-      .string()
-      .regex(/^[0-9a-f]{64}$/)
-      .optional()
-      .describe("SHA-256 of the whole output's JSON text, when `output` is the kept copy"),
+    ...keptOutput,
   })
   .meta({ id: "RunResult" });
 
@@ -234,15 +239,7 @@ export const run = z
     cost_wei: wei,
     duration_ms: z.int().min(0).nullable(),
     failure: z.string().optional().describe("Why a failed run failed"),
-    output_truncated: z
-      .literal(true)
-      .optional()
-      .describe("`output` is the kept copy of a longer output: its first part, as a string"),
-    output_sha256: z
-      .string()
-      .regex(/^[0-9a-f]{64}$/)
-      .optional()
-      .describe("SHA-256 of the whole output's JSON text, when `output` is the kept copy"),
+    ...keptOutput,
   })
   .meta({ id: "Run" });
 
