@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { basename } from "node:path";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 
@@ -51,9 +52,18 @@ export function spawnService(
   const onOutput = options.onOutput ?? (() => {});
   for (const stream of [child.stdout, child.stderr]) if (stream) passLines(stream, onOutput);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.once("exit", () => running.delete(child));
+  let stopping = false;
+  child.once("exit", (code, signal) => {
+    running.delete(child);
+    // A service that fails unasked leaves its clients with refused connections and no reason.
+    if (!stopping && (signal !== null || code !== 0)) {
+      const name = [command, args[0] ?? ""].map((part) => basename(part)).join(" ");
+      console.error(`${name} exited unasked (${signal ?? `code ${code}`})`);
+    }
+  });
 
   const stop = async () => {
+    stopping = true;
     killGroup(child, "SIGTERM");
     // Generous: anvil writes its state and Postgres checkpoints on the way out.
     const timeout = setTimeout(() => killGroup(child, "SIGKILL"), 15_000);
