@@ -58,6 +58,15 @@ async function request(renter: Renter, n: number, idempotencyKey?: string): Prom
     },
     body: JSON.stringify(body),
   });
+  // A refusal is an error object, not a stream: answered as the synchronous route's is.
+  if (response.status !== 200) {
+    const { run_id, status, cost_wei } = (await response.json()) as {
+      run_id: string;
+      status: string;
+      cost_wei: number;
+    };
+    return { status: response.status, runId: run_id, outcome: status, costWei: cost_wei };
+  }
   const events = eventsOf(await sseReader(response).rest());
   const done = events.at(-1)?.data ?? {};
   return {
