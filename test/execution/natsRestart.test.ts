@@ -1,13 +1,14 @@
 // NATS restarted under load on the real stack: per-task runs of a connected agent waiting for slots,
-// running and awaiting their debit when it stops, more sent while it is down. Every run admitted
-// before completes and is charged once; a request sent while it is down is answered the same, or,
-// when the bus did not take its run in time, refused 503 with nothing run or charged, and its retry
-// under the same Idempotency-Key once NATS is back completes and is charged once. The agent is called
-// once per completed run and never for a refused one.
+// running (held at the agent until NATS is back) and done when it stops, more sent while it is down.
+// Every run admitted before completes and is charged once; a request sent while it is down is
+// answered the same, or, when the bus did not take its run in time, refused 503 with nothing run or
+// charged, and its retry under the same Idempotency-Key once NATS is back completes and is charged
+// once. The agent is called once per completed run and never for a refused one.
 import { eq } from "drizzle-orm";
 import { parseEther } from "viem";
 import { expect, it } from "vitest";
 import { runs } from "../../lib/db/appSchema.ts";
+import { RUNS_IN_FLIGHT_PER_LISTING } from "../../lib/runLedger/grantSlots.ts";
 import { RUN_NOT_HANDED_OVER } from "../../lib/runLedger/runNotStarted.ts";
 import { behaving } from "../support/behavingAgent.ts";
 import type { Renter } from "../support/connectedListing.ts";
@@ -18,6 +19,8 @@ import { eventsOf, sseReader } from "../support/sseEvents.ts";
 
 const PRICE = parseEther("0.001");
 const BEFORE_OUTAGE = 40;
+/** Runs from this one on wait at the agent until NATS is back: the outage finds them running and waiting. */
+const FIRST_HELD = 10;
 const DURING_OUTAGE = 10;
 const { stack, agent, listing, addRenter, expectBooksBalance } = usePerTaskAgentOnStack({
   name: "under-load",
@@ -36,7 +39,11 @@ async function request(renter: Renter, n: number, idempotencyKey?: string): Prom
   const keyed: Record<string, string> = idempotencyKey ? { "idempotency-key": idempotencyKey } : {};
   const body = {
     agent_id: listing().agentId,
-    task: behaving({ deltas: ["a", "b"], deltaGapMs: 200 + ((n * 137) % 1_200) }),
+    task: behaving({
+      deltas: ["a", "b"],
+      deltaGapMs: 200 + ((n * 137) % 1_200),
+      ...(n >= FIRST_HELD ? { hold: "outage" } : {}),
+    }),
   };
   if (n % 3 !== 0) {
     const reply = await renter.api.post("/v1/execute", body, { headers: keyed });
@@ -105,10 +112,19 @@ async function statusesOf(listingId: string) {
 it("answers every per-task run completed and charged once when NATS restarts under load", async () => {
   const renters = await Promise.all([1, 2, 3].map(() => addRenter(PRICE * 20n)));
   const renterOf = (n: number) => renters[n % renters.length] as Renter;
-  const answers = Array.from({ length: BEFORE_OUTAGE }, (_, n) => request(renterOf(n), n));
+  const answers = Array.from({ length: FIRST_HELD }, (_, n) => request(renterOf(n), n));
   await until("some runs to be charged", async () => {
     const rows = await statusesOf(listing().listingId);
     return rows.filter((row) => row.charge === "debited").length >= 8;
+  });
+  for (let n = FIRST_HELD; n < BEFORE_OUTAGE; n++) answers.push(request(renterOf(n), n));
+  await until("every slot to run a held run, the rest waiting", async () => {
+    const rows = await statusesOf(listing().listingId);
+    const count = (status: string) => rows.filter((row) => row.status === status).length;
+    return (
+      count("running") === RUNS_IN_FLIGHT_PER_LISTING &&
+      count("waiting") === BEFORE_OUTAGE - FIRST_HELD - RUNS_IN_FLIGHT_PER_LISTING
+    );
   });
 
   await stack().nats.stopServer();
@@ -127,6 +143,7 @@ it("answers every per-task run completed and charged once when NATS restarts und
   } finally {
     await stack().nats.startServer();
     natsIsBack();
+    agent().release("outage");
   }
   const retried = await Promise.all(duringOutage);
   answers.push(...retried.map(({ answer }) => Promise.resolve(answer)));
