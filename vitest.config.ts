@@ -7,9 +7,13 @@ export default defineConfig({
     exclude: ["node_modules/**", "contracts/**", ".data/**", "test/scale/**"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // The default report, then the slowest files (test/support/slowestFilesReporter.ts).
+    reporters: ["default", "./test/support/slowestFilesReporter.ts"],
     pool: "forks",
     // A cross-process test file spends most of its time waiting on its servers, so several run at
     // once even on two cores (vitest's default there is one at a time).
     maxWorkers: 3,
+    // Files start longest first: vitest's default order, by each file's last duration in its cache
+    // (node_modules/.vite/vitest), failed files first, larger files first when it has none.
   },
 });

@@ -7,6 +7,8 @@ export default defineConfig({
     include: ["test/scale/**/*.test.ts"],
     testTimeout: 300_000,
     hookTimeout: 180_000,
+    // The default report, then the slowest files (test/support/slowestFilesReporter.ts).
+    reporters: ["default", "./test/support/slowestFilesReporter.ts"],
     pool: "forks",
     maxWorkers: 1,
   },
