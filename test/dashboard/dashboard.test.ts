@@ -1,14 +1,20 @@
 // The dashboard in a real Chromium against the real stack, with a wallet injected the way a browser
 // extension injects one: connect, sign in, manage an API key, rent a per-task agent and run a task
 // with its output streamed in. axe-core checks every page visited; the main flow runs at phone width
-// too. With UPDATE_SCREENSHOTS=1, the main pages' screenshots are written into docs/screenshots.
+// too. The build served is the production one, and its initial JavaScript stays within budget. With
+// UPDATE_SCREENSHOTS=1, the main pages' screenshots are written into docs/screenshots.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { type Address, formatEther, type Hex, parseEther } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
+import type { Rolldown } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  INITIAL_JAVASCRIPT_BUDGET_BYTES,
+  initialJavaScriptGzipBytes,
+} from "../../dashboard/initialJavaScript.ts";
 import { ONE_TIME, SUBSCRIPTION } from "../../devStack/marketplace.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
@@ -33,9 +39,10 @@ const { stack, agent, listing, addRenter } = usePerTaskAgentOnStack({
   startProcesses: () => stack().addWorker(),
 });
 let browser: Browser;
+let build: Rolldown.RolldownOutput;
 
 beforeAll(async () => {
-  await buildDashboard(dashboardDir);
+  build = await buildDashboard(dashboardDir);
   browser = await launchBrowser();
 }, 120_000);
 afterAll(async () => {
@@ -180,6 +187,13 @@ async function rentAndRun(
   await expectAccessible(page, "the playground");
   if (name("playground")) await screenshot(page, name("playground") as string);
 }
+
+it("loads at most 300 KB of gzip-compressed JavaScript before the first render", () => {
+  const bytes = initialJavaScriptGzipBytes(build.output);
+  console.log(`dashboard initial JavaScript: ${(bytes / 1024).toFixed(1)} KB gzip`);
+  expect(bytes).toBeGreaterThan(0);
+  expect(bytes).toBeLessThanOrEqual(INITIAL_JAVASCRIPT_BUDGET_BYTES);
+});
 
 describe("the dashboard with an injected wallet", () => {
   it("creates an API key that works with a plain fetch until it is revoked", async () => {
