@@ -8,7 +8,9 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { eq, inArray } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Api } from "../../devStack/startApi.ts";
+import type { Worker } from "../../devStack/startWorker.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { openRecord, SealedUnderAnotherKey } from "../../lib/crypto/sealedRecord.ts";
 import { sealingKeyId } from "../../lib/crypto/sealingKeyId.ts";
@@ -104,10 +106,23 @@ async function keyIdsOf() {
   };
 }
 
-describe("finding: keys in production (sealing key ids and rotation)", () => {
+// Each test but the last starts node processes (`npm run reseal`, an API, a worker): about 2 s of CPU
+// each, which a loaded two-core machine stretches to 30 s and more. The tests are given the time of
+// the processes they start.
+describe("finding: keys in production (sealing key ids and rotation)", { timeout: 180_000 }, () => {
+  let apiA: Api;
+  let workerA: Worker;
+  let apiC: Api;
+  // Started together, before the tests: each takes 10 to 20 s to start on a loaded machine.
+  beforeAll(async () => {
+    [apiA, workerA, apiC] = await Promise.all([
+      stack().addApi({ SEALING_KEY: keyA }),
+      stack().addWorker({ SEALING_KEY: keyA }),
+      stack().addApi({ SEALING_KEY: keyC }),
+    ]);
+  });
+
   it("names the key under which each row is sealed", async () => {
-    const apiA = await stack().addApi({ SEALING_KEY: keyA });
-    const workerA = await stack().addWorker({ SEALING_KEY: keyA });
     const asCreator = await clientOf(apiA.url);
     const listed = await settledJob(asCreator, await registerAgent(asCreator, manifest("listed")));
     expect(listed.body.status).toBe("completed");
@@ -116,7 +131,6 @@ describe("finding: keys in production (sealing key ids and rotation)", () => {
     // No worker holds the jobs below: they stay queued, sealed under the key of the API that took them.
     await workerA.stop();
     made.queuedJob = await registerAgent(asCreator, manifest("queued"));
-    const apiC = await stack().addApi({ SEALING_KEY: keyC });
     made.elsewhereJob = await registerAgent(await clientOf(apiC.url), manifest("elsewhere"));
     await Promise.all([apiA.stop(), apiC.stop()]);
 
@@ -177,20 +191,24 @@ describe("finding: keys in production (sealing key ids and rotation)", () => {
   });
 
   it("takes keys from files or the environment only, and never makes up the old one", async () => {
-    const onCommandLine = await reseal(["--from", keyA, "--to", await keyFileOf(keyB)]);
+    const missing = join(stack().dir, "no-such-key");
+    const [onCommandLine, noOldKey] = await Promise.all([
+      reseal(["--from", keyA, "--to", await keyFileOf(keyB)]),
+      reseal(["--from", missing, "--to", await keyFileOf(keyB)]),
+    ]);
     expect(onCommandLine).toEqual({
       code: 1,
       output: "give the key as a file or env:NAME, not on the command line\n",
     });
-    const missing = join(stack().dir, "no-such-key");
-    const noOldKey = await reseal(["--from", missing, "--to", await keyFileOf(keyB)]);
     expect(noOldKey).toEqual({ code: 1, output: `there is no key file at ${missing}\n` });
     expect(await keyIdsOf()).toEqual({ listed: idB, legacy: idB, queued: idB, elsewhere: idC });
   });
 
   it("lets a worker with the new key open what the old key sealed, and name the key it lacks", async () => {
-    const apiB = await stack().addApi({ SEALING_KEY: keyB });
-    await stack().addWorker({ SEALING_KEY: keyB });
+    const [apiB] = await Promise.all([
+      stack().addApi({ SEALING_KEY: keyB }),
+      stack().addWorker({ SEALING_KEY: keyB }),
+    ]);
     const asCreator = await clientOf(apiB.url);
 
     const queued = await settledJob(asCreator, made.queuedJob);
