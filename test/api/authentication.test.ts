@@ -10,6 +10,7 @@ import { JWT_SECRET } from "../../devStack/startStack.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { authChallenges } from "../../lib/db/appSchema.ts";
 import { expectError, http } from "../support/http.ts";
+import { until } from "../support/registration.ts";
 import { secretScan } from "../support/secretScan.ts";
 import { createTestApp } from "../support/testApp.ts";
 import { useStack } from "../support/useStack.ts";
@@ -673,8 +674,11 @@ describe("what is stored and printed", () => {
   });
 
   it("never prints a key, token or signature in any process's output", async () => {
-    // The processes' output arrives through pipes: let the last lines in.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The API's output arrives through a pipe, in order: once the log line of a last request is
+    // in, so is every line the API printed before it.
+    const last = `/v1/last-request-${Date.now()}`;
+    await fetch(`${url}${last}`);
+    await until("the last request's log line", () => scan.text().includes(last));
     // The scan means something only if every process's output and the request log were captured.
     expect(scan.unheard(["postgres", "ponder", "api"])).toEqual([]);
     const requests = scan
