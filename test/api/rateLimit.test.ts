@@ -149,7 +149,9 @@ describe("the rate limit", () => {
     expectError(last, 429, "rate_limit_exceeded");
     expect(last.retryAfter).toMatch(/^\d+$/);
 
-    // After Retry-After seconds, and no longer, the key works again, in a new window.
+    // After Retry-After seconds, and no longer, the key works again, in a new window. The passing of
+    // time is what is tested: the window ends on the minute (up to 60 s away); the turn of a window
+    // under an injected clock is api/middleware/rateLimit.test.ts's.
     await sleepUntil(last.receivedAt + Number(last.retryAfter) * 1000);
     const later = await get(urls()[1], "/v1/listings", key);
     expect({ status: later.status, remaining: later.remaining, reset: later.reset }).toEqual({

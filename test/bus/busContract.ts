@@ -21,7 +21,9 @@ async function until(condition: () => boolean, timeoutMs = 10_000) {
 
 /**
  * The contract's tests for the bus `createBus` makes, one bus each. They run concurrently: most of
- * their time is spent waiting out ack waits to prove that nothing more arrives.
+ * their time is spent waiting out ack waits to prove that nothing more arrives. Those sleeps (of an
+ * ack wait or more, and the work that takes half of one between reports) are the passing of time
+ * under test.
  */
 export function describeBusContract(name: string, createBus: () => Promise<BusUnderTest>) {
   describe.concurrent(`${name} keeps the bus contract`, () => {
@@ -74,7 +76,7 @@ export function describeBusContract(name: string, createBus: () => Promise<BusUn
         await message.ack();
       });
       await until(() => received.length === 1);
-      await sleep(300);
+      await sleep(300); // time for a second message, which would come at once, to arrive
       expect(received).toEqual(["first"]);
     });
 

@@ -93,7 +93,10 @@ function execute(
   );
 }
 
-/** Starts at once, or in the next minute when this one has less than `ms` left. */
+/**
+ * Starts at once, or in the next minute when this one has less than `ms` left: the rate limit's
+ * window is the clock's minute, so only the passing of time starts a new one.
+ */
 async function inOneWindow(ms: number) {
   const left = 60_000 - (Date.now() % 60_000);
   if (left < ms) await new Promise((resolve) => setTimeout(resolve, left + 250));

@@ -51,7 +51,8 @@ it("fails a run whose worker was SIGKILLed once its lease runs out, and never ru
 
   victim.kill("SIGKILL");
   await victim.exited;
-  // Its lease still holds for a while: the run is not ended on the spot.
+  // Its lease still holds for a while: the run is not ended on the spot (the passing of time is
+  // what is tested).
   await sleep(LEASE_MS / 3);
   expect((await runRows(stack().db, [runId]))[0]?.status).toBe("running");
 
