@@ -3,6 +3,7 @@ import { basename } from "node:path";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 
+/** `stop()` resolves once the process has exited and every line it printed has been passed on. */
 export type Service = { stop: () => Promise<void> };
 
 const running = new Set<ChildProcess>();
@@ -51,7 +52,8 @@ export function spawnService(
   // Read even when nobody listens: a full pipe would stall the process.
   const onOutput = options.onOutput ?? (() => {});
   for (const stream of [child.stdout, child.stderr]) if (stream) passLines(stream, onOutput);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // "close" follows "exit" once the process's output has been read to its end and passed on.
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
   let stopping = false;
   child.once("exit", (code, signal) => {
     running.delete(child);
@@ -67,7 +69,7 @@ export function spawnService(
     killGroup(child, "SIGTERM");
     // Generous: anvil writes its state and Postgres checkpoints on the way out.
     const timeout = setTimeout(() => killGroup(child, "SIGKILL"), 15_000);
-    await exited;
+    await closed;
     clearTimeout(timeout);
     killGroup(child, "SIGKILL");
   };
