@@ -256,10 +256,16 @@ export async function startStack(options: StackOptions = {}) {
       return worker;
     }
 
-    // The API and workers need the views only to answer, not to start: all start at once.
+    // An API process reads the indexer's views from its start (it follows listed versions, see
+    // api/listings/followListedVersions.ts): it starts once Ponder has made them, at /ready. The
+    // workers need them only to run, not to start: they start with Ponder.
+    const ponderStarted = withPonder ? startIndexer() : undefined;
     const [ponder, apis, workerProcesses] = await allStarted([
-      withPonder ? startIndexer() : undefined,
-      allStarted(Array.from({ length: apiProcesses }, () => addApi())),
+      ponderStarted,
+      (async () => {
+        await ponderStarted;
+        return allStarted(Array.from({ length: apiProcesses }, () => addApi()));
+      })(),
       allStarted(Array.from({ length: workers }, () => addWorker())),
     ] as const);
     const marketplace = chain
