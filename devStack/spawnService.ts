@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { basename } from "node:path";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
+import { PortTakenError } from "./findFreePort.ts";
+import { isListenedOn, listensInGroup, portOwnersKnown } from "./portOwner.ts";
 
 /** `stop()` resolves once the process has exited and every line it printed has been passed on. */
 export type Service = { stop: () => Promise<void> };
@@ -104,27 +106,53 @@ function passLines(stream: Readable, onLine: (line: string) => void) {
   });
 }
 
-/** Polls `probe` until it resolves, failing with the service's name and last error after `timeoutMs`. */
+/**
+ * Polls `probe` until it resolves, failing with the service's name and last error after `timeoutMs`.
+ * With `ports`, the service must listen on each itself: a probe answered by another process that
+ * took one, or an exit while another holds one, fails with PortTakenError (the service is stopped),
+ * so that `startOnFreePort` starts it again on another.
+ */
 export async function waitUntilReady(
   name: string,
   probe: () => Promise<unknown>,
-  { timeoutMs = 30_000, child }: { timeoutMs?: number; child?: ChildProcess } = {},
+  {
+    timeoutMs = 30_000,
+    child,
+    ports = [],
+  }: { timeoutMs?: number; child?: ChildProcess; ports?: number[] } = {},
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  // A probe sent to another process that took the port may never be answered: the service's exit
+  // ends the wait for it.
+  const exited = new Promise<void>((resolve) => {
+    if (child && (child.exitCode !== null || child.signalCode !== null)) resolve();
+    else child?.once("exit", () => resolve());
+  });
   let lastError: unknown;
   while (Date.now() < deadline) {
     if (child && (child.exitCode !== null || child.signalCode !== null)) {
+      const taken = ports.find((port) => isListenedOn(port));
+      if (taken !== undefined) throw new PortTakenError(taken, name);
       throw new Error(
         `${name} exited before it was ready (code ${child.exitCode ?? child.signalCode})`,
       );
     }
     try {
-      await probe();
-      return;
+      await Promise.race([probe(), exited.then(() => Promise.reject(new Error("exited")))]);
     } catch (error) {
       lastError = error;
       await new Promise((resolve) => setTimeout(resolve, 50));
+      continue;
     }
+    const foreign =
+      child && portOwnersKnown
+        ? ports.find((port) => !listensInGroup(port, child.pid as number))
+        : undefined;
+    if (child && foreign !== undefined) {
+      killGroup(child, "SIGKILL");
+      throw new PortTakenError(foreign, name);
+    }
+    return;
   }
   throw new Error(`${name} was not ready after ${timeoutMs} ms: ${String(lastError)}`);
 }
