@@ -2,7 +2,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { basename } from "node:path";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
+import { PortTakenError } from "./findFreePort.ts";
+import { isListenedOn, listensInGroup, portOwnersKnown } from "./portOwner.ts";
 
+/** `stop()` resolves once the process has exited and every line it printed has been passed on. */
 export type Service = { stop: () => Promise<void> };
 
 const running = new Set<ChildProcess>();
@@ -51,7 +54,8 @@ export function spawnService(
   // Read even when nobody listens: a full pipe would stall the process.
   const onOutput = options.onOutput ?? (() => {});
   for (const stream of [child.stdout, child.stderr]) if (stream) passLines(stream, onOutput);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // "close" follows "exit" once the process's output has been read to its end and passed on.
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
   let stopping = false;
   child.once("exit", (code, signal) => {
     running.delete(child);
@@ -67,7 +71,7 @@ export function spawnService(
     killGroup(child, "SIGTERM");
     // Generous: anvil writes its state and Postgres checkpoints on the way out.
     const timeout = setTimeout(() => killGroup(child, "SIGKILL"), 15_000);
-    await exited;
+    await closed;
     clearTimeout(timeout);
     killGroup(child, "SIGKILL");
   };
@@ -102,27 +106,53 @@ function passLines(stream: Readable, onLine: (line: string) => void) {
   });
 }
 
-/** Polls `probe` until it resolves, failing with the service's name and last error after `timeoutMs`. */
+/**
+ * Polls `probe` until it resolves, failing with the service's name and last error after `timeoutMs`.
+ * With `ports`, the service must listen on each itself: a probe answered by another process that
+ * took one, or an exit while another holds one, fails with PortTakenError (the service is stopped),
+ * so that `startOnFreePort` starts it again on another.
+ */
 export async function waitUntilReady(
   name: string,
   probe: () => Promise<unknown>,
-  { timeoutMs = 30_000, child }: { timeoutMs?: number; child?: ChildProcess } = {},
+  {
+    timeoutMs = 30_000,
+    child,
+    ports = [],
+  }: { timeoutMs?: number; child?: ChildProcess; ports?: number[] } = {},
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  // A probe sent to another process that took the port may never be answered: the service's exit
+  // ends the wait for it.
+  const exited = new Promise<void>((resolve) => {
+    if (child && (child.exitCode !== null || child.signalCode !== null)) resolve();
+    else child?.once("exit", () => resolve());
+  });
   let lastError: unknown;
   while (Date.now() < deadline) {
     if (child && (child.exitCode !== null || child.signalCode !== null)) {
+      const taken = ports.find((port) => isListenedOn(port));
+      if (taken !== undefined) throw new PortTakenError(taken, name);
       throw new Error(
         `${name} exited before it was ready (code ${child.exitCode ?? child.signalCode})`,
       );
     }
     try {
-      await probe();
-      return;
+      await Promise.race([probe(), exited.then(() => Promise.reject(new Error("exited")))]);
     } catch (error) {
       lastError = error;
       await new Promise((resolve) => setTimeout(resolve, 50));
+      continue;
     }
+    const foreign =
+      child && portOwnersKnown
+        ? ports.find((port) => !listensInGroup(port, child.pid as number))
+        : undefined;
+    if (child && foreign !== undefined) {
+      killGroup(child, "SIGKILL");
+      throw new PortTakenError(foreign, name);
+    }
+    return;
   }
   throw new Error(`${name} was not ready after ${timeoutMs} ms: ${String(lastError)}`);
 }

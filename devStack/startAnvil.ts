@@ -42,7 +42,10 @@ export async function startAnvil({
   }
   const { child, service } = spawnService(anvil, args, { onOutput });
   const rpcUrl = `http://127.0.0.1:${port}`;
-  await waitUntilReady("anvil", () => rpcRequest(rpcUrl, "eth_chainId"), { child });
+  await waitUntilReady("anvil", () => rpcRequest(rpcUrl, "eth_chainId"), {
+    child,
+    ports: [port],
+  });
   return { ...service, rpcUrl, chainId, kill: (signal) => killGroup(child, signal) };
 }
 

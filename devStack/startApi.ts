@@ -33,7 +33,11 @@ export async function startApi({ port, env, onOutput }: ApiOptions): Promise<Api
   });
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
-  await waitUntilReady("api", () => fetch(`${url}/v1/listings`), { child, timeoutMs: 60_000 });
+  await waitUntilReady("api", () => fetch(`${url}/v1/listings`), {
+    child,
+    timeoutMs: 60_000,
+    ports: [port],
+  });
   const pid = child.pid as number;
   return { ...service, url, pid, kill: (signal) => killGroup(child, signal), exited };
 }

@@ -58,7 +58,7 @@ export async function startNats({
       const response = await fetch(`http://127.0.0.1:${monitorPort}/${health}`);
       if (!response.ok) throw new Error(`healthz answered ${response.status}`);
     },
-    { child },
+    { child, ports: [port, monitorPort, ...(cluster ? [cluster.routePort] : [])] },
   );
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();

@@ -52,7 +52,7 @@ export async function startPonder(options: PonderOptions): Promise<Ponder> {
       const response = await fetch(`${url}/ready`);
       if (response.status !== 200) throw new Error(`/ready answered ${response.status}`);
     },
-    { child, timeoutMs: 120_000 },
+    { child, timeoutMs: 120_000, ports: [options.port] },
   );
 
   const waitForBlock = (blockNumber: bigint | number, timeoutMs = 30_000) =>

@@ -6,6 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import postgres from "postgres";
 import { clusterDirFor } from "./clusterDirFor.ts";
+import { PortTakenError } from "./findFreePort.ts";
 import { packagedPostgres } from "./packagedPostgres.ts";
 import {
   isPasswordRefused,
@@ -111,7 +112,7 @@ export async function startPostgres({
           },
         );
       },
-      { child },
+      { child, ports: [port] },
     );
     if (refused) {
       await replaceDefaultPassword({ port, clusterDir: cluster.dir, password, passwordFile });
@@ -119,6 +120,7 @@ export async function startPostgres({
     await createDatabaseIfMissing(urlOf("postgres"), database);
   } catch (error) {
     await stop();
+    if (error instanceof PortTakenError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     throw new Error([message, ...recentOutput.lines].join("\n"));
   }

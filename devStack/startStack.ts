@@ -11,7 +11,7 @@ import { localDeploymentAccounts } from "../lib/chain/devAccounts.ts";
 import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
 import { connectProjections, type Database } from "../lib/db/projections.ts";
 import { agentIdOf } from "../lib/ids/agentId.ts";
-import { findFreePort } from "./findFreePort.ts";
+import { startOnFreePort } from "./findFreePort.ts";
 import {
   connectMarketplace,
   type MarketplaceConnection,
@@ -131,11 +131,9 @@ export async function startStack(options: StackOptions = {}) {
     };
 
     async function startChain() {
-      const anvil = await startAnvil({
-        port: await findFreePort(),
-        blockTimeSeconds: options.blockTimeSeconds,
-        onOutput,
-      });
+      const anvil = await startOnFreePort((port) =>
+        startAnvil({ port, blockTimeSeconds: options.blockTimeSeconds, onOutput }),
+      );
       stops.push(anvil.stop);
       const deployment = await deployMarketplace({
         rpcUrl: anvil.rpcUrl,
@@ -147,12 +145,9 @@ export async function startStack(options: StackOptions = {}) {
     }
 
     async function startDatabase() {
-      const postgres = await startPostgres({
-        port: await findFreePort(),
-        dataDir: join(temp.dir, "postgres"),
-        ephemeral: true,
-        onOutput,
-      });
+      const postgres = await startOnFreePort((port) =>
+        startPostgres({ port, dataDir: join(temp.dir, "postgres"), ephemeral: true, onOutput }),
+      );
       stops.push(postgres.stop);
       await migrateAppSchema(postgres.databaseUrl);
       return postgres;
@@ -177,15 +172,17 @@ export async function startStack(options: StackOptions = {}) {
     }: IndexerOptions = {}) {
       const { anvil, deploymentFile } = need(chain, "a chain");
       const indexSchema = schema ?? `indexer_${randomBytes(4).toString("hex")}`;
-      const ponder = await startPonder({
-        port: await findFreePort(),
-        databaseUrl: databaseUrl ?? need(postgres, "Postgres").databaseUrl,
-        rpcUrl: anvil.rpcUrl,
-        deploymentFile,
-        schema: indexSchema,
-        viewsSchema,
-        onOutput,
-      });
+      const ponder = await startOnFreePort((port) =>
+        startPonder({
+          port,
+          databaseUrl: databaseUrl ?? need(postgres, "Postgres").databaseUrl,
+          rpcUrl: anvil.rpcUrl,
+          deploymentFile,
+          schema: indexSchema,
+          viewsSchema,
+          onOutput,
+        }),
+      );
       stops.push(ponder.stop);
       return { ...ponder, schema: indexSchema, viewsSchema };
     }
@@ -212,23 +209,25 @@ export async function startStack(options: StackOptions = {}) {
       onApiOutput?: (line: string) => void,
     ): Promise<Api> {
       const { anvil, deploymentFile } = need(chain, "a chain");
-      const api = await startApi({
-        port: await findFreePort(),
-        env: {
-          ...processEnv(),
-          RPC_URL: anvil.rpcUrl,
-          DEPLOYMENT_FILE: deploymentFile,
-          JWT_SECRET,
-          RATE_LIMIT_PER_MINUTE: String(rateLimitPerMinute),
-          AUTH_RATE_LIMIT_PER_MINUTE: String(authRateLimitPerMinute),
-          ...options.env,
-          ...env,
-        },
-        onOutput: (line) => {
-          onApiOutput?.(line);
-          onOutput?.(line);
-        },
-      });
+      const api = await startOnFreePort((port) =>
+        startApi({
+          port,
+          env: {
+            ...processEnv(),
+            RPC_URL: anvil.rpcUrl,
+            DEPLOYMENT_FILE: deploymentFile,
+            JWT_SECRET,
+            RATE_LIMIT_PER_MINUTE: String(rateLimitPerMinute),
+            AUTH_RATE_LIMIT_PER_MINUTE: String(authRateLimitPerMinute),
+            ...options.env,
+            ...env,
+          },
+          onOutput: (line) => {
+            onApiOutput?.(line);
+            onOutput?.(line);
+          },
+        }),
+      );
       stops.push(api.stop);
       apisAdded.push(api);
       return api;
@@ -256,10 +255,16 @@ export async function startStack(options: StackOptions = {}) {
       return worker;
     }
 
-    // The API and workers need the views only to answer, not to start: all start at once.
+    // An API process reads the indexer's views from its start (it follows listed versions, see
+    // api/listings/followListedVersions.ts): it starts once Ponder has made them, at /ready. The
+    // workers need them only to run, not to start: they start with Ponder.
+    const ponderStarted = withPonder ? startIndexer() : undefined;
     const [ponder, apis, workerProcesses] = await allStarted([
-      withPonder ? startIndexer() : undefined,
-      allStarted(Array.from({ length: apiProcesses }, () => addApi())),
+      ponderStarted,
+      (async () => {
+        await ponderStarted;
+        return allStarted(Array.from({ length: apiProcesses }, () => addApi()));
+      })(),
       allStarted(Array.from({ length: workers }, () => addWorker())),
     ] as const);
     const marketplace = chain

@@ -2,7 +2,7 @@
 // store of its own, so that a test can stop, kill and restart one as an outage would.
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { findFreePort } from "./findFreePort.ts";
+import { findFreePort, PortTakenError } from "./findFreePort.ts";
 import { type Nats, type NatsClusterNode, startNats } from "./startNats.ts";
 
 /** One server of the stack's NATS. */
@@ -16,7 +16,7 @@ export type TestNatsServer = {
   stopServer: () => Promise<void>;
   /** SIGKILLs the server, as a crash would; its store stays for `startServer`. */
   killServer: () => Promise<void>;
-  /** Starts it again on the same ports and store. */
+  /** Starts it again on the same ports and store (waiting for a port taken meanwhile). */
   startServer: () => Promise<void>;
 };
 
@@ -30,31 +30,70 @@ export type TestNats = Omit<TestNatsServer, "killServer" | "serverName"> & {
   stop: () => Promise<void>;
 };
 
-/** Starts `count` servers in `dir` (a cluster when more than one); resolves once all are ready. */
-export async function startTestNats({
-  count,
-  dir,
-  onOutput,
-}: {
+/** How long a restarted server waits for its port to be free again before it gives up. */
+const PORT_RECLAIM_MS = 30_000;
+
+/**
+ * Starts `count` servers in `dir` (a cluster when more than one); resolves once all are ready. A
+ * port taken between being found and being bound moves every server to new ones.
+ */
+export async function startTestNats(options: {
   count: number;
   dir: string;
   onOutput?: (line: string) => void;
 }): Promise<TestNats> {
-  const name = `stack-${randomBytes(4).toString("hex")}`;
-  const ports: { port: number; monitorPort: number }[] = [];
-  for (let i = 0; i < count; i++) {
-    ports.push({ port: await findFreePort(), monitorPort: await findFreePort() });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnPorts(options, await freePorts(options.count));
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt >= 5) throw error;
+    }
   }
-  const routePorts: number[] = [];
-  if (count > 1) for (let i = 0; i < count; i++) routePorts.push(await findFreePort());
+}
 
-  const servers = ports.map(({ port, monitorPort }, i) => {
+type NodePorts = { port: number; monitorPort: number; routePort: number };
+
+async function freePorts(count: number): Promise<NodePorts[]> {
+  const ports: NodePorts[] = [];
+  for (let i = 0; i < count; i++) {
+    ports.push({
+      port: await findFreePort(),
+      monitorPort: await findFreePort(),
+      routePort: count > 1 ? await findFreePort() : 0,
+    });
+  }
+  return ports;
+}
+
+/**
+ * A restart keeps the server's ports: every client holds its URL and reconnects to it. A port taken
+ * meanwhile is waited for (an outgoing connection's port is soon given back) until PORT_RECLAIM_MS.
+ */
+async function onItsPorts(start: () => Promise<Nats>): Promise<Nats> {
+  const deadline = Date.now() + PORT_RECLAIM_MS;
+  for (;;) {
+    try {
+      return await start();
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+async function startOnPorts(
+  { count, dir, onOutput }: { count: number; dir: string; onOutput?: (line: string) => void },
+  ports: NodePorts[],
+): Promise<TestNats> {
+  const name = `stack-${randomBytes(4).toString("hex")}`;
+  const routePorts = count > 1 ? ports.map((node) => node.routePort) : [];
+
+  const servers = ports.map(({ port, monitorPort, routePort }, i) => {
     const cluster: NatsClusterNode | undefined =
-      count > 1
-        ? { name, serverName: `${name}-${i}`, routePort: routePorts[i] as number, routePorts }
-        : undefined;
+      count > 1 ? { name, serverName: `${name}-${i}`, routePort, routePorts } : undefined;
     const storeDir = join(dir, count > 1 ? `nats-${i}` : "nats");
     let server: Nats | undefined;
+    const start = () => startNats({ port, monitorPort, storeDir, cluster, onOutput });
     const end = async (how: (running: Nats) => Promise<void>) => {
       if (server) await how(server);
       server = undefined;
@@ -63,8 +102,11 @@ export async function startTestNats({
       natsUrl: `nats://127.0.0.1:${port}`,
       serverName: cluster?.serverName,
       kill: (signal: NodeJS.Signals) => server?.kill(signal),
+      startFirst: async () => {
+        server ??= await start();
+      },
       startServer: async () => {
-        server ??= await startNats({ port, monitorPort, storeDir, cluster, onOutput });
+        server ??= await onItsPorts(start);
       },
       stopServer: () => end((running) => running.stop()),
       killServer: () =>
@@ -78,7 +120,7 @@ export async function startTestNats({
     await Promise.all(servers.map((server) => server.stopServer()));
   };
   // The nodes of a cluster become ready together, once they have elected JetStream's meta leader.
-  const started = await Promise.allSettled(servers.map((server) => server.startServer()));
+  const started = await Promise.allSettled(servers.map((server) => server.startFirst()));
   const failed = started.find((result) => result.status === "rejected");
   if (failed) {
     await stopAll();
@@ -86,7 +128,7 @@ export async function startTestNats({
   }
   return {
     natsUrl: servers.map((server) => server.natsUrl).join(","),
-    servers,
+    servers: servers.map(({ startFirst: _, ...server }) => server),
     replicas: count,
     kill: (signal) => {
       for (const server of servers) server.kill(signal);

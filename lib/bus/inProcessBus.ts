@@ -15,7 +15,10 @@ const DEDUPE_WINDOW_MS = 2 * 60_000;
  * (dedupe by id, one consumer per group gets each message, redelivery after ack wait, bounded
  * deliveries), none of its durability across restarts.
  */
-export function createInProcessBus(): Bus {
+export function createInProcessBus(): Bus & {
+  /** Nothing left to deliver: no message queued, unsettled or due for redelivery. */
+  idle: () => boolean;
+} {
   const pending = new Map<string, Stored[]>();
   const groups = new Map<string, Consumer[]>();
   const seen = new Map<string, number>();
@@ -130,6 +133,11 @@ export function createInProcessBus(): Bus {
           if (handlers.size === 0) listeners.delete(topic);
         },
       };
+    },
+    idle() {
+      const inFlight = [...groups.values()].flat().some((consumer) => consumer.inFlight > 0);
+      const queued = [...pending.values()].some((queue) => queue.length > 0);
+      return !inFlight && !queued && timers.size === 0;
     },
     async close() {
       closed = true;

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { findFreePort } from "../../devStack/findFreePort.ts";
+import { startOnFreePort } from "../../devStack/findFreePort.ts";
 import { type Anvil, rpcRequest, startAnvil } from "../../devStack/startAnvil.ts";
 import { makeTempDir } from "../../devStack/tempDir.ts";
 import { localDeploymentAccounts } from "../../lib/chain/devAccounts.ts";
@@ -13,7 +13,7 @@ afterAll(async () => {
 
 /** A chain of `chainId` and a deployment record on it, with the dev accounts as every role. */
 async function chainWithRecord(chainId: number) {
-  const anvil: Anvil = await startAnvil({ port: await findFreePort(), chainId });
+  const anvil: Anvil = await startOnFreePort((port) => startAnvil({ port, chainId }));
   const temp = await makeTempDir("deployment");
   cleanups.push(anvil.stop, temp.remove);
   const file = join(temp.dir, "deployment.json");

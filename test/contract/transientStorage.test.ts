@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { findFreePort } from "../../devStack/findFreePort.ts";
+import { startOnFreePort } from "../../devStack/findFreePort.ts";
 import { type Anvil, rpcRequest, startAnvil } from "../../devStack/startAnvil.ts";
 import { deployMarketplace } from "../../lib/chain/deployMarketplace.ts";
 import { devAccount, localDeploymentAccounts } from "../../lib/chain/devAccounts.ts";
@@ -10,7 +10,7 @@ afterAll(async () => {
 });
 
 async function deployOn(hardfork?: string) {
-  const anvil = await startAnvil({ port: await findFreePort(), hardfork });
+  const anvil = await startOnFreePort((port) => startAnvil({ port, hardfork }));
   started.push(anvil);
   return deployMarketplace({ rpcUrl: anvil.rpcUrl, ...localDeploymentAccounts() });
 }

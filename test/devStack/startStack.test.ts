@@ -13,7 +13,10 @@ import { streamName } from "../../lib/bus/jetStreamBus.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { projections } from "../../lib/db/projections.ts";
 import { createApiKey, http } from "../support/http.ts";
+import { captureOutput } from "../support/processOutput.ts";
 
+/** What an API process logs once its Postgres listener listens (and follows listed versions). */
+const LISTENING = "listening for Postgres notices";
 const LOOPBACK_URL = /^[a-z]+:\/\/127\.0\.0\.1:\d+$/;
 
 /** Every process below this one, as `ps` sees it: pid and state. */
@@ -49,6 +52,7 @@ function running(pids: number[]): number[] {
   return pids.filter((pid) => alive.has(pid));
 }
 
+const output = captureOutput();
 let stack: Stack;
 let before: Map<number, string>;
 
@@ -61,6 +65,7 @@ beforeAll(async () => {
     nats: true,
     api: 1,
     workers: 1,
+    onOutput: output.onOutput,
   });
 });
 
@@ -156,5 +161,14 @@ describe("the dev stack", () => {
       { timeoutMs: 2_000 },
     );
     expect(existsSync(stack.dir)).toBe(false);
+  });
+
+  it("started the API once Ponder had made its views: it followed listed versions without a warning", () => {
+    // Read once the stack has stopped: everything the API printed is in.
+    expect(output.entries().some((entry) => entry.message === LISTENING)).toBe(true);
+    const warnings = output
+      .entries()
+      .filter((entry) => entry.component === "api" && entry.level !== "info");
+    expect(warnings.map((entry) => entry.message)).toEqual([]);
   });
 });

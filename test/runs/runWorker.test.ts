@@ -26,6 +26,10 @@ import { RUN_NOT_STARTED } from "../../lib/runLedger/runNotStarted.ts";
 import { startExecution } from "../../workers/execution/startExecution.ts";
 import { until } from "../support/registration.ts";
 import {
+  untilRunCommandsSettledInProcess,
+  untilRunCommandsSettledOnNats,
+} from "../support/runCommandsSettled.ts";
+import {
   admit,
   ended,
   insertWaitingRuns,
@@ -42,11 +46,29 @@ const LEASE_MS = 1_500;
 const QUEUE_WAIT_MS = 10_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A bus, and a wait until no run command on it can be delivered again. */
+type SettlingBus = { bus: Bus; settled: () => Promise<void> };
+
 describe.each([
-  ["the in-process bus", async () => createInProcessBus()],
-  ["NATS JetStream", () => createJetStreamBus(stack().nats.natsUrl)],
-])("runs over %s", (_busName, createBus: () => Promise<Bus>) => {
+  [
+    "the in-process bus",
+    async (): Promise<SettlingBus> => {
+      const bus = createInProcessBus();
+      return { bus, settled: () => untilRunCommandsSettledInProcess(bus) };
+    },
+  ],
+  [
+    "NATS JetStream",
+    async (): Promise<SettlingBus> => {
+      const natsUrl = stack().nats.natsUrl;
+      const bus = await createJetStreamBus(natsUrl);
+      return { bus, settled: () => untilRunCommandsSettledOnNats(natsUrl) };
+    },
+  ],
+])("runs over %s", (_busName, createBus: () => Promise<SettlingBus>) => {
   let bus: Bus;
+  /** Resolves once every command is settled: an agent call counted after it is the last there is. */
+  let settled: () => Promise<void>;
   let execution: { stop: () => Promise<void> };
   const calls = new Map<string, number>();
   const logLines: string[] = [];
@@ -54,7 +76,7 @@ describe.each([
   const deps = () => ({ db: db(), bus });
 
   beforeAll(async () => {
-    bus = await createBus();
+    ({ bus, settled } = await createBus());
     const agent = scriptedRuntime((run) => calls.set(run.runId, (calls.get(run.runId) ?? 0) + 1));
     execution = await startExecution({
       db: db(),
@@ -124,6 +146,7 @@ describe.each([
       await until("the notices", () => notices.heard.length >= 3 && settlement.heard.length > 0);
       // Granted a slot, taken by a worker, ended.
       expect(notices.heard).toEqual(Array(3).fill({ kind: "changed" }));
+      await settled();
       expect(calls.get(id as string)).toBe(1);
       await Promise.all([notices.stop(), settlement.stop()]);
     });
@@ -296,7 +319,7 @@ describe.each([
         charge: "released",
       });
       expect(JSON.stringify(run)).not.toContain("s3cr3t");
-      await sleep(500);
+      await settled();
       expect(calls.get(id as string)).toBe(1);
       expect(
         logLines.some((line) => line.includes("the runtime failed") && line.includes(id as string)),
@@ -313,7 +336,7 @@ describe.each([
       const [before] = await ended(db(), [id as string]);
       // Another message id: the bus delivers it, as it would a redelivery.
       await bus.publish(RUN_SUBJECT, `${id}-again`, new TextEncoder().encode(id));
-      await sleep(1_000);
+      await settled();
       expect(await runRows(db(), [id as string])).toEqual([before]);
       expect(calls.get(id as string)).toBe(1);
     });
@@ -324,6 +347,7 @@ describe.each([
       await reached(db(), id as string, "running");
       await bus.publish(RUN_SUBJECT, `${id}-again`, new TextEncoder().encode(id));
       await ended(db(), [id as string]);
+      await settled();
       expect(calls.get(id as string)).toBe(1);
     });
   });
@@ -396,7 +420,7 @@ describe.each([
       await until("the notice", () => notices.heard.length > 0);
       expect(notices.heard).toEqual([{ kind: "changed" }]);
       await bus.publish(RUN_SUBJECT, `${id}-again`, new TextEncoder().encode(id));
-      await sleep(500);
+      await settled();
       expect(calls.get(id as string)).toBeUndefined();
       await notices.stop();
     });
@@ -436,6 +460,7 @@ describe.each([
         { status: "completed", output: "published again" },
         { status: "completed", output: "granted again" },
       ]);
+      await settled();
       expect([calls.get(lostPublish as string), calls.get(lostGrant as string)]).toEqual([1, 1]);
     });
   });

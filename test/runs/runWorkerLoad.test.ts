@@ -8,6 +8,7 @@ import { runs } from "../../lib/db/appSchema.ts";
 import { RUNS_IN_FLIGHT_PER_LISTING } from "../../lib/runLedger/grantSlots.ts";
 import { captureOutput } from "../support/processOutput.ts";
 import { until } from "../support/registration.ts";
+import { untilRunCommandsSettledOnNats } from "../support/runCommandsSettled.ts";
 import { admit, ended, type RunRow, registeredAgent, runRows } from "../support/runs.ts";
 import { scripted } from "../support/scriptedAgent.ts";
 import { addScriptedWorker, agentCalls, callingProcesses } from "../support/scriptedWorkers.ts";
@@ -85,6 +86,8 @@ it("runs at most 20 runs of a listing at once across two worker processes; the 2
   );
   const firstEnd = Math.min(...others.map((run) => run.finishedAt?.getTime() ?? Infinity));
   expect(last?.startedAt?.getTime()).toBeGreaterThanOrEqual(firstEnd);
+  // No command can be delivered again after this: any second call of a run has been made.
+  await untilRunCommandsSettledOnNats(stack().nats.natsUrl);
   // Log lines are written asynchronously: they may follow the rows by a few milliseconds.
   const calls = await until("every run's agent call logged", () => {
     const logged = agentCalls(output.entries());
@@ -130,6 +133,7 @@ it("ends every run exactly once when NATS restarts under load", async () => {
   expect(rows.map(({ status, charge }) => ({ status, charge }))).toEqual(
     Array(80).fill({ status: "completed", charge: "debit_pending" }),
   );
+  await untilRunCommandsSettledOnNats(stack().nats.natsUrl);
   // Log lines are written asynchronously: they may follow the rows by a few milliseconds.
   const { calls, endings } = await until("every run's log lines", () => {
     const entries = output.entries();

@@ -29,8 +29,8 @@ const delivered = (row: RunRow) =>
 /**
  * Waits until every run of `listing` is settled, then checks the books against the chain: a run
  * that delivered output debited once at a price the chain logged for its run id, any other one
- * released and never debited, Σ cost_wei = Σ QueryConsumed prices = what the renters' balances lost. Returns the
- * runs, by id.
+ * released and never debited, Σ cost_wei = Σ QueryConsumed prices = what the renters' balances lost. Fails
+ * when the listing has no run: the books of a test must hold the runs it made. Returns the runs, by id.
  */
 export async function expectBooksBalance(
   stack: Stack,
@@ -49,6 +49,9 @@ export async function expectBooksBalance(
     },
     timeoutMs,
   );
+  // Balanced books of no run prove nothing: a test checks the runs it made.
+  expect(renters, "renters whose books to check").not.toHaveLength(0);
+  expect(rows, "runs in the books").not.toHaveLength(0);
   const consumed = await stack.marketplace.publicClient.getContractEvents({
     address: stack.deployment.address,
     abi: serviceMarketplaceAbi,

@@ -5,7 +5,8 @@ import { secretScan } from "./secretScan.ts";
 /**
  * The stack of this test file: started before its tests, stopped after them. Read it inside tests
  * and hooks (`stack()`), once it is running. Everything its processes print is scanned for secrets
- * (tokens, keys and signatures by shape, the stack's own keys and Postgres password) before it stops.
+ * (tokens, keys and signatures by shape, the stack's own keys and Postgres password) once it has
+ * stopped.
  */
 export function useStack(options: StackOptions = {}): () => Stack {
   const scan = secretScan();
@@ -20,11 +21,9 @@ export function useStack(options: StackOptions = {}): () => Stack {
     });
   });
   afterAll(async () => {
-    try {
-      if (stack) expect(scan.leaks(stack), "secrets in the stack's output").toEqual([]);
-    } finally {
-      await stack?.stop();
-    }
+    // Scanned once every process has stopped and its last lines are read: nothing is left unscanned.
+    await stack?.stop();
+    if (stack) expect(scan.leaks(stack), "secrets in the stack's output").toEqual([]);
   });
   return () => {
     if (!stack) throw new Error("the stack is not running yet");

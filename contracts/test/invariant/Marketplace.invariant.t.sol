@@ -8,9 +8,9 @@ import {AccessRuleAssertions} from "../AccessRule.sol";
 
 /// @notice Stateful properties of the marketplace under random sequences of valid calls.
 contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
-    /// @dev Runs, over all of this suite's campaigns in one forge process, after which each exercised
-    /// operation must have happened. At the rates measured per run (about 3 debits, 3 revocations, 1.2
-    /// refused replays, 0.8 closes), missing one by chance over 32 runs has a probability below 1e-11.
+    /// @dev Runs of the campaign after which each exercised operation must have happened. At the rates
+    /// measured per run (about 3 debits, 3 revocations, 1.2 refused replays, 0.8 closes), missing one by
+    /// chance over 32 runs has a probability below 1e-11.
     uint256 internal constant RUNS_BEFORE_EXERCISE_CHECK = 32;
 
     ServiceMarketplace internal market;
@@ -67,8 +67,22 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         targetContract(address(handler));
     }
 
+    /// @notice Every property below, after every call of one campaign: each is checked in every state the
+    /// campaign reaches, not only in the states of a campaign of its own.
+    function invariant_MarketplaceProperties() public view {
+        _checkBalanceEqualsEscrowFeesAndBalances();
+        _checkFeesPlusSharesEqualPaid();
+        _checkConsumedNeverExceedsPaid();
+        _checkRunIdNeverDebitsTwice();
+        _checkNoValidCredentialAfterRevocationOrClose();
+        _checkDebitNeverExceedsAgreedPrice();
+        _checkRotatedOutOperatorIsRefused();
+        _checkBatchDebitsSettleAsSingleDebits();
+        _checkDebitCarriesTheRunsOutcome();
+    }
+
     /// @notice (a) The contract holds exactly every listing's escrow and fees plus every per-task balance.
-    function invariant_BalanceEqualsEscrowFeesAndBalances() public view {
+    function _checkBalanceEqualsEscrowFeesAndBalances() internal view {
         uint256 owed;
         uint256 n = handler.listingCount();
         uint256 r = handler.renterCount();
@@ -90,7 +104,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
     }
 
     /// @notice (b) Every paid amount splits exactly into fee and creator share; fees follow the rate.
-    function invariant_FeesPlusSharesEqualPaid() public view {
+    function _checkFeesPlusSharesEqualPaid() internal view {
         uint256 split = handler.ghost_paidDirect() + handler.ghost_consumed();
         assertEq(handler.ghost_fees() + handler.ghost_creatorShares(), split, "fee + share != paid");
         assertEq(handler.ghost_fees(), handler.ghost_expectedFees(), "fee != amount * bps / 10000");
@@ -109,7 +123,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
     }
 
     /// @notice (c) Runs debited from a per-task credential never exceed what was deposited on it.
-    function invariant_ConsumedNeverExceedsPaid() public view {
+    function _checkConsumedNeverExceedsPaid() internal view {
         uint256 n = handler.listingCount();
         uint256 r = handler.renterCount();
         for (uint256 i; i < n; ++i) {
@@ -128,7 +142,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
 
     /// @notice (d) A run id settles at most once, across `consumeQuery`, `consumeQueries` and `recordRuns`;
     /// every replay reverted RunAlreadyRecorded (or was skipped for it in a batch) and debited nothing.
-    function invariant_RunIdNeverDebitsTwice() public view {
+    function _checkRunIdNeverDebitsTwice() internal view {
         uint256 n = handler.usedRunIdCount();
         for (uint256 i; i < n; ++i) {
             uint256 runId = handler.usedRunIds(i);
@@ -142,7 +156,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
     }
 
     /// @notice (e) No credential is valid after its revocation or its listing's close.
-    function invariant_NoValidCredentialAfterRevocationOrClose() public view {
+    function _checkNoValidCredentialAfterRevocationOrClose() internal view {
         Handler.Pair[] memory revoked = handler.revoked();
         for (uint256 i; i < revoked.length; ++i) {
             assertFalse(market.isCredentialValid(revoked[i].listingId, revoked[i].buyer), "revoked but valid");
@@ -159,7 +173,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
     /// @notice (f) Finding "per-task price lock": no run ever debits more than the price its renter last
     /// agreed to by depositing, nor more than the price the run was admitted at (`maxPrice`), and each debits
     /// exactly the lowest of those and the listing's current price.
-    function invariant_DebitNeverExceedsAgreedPrice() public view {
+    function _checkDebitNeverExceedsAgreedPrice() internal view {
         assertEq(handler.ghost_debitsAboveAgreedPrice(), 0, "debit above the agreed price");
         assertEq(handler.ghost_debitsAboveMaxPrice(), 0, "debit above the admission price");
         assertEq(handler.ghost_debitsOffPrice(), 0, "debit not min(agreed, current, admission price)");
@@ -167,7 +181,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
 
     /// @notice (g) Finding "hot key split": an operator rotated out is refused from the very next call, while
     /// its successor debits and logs runs (the handler's calls never revert).
-    function invariant_RotatedOutOperatorIsRefused() public view {
+    function _checkRotatedOutOperatorIsRefused() internal view {
         assertEq(handler.ghost_staleOperatorAccepted(), 0, "a rotated-out operator was accepted");
         assertEq(market.operator(), handler.operator(), "operator drift");
     }
@@ -175,13 +189,13 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
     /// @notice (h) A batch debits each run exactly as `consumeQuery` would: the model's price (never above the
     /// agreed one, by (f)) or a skip for the model's reason, its run id recorded iff debited; a paused
     /// protocol refuses the whole batch.
-    function invariant_BatchDebitsSettleAsSingleDebits() public view {
+    function _checkBatchDebitsSettleAsSingleDebits() internal view {
         assertEq(handler.ghost_batchMismatches(), 0, "a batch debit differed from consumeQuery");
     }
 
     /// @notice (k) Every `QueryConsumed` carries the outcome its run was debited with, whether by
     /// `consumeQuery` or in a batch: the indexer counts a charged run's failure from it.
-    function invariant_DebitCarriesTheRunsOutcome() public view {
+    function _checkDebitCarriesTheRunsOutcome() internal view {
         assertEq(handler.ghost_outcomeMismatches(), 0, "a debit's event carried another outcome");
     }
 
@@ -201,12 +215,15 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
 
     /// @notice (i) The runs really debit fresh run ids, refuse replayed ones, revoke credentials, close
     /// listings, debit balances whose price was raised above what their renter agreed to, debit runs whose
-    /// admission price was below the price now, rotate the operator, debit and skip in batches and debit
-    /// failed runs, so (c) to (h) and (k) are never checked against nothing. A run of 50 calls often closes
-    /// nothing, so the totals are kept over the campaign: forge resets the chain before every run, the
-    /// process environment outlives it.
+    /// admission price was below the price now, rotate the operator, debit and skip in batches, debit
+    /// failed runs, top up, reclaim and renew, and withdraw earnings and fees, so (a) to (h) and (k) are
+    /// never checked against nothing. A run of 50 calls often closes nothing, so the totals are kept over the
+    /// campaign. They cannot live in the handler's storage: forge restores the state after `setUp` before
+    /// every run, and only the process environment outlives a run. The suite is one campaign (one
+    /// `invariant_` function), so one thread alone reads and writes them.
     function afterInvariant() public {
         _checkRequireAccessEverywhere();
+        uint256 runs = _addToCampaignTotal("RUNS", 1);
         (
             uint256 debits,
             uint256 refusedReplays,
@@ -214,28 +231,46 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
             uint256 closes,
             uint256 debitsAfterRaise
         ) = handler.exercised();
-        uint256 runs = _addToCampaignTotal("RUNS", 1);
-        debits = _addToCampaignTotal("DEBITS", debits);
-        refusedReplays = _addToCampaignTotal("REFUSED_REPLAYS", refusedReplays);
-        revocations = _addToCampaignTotal("REVOCATIONS", revocations);
-        closes = _addToCampaignTotal("CLOSES", closes);
-        debitsAfterRaise = _addToCampaignTotal("DEBITS_AFTER_RAISE", debitsAfterRaise);
-        uint256 rotations = _addToCampaignTotal("OPERATOR_ROTATIONS", handler.calls("rotateOperator"));
-        uint256 batchDebits = _addToCampaignTotal("BATCH_DEBITS", handler.ghost_batchDebits());
-        uint256 batchSkips = _addToCampaignTotal("BATCH_SKIPS", handler.ghost_batchSkips());
-        uint256 capped = _addToCampaignTotal("DEBITS_CAPPED", handler.ghost_debitsCappedByMaxPrice());
-        uint256 failedDebits = _addToCampaignTotal("FAILED_RUN_DEBITS", handler.ghost_failedRunDebits());
-        if (runs < RUNS_BEFORE_EXERCISE_CHECK) return;
-        assertGt(debits, 0, "no run id was ever debited");
-        assertGt(refusedReplays, 0, "no replayed run id was ever refused");
-        assertGt(revocations, 0, "no credential was ever revoked");
-        assertGt(closes, 0, "no listing was ever closed");
-        assertGt(debitsAfterRaise, 0, "no balance was ever debited after a price raise");
-        assertGt(rotations, 0, "the operator was never rotated");
-        assertGt(batchDebits, 0, "no batch ever debited");
-        assertGt(batchSkips, 0, "no batch ever skipped a debit");
-        assertGt(capped, 0, "no debit was ever capped by its admission price");
-        assertGt(failedDebits, 0, "no failed run was ever debited");
+        _exercised(runs, "DEBITS", debits, "no run id was ever debited");
+        _exercised(runs, "REFUSED_REPLAYS", refusedReplays, "no replayed run id was ever refused");
+        _exercised(runs, "REVOCATIONS", revocations, "no credential was ever revoked");
+        _exercised(runs, "CLOSES", closes, "no listing was ever closed");
+        _exercised(
+            runs, "DEBITS_AFTER_RAISE", debitsAfterRaise, "no balance was ever debited after a price raise"
+        );
+        _exercised(
+            runs, "OPERATOR_ROTATIONS", handler.calls("rotateOperator"), "the operator was never rotated"
+        );
+        _exercised(runs, "BATCH_DEBITS", handler.ghost_batchDebits(), "no batch ever debited");
+        _exercised(runs, "BATCH_SKIPS", handler.ghost_batchSkips(), "no batch ever skipped a debit");
+        _exercised(
+            runs,
+            "DEBITS_CAPPED",
+            handler.ghost_debitsCappedByMaxPrice(),
+            "no debit was ever capped by its admission price"
+        );
+        _exercised(
+            runs, "FAILED_RUN_DEBITS", handler.ghost_failedRunDebits(), "no failed run was ever debited"
+        );
+        _exercised(runs, "TOP_UPS", handler.calls("topUpBalance"), "no balance was ever topped up");
+        _exercised(runs, "RECLAIMS", handler.calls("reclaimBalance"), "no balance was ever reclaimed");
+        _exercised(runs, "RENEWALS", handler.calls("renewSubscription"), "no subscription was ever renewed");
+        _exercised(
+            runs,
+            "EARNINGS_WITHDRAWALS",
+            handler.calls("withdrawEarnings"),
+            "no creator ever withdrew earnings"
+        );
+        _exercised(
+            runs, "FEE_WITHDRAWALS", handler.calls("withdrawFees"), "the fee recipient never withdrew fees"
+        );
+    }
+
+    /// @dev Adds this run's `amount` to the campaign's total `name`; from RUNS_BEFORE_EXERCISE_CHECK runs on,
+    /// fails with `never` while that total is 0.
+    function _exercised(uint256 runs, string memory name, uint256 amount, string memory never) internal {
+        uint256 total = _addToCampaignTotal(name, amount);
+        if (runs >= RUNS_BEFORE_EXERCISE_CHECK) assertGt(total, 0, never);
     }
 
     function _addToCampaignTotal(string memory name, uint256 amount) internal returns (uint256 total) {
