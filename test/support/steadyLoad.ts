@@ -20,33 +20,41 @@ export function steadyLoad<Kind extends string>(
 ) {
   const kinds = Object.keys(requests) as Kind[];
   const answers: Promise<LoadAnswer<Kind>>[] = [];
+  const arrived: LoadAnswer<Kind>[] = [];
   let sent = 0;
   const send = () => {
     const kind = kinds[sent++ % kinds.length] as Kind;
     const sentAt = Date.now();
     answers.push(
-      requests[kind]().then(
-        (response) => ({
-          kind,
-          sentAt,
-          answeredAt: Date.now(),
-          status: response.status,
-          retryAfter: response.headers.get("retry-after"),
-          body: response.body,
+      requests[kind]()
+        .then(
+          (response) => ({
+            kind,
+            sentAt,
+            answeredAt: Date.now(),
+            status: response.status,
+            retryAfter: response.headers.get("retry-after"),
+            body: response.body,
+          }),
+          (error: unknown) => ({
+            kind,
+            sentAt,
+            answeredAt: Date.now(),
+            status: 0,
+            retryAfter: null,
+            body: String(error),
+          }),
+        )
+        .then((answer) => {
+          arrived.push(answer);
+          return answer;
         }),
-        (error: unknown) => ({
-          kind,
-          sentAt,
-          answeredAt: Date.now(),
-          status: 0,
-          retryAfter: null,
-          body: String(error),
-        }),
-      ),
     );
   };
   const timer = setInterval(send, intervalMs);
   return {
+    /** The answers in so far, in the order they came. */
+    answered: (): readonly LoadAnswer<Kind>[] => arrived,
     /** Stops sending; resolves with every answer once the last one is in. */
     stop: async () => {
       clearInterval(timer);
