@@ -32,6 +32,8 @@ export function followListedVersions({
       .then(
         () => {},
         (error: unknown) => {
+          // Before the indexer has made its views there is no listing to follow.
+          if (isUndefinedTable(error)) return;
           log.warn("could not switch agents to their listed versions; the next block retries", {
             error: error instanceof Error ? error.message : String(error),
           });
@@ -47,4 +49,12 @@ export function followListedVersions({
   };
   listener.on(indexedBlockChannel(viewsSchema), follow);
   listener.onListening(follow);
+}
+
+/** Postgres' `undefined_table`, as postgres.js reports it (drizzle may wrap it as the cause). */
+function isUndefinedTable(error: unknown): boolean {
+  const code = (value: unknown) => (value as { code?: unknown } | undefined)?.code;
+  return (
+    code(error) === "42P01" || code((error as { cause?: unknown } | undefined)?.cause) === "42P01"
+  );
 }
