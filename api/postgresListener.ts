@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
+import { countedTransactions } from "../lib/db/transactionCount.ts";
 import type { Logger } from "../lib/log.ts";
 
 /** Every listener's connection is named `<LISTENER_APPLICATION> <id>` in `pg_stat_activity`. */
@@ -30,6 +31,7 @@ export function createPostgresListener({ databaseUrl, log }: { databaseUrl: stri
     max_lifetime: null,
     fetch_types: false,
     onnotice: () => {},
+    ...countedTransactions(),
     connection: { application_name: `${LISTENER_APPLICATION} ${id}` },
     // postgres.js's own `listen` is built on this option, but says nothing of a lost connection.
     onnotify: (channel: string, payload: string) => {

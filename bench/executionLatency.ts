@@ -4,7 +4,9 @@
 // run; beside the serial floor of one eth_call, one Postgres round trip and one JetStream publish
 // measured in the same run; then the gas per debit of the settlement's real transactions at 1, 10
 // and 50 concurrent per-task runs. Run: npm run bench:execution
-import { loadavg } from "node:os";
+import { mkdtempSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 import { createPublicClient, http } from "viem";
 import { ensureDevCertificates } from "../devStack/devCertificates.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
@@ -41,12 +43,15 @@ const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 
 await runBenchmark(async (cleanup) => {
   const startedAt = performance.now();
+  // The API and worker write their Postgres transaction counts here (lib/db/transactionCount.ts).
+  const transactionCountDir = mkdtempSync(join(tmpdir(), "pg-transactions-"));
   const stack = await startBenchStack(cleanup, {
     nats: true,
     api: 1,
     rateLimitPerMinute: UNLIMITED_RATE,
     env: {
       EXECUTION_RATE_LIMIT_PER_MINUTE: String(UNLIMITED_RATE),
+      PG_TRANSACTION_COUNT_DIR: transactionCountDir,
       ...(PROFILE_DIR && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` }),
     },
   });
@@ -76,6 +81,7 @@ await runBenchmark(async (cleanup) => {
     const measured = await measureStep({
       apiUrl: stack.api.url,
       databaseUrl: stack.postgres.databaseUrl,
+      transactionCountDir,
       fixture,
       echo,
       model,
@@ -270,22 +276,59 @@ function report(options: {
     "bench (load generator)",
   ];
   console.log(
-    "\nCPU during each measured step: cores (of 2) by process, CPU ms per request, Postgres transactions per request (all processes):\n",
+    "\nCPU during each measured step: cores (of 2) by process, CPU ms per request, Postgres transactions per request (all processes; the API's and the worker's as they counted them, the rest — Ponder, this benchmark — by difference):\n",
   );
+  const perRun = (step: Step, group: string) => step.transactionsPerRunBy.get(group) ?? 0;
   console.log(
     table(
-      ["", "offered /s", ...groups, "ms api", "ms worker", "ms postgres", "pg xacts"],
+      [
+        "",
+        "offered /s",
+        ...groups,
+        "ms api",
+        "ms worker",
+        "ms postgres",
+        "ms api + worker + postgres",
+        "pg xacts",
+        "pg xacts api",
+        "pg xacts worker",
+        "pg xacts rest",
+      ],
       byRate.map((step) => [
         step.model,
         String(step.rate),
         ...groups.map((group) => fixed(step.cores.get(group) ?? 0, 2)),
-        fixed(step.cpuMsPerRun.get("api") ?? 0, 2),
-        fixed(step.cpuMsPerRun.get("worker") ?? 0, 2),
-        fixed(step.cpuMsPerRun.get("postgres") ?? 0, 2),
-        fixed(step.transactionsPerRun, 1),
+        ...["api", "worker", "postgres"].map((group) => fixed(step.cpuMsPerRun.get(group) ?? 0, 2)),
+        fixed(
+          ["api", "worker", "postgres"].reduce(
+            (sum, group) => sum + (step.cpuMsPerRun.get(group) ?? 0),
+            0,
+          ),
+          2,
+        ),
+        fixed(step.transactionsPerRun, 2),
+        fixed(perRun(step, "api"), 2),
+        fixed(perRun(step, "worker"), 2),
+        fixed(step.transactionsPerRun - perRun(step, "api") - perRun(step, "worker"), 2),
       ]),
     ),
   );
+  for (const step of byRate.filter((step) => step.rate === byRate[0]?.rate)) {
+    console.log(
+      `\nPostgres transactions per ${step.model} run at ${step.rate}/s, by process and first statement (per run ≥ 0.01):\n`,
+    );
+    console.log(
+      table(
+        ["process", "first statement (begin; …: an explicit transaction)", "per run"],
+        [...step.transactionsByStatement].flatMap(([group, statements]) =>
+          [...statements]
+            .filter(([, perRun]) => perRun >= 0.01)
+            .sort((a, b) => b[1] - a[1])
+            .map(([name, perRun]) => [group, name.replaceAll("|", "\\|"), fixed(perRun, 2)]),
+        ),
+      ),
+    );
+  }
   console.log(
     `\nHighest rate sustained (every request completed, start p95 ≤ ${SPEC_P95_MS} ms), and the lowest tried that was not:\n`,
   );

@@ -1,6 +1,8 @@
 // One step of the execution benchmark: open-loop POST /v1/execute at a rate, each request's start of
 // execution found at the echo agent (by run id) and in its run row.
+import { readdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
+import { join } from "node:path";
 import postgres from "postgres";
 import { toApiListingId } from "../lib/ids/listingId.ts";
 import type { BenchModel, ExecutionFixture } from "./executionFixture.ts";
@@ -37,16 +39,22 @@ export type Step = {
   cpuMsPerRun: Map<string, number>;
   /** Postgres transactions per request, every process's (`pg_stat_database`). */
   transactionsPerRun: number;
+  /** Postgres transactions per request of the processes that count their own, by group. */
+  transactionsPerRunBy: Map<string, number>;
+  /** The same by group and by the transaction's first statement. */
+  transactionsByStatement: Map<string, Map<string, number>>;
   /** The machine's 1-minute load average as the step ended: how much else was running. */
   loadAverage: number;
 };
 
 const classify = (commandLine: string) =>
-  commandLine.includes("echoAgent.ts") ? "echo agent" : classifyService(commandLine);
+  commandLine.includes("echoAgent.ts") ? "echo agent" : (classifyService(commandLine) ?? "other");
 
 export async function measureStep(options: {
   apiUrl: string;
   databaseUrl: string;
+  /** Where the API and worker write their transaction counts (lib/db/transactionCount.ts). */
+  transactionCountDir: string;
   fixture: ExecutionFixture;
   echo: EchoAgent;
   model: BenchModel;
@@ -78,13 +86,17 @@ export async function measureStep(options: {
         select sum(xact_commit + xact_rollback)::text as count from pg_stat_database`;
       return Number(row?.count ?? 0);
     };
+    const countedBefore = await countedTransactions(options.transactionCountDir);
     const transactionsBefore = await transactions();
     const cpuBefore: CpuReading = readCpu(classify);
     const from = performance.now();
     const samples = await load(options.seconds);
     const wallSeconds = (performance.now() - from) / 1000;
     const spent = cpuSpent(cpuBefore, readCpu(classify));
+    const countedAfter = await countedTransactions(options.transactionCountDir);
     const transactionsAfter = await transactions();
+    const { byGroup, byStatement } = perGroup(countedBefore, countedAfter, samples.length);
+    const counted = { transactionsPerRunBy: byGroup, transactionsByStatement: byStatement };
     const { arrivals } = await options.echo.takeArrivals();
     return {
       model,
@@ -99,10 +111,54 @@ export async function measureStep(options: {
         [...spent].map(([group, seconds]) => [group, (1000 * seconds) / samples.length]),
       ),
       transactionsPerRun: (transactionsAfter - transactionsBefore) / samples.length,
+      ...counted,
       loadAverage: loadavg()[0] ?? 0,
     };
   } finally {
     await sql.end();
+  }
+}
+
+type Counted = Map<number, Record<string, number>>;
+
+/**
+ * Each counting process's transactions so far by their first statement, by pid, after a pause that
+ * lets the counts (written every 100 ms) and Postgres's own statistics (flushed by each backend
+ * within about a second) catch up.
+ */
+async function countedTransactions(dir: string): Promise<Counted> {
+  await new Promise((resolve) => setTimeout(resolve, 1_200));
+  return new Map(
+    readdirSync(dir).map((pid) => [Number(pid), JSON.parse(readFileSync(join(dir, pid), "utf8"))]),
+  );
+}
+
+/** Transactions per run by process group, and by group and first statement. */
+function perGroup(before: Counted, after: Counted, runs: number) {
+  const byStatement = new Map<string, Map<string, number>>();
+  for (const [pid, counts] of after) {
+    const group = classify(commandLineOf(pid));
+    const statements = byStatement.get(group) ?? new Map<string, number>();
+    byStatement.set(group, statements);
+    for (const [name, count] of Object.entries(counts)) {
+      const perRun = (count - (before.get(pid)?.[name] ?? 0)) / runs;
+      if (perRun > 0) statements.set(name, (statements.get(name) ?? 0) + perRun);
+    }
+  }
+  const byGroup = new Map(
+    [...byStatement].map(([group, statements]) => [
+      group,
+      [...statements.values()].reduce((sum, perRun) => sum + perRun, 0),
+    ]),
+  );
+  return { byGroup, byStatement };
+}
+
+function commandLineOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\u0000", " ");
+  } catch {
+    return "";
   }
 }
 

@@ -4,6 +4,7 @@ import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import * as projections from "../../ponder.schema.ts";
 import { boundedPool } from "./boundedPool.ts";
+import { countedTransactions } from "./transactionCount.ts";
 
 export { projections };
 
@@ -13,7 +14,7 @@ export { projections };
  * shared table objects at `viewsSchema`, so a process reads one views schema.
  */
 export function connectProjections(databaseUrl: string, viewsSchema = "marketplace") {
-  const client = postgres(databaseUrl, { max: 10, onnotice: () => {} });
+  const client = postgres(databaseUrl, { max: 10, onnotice: () => {}, ...countedTransactions() });
   return { db: drizzleOver(client, viewsSchema), close: () => client.end() };
 }
 
@@ -43,6 +44,7 @@ export function connectWithDeadlines(databaseUrl: string, viewsSchema: string, l
       postgres(databaseUrl, {
         max: 1,
         onnotice: () => {},
+        ...countedTransactions(),
         connection: {
           application_name: limits.applicationName,
           statement_timeout: limits.statementTimeoutMs,

@@ -1,4 +1,5 @@
 import postgres from "postgres";
+import { countedTransactions } from "../../lib/db/transactionCount.ts";
 
 /**
  * Exactly one settling process at a time: the one holding a Postgres session advisory lock on a
@@ -11,6 +12,7 @@ export function settlementLeadership(databaseUrl: string) {
     // The connection is the lock: never recycled on a timer (0 turns postgres.js's off).
     max_lifetime: 0,
     onnotice: () => {},
+    ...countedTransactions(),
     // Names the process holding the lock, for operators (and tests) reading pg_stat_activity.
     connection: { application_name: `settlement ${process.pid}` },
   });
