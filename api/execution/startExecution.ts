@@ -53,7 +53,11 @@ export async function startExecution(
   const idempotencyKey = idempotencyKeyOf(c);
   const wallet = callerWallet(c);
   const listing = await findAgentListing(deps.db, body.agent_id);
-  await countExecution(c, { wallet, onChainListingId: listing.onChainListingId });
+  await countExecution(c, {
+    wallet,
+    onChainListingId: listing.onChainListingId,
+    limitPerMinute: listing.executionLimitPerMinute,
+  });
   const timeoutSeconds = body.timeout_seconds ?? listing.timeoutSeconds;
   if (timeoutSeconds > listing.timeoutSeconds) {
     throw new ApiError(
@@ -111,6 +115,7 @@ export async function startExecution(
       const admission = await admitRun(deps.db, run, perTask, inBalance);
       switch (admission.outcome) {
         case "admitted": {
+          watch.admitted(admission.granted.includes(run.id) ? "queued" : "waiting");
           // A publish lost here is made again by the sweeper, but the renter does not wait for it.
           const unpublished = await announceGranted(deps.bus, admission.granted);
           if (unpublished.includes(run.id)) await refuseUnhanded(c, run.id);

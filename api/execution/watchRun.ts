@@ -1,25 +1,53 @@
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { Bus } from "../../lib/bus/bus.ts";
-import type { RunRow } from "../../lib/db/appSchema.ts";
+import type { RunRow, RunStatus } from "../../lib/db/appSchema.ts";
 import { runs } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
-import { decodeNotice, runTopic } from "../../lib/runLedger/notices.ts";
+import { decodeNotice, type RunNotice, runTopic } from "../../lib/runLedger/notices.ts";
 import { RUN_REREAD_MS } from "../limits.ts";
+import { isAnswered } from "./runResult.ts";
 
 /** A delta of the run's output; `at`, when known, is how many characters of output came before it. */
 export type OnDelta = (delta: string, at: number | undefined) => void;
 
+/** What a watcher waits for: a slot (the run left `waiting`), or its final answer (`isAnswered`). */
+export type RunGoal = "started" | "answered";
+
+const reached: Record<RunGoal, (row: RunRow) => boolean> = {
+  started: (row) => row.status !== "waiting",
+  answered: isAnswered,
+};
+
+type Changed = Omit<Extract<RunNotice, { kind: "changed" }>, "kind">;
+
+/**
+ * Whether the run may have reached `goal` by the change a notice announced: false only when the
+ * state it carries shows it has not (then the row need not be read for it).
+ */
+function mayHaveReached(goal: RunGoal, { status, charge }: Changed): boolean {
+  if (status === undefined) return true;
+  if (goal === "started") return status !== "waiting";
+  // An ended run whose charge the notice does not tell may be answered.
+  return isAnswered({ status, charge: charge ?? "none" });
+}
+
 export type RunWatch = {
   /**
-   * The run's row once `until` holds for it, read on every notice and at least every
+   * The run's row once it reached `goal`, read when a notice tells it may have (a notice carrying
+   * the state it announced is read only if that state reached the goal) and at least every
    * `RUN_REREAD_MS` (a notice may be lost); undefined when `deadline` (ms since the epoch) passes or
    * `signal` aborts first.
    */
   until: (
-    until: (row: RunRow) => boolean,
+    goal: RunGoal,
     options: { deadline: number; signal?: AbortSignal },
   ) => Promise<RunRow | undefined>;
+  /**
+   * Tells the watch the run was just admitted with `status`: the first `until` then needs no read
+   * to know where the run stands.
+   */
+  admitted: (status: RunStatus) => void;
   /**
    * The whole output of an answered run whose row keeps a cut copy, from its pieces announced while
    * this watch listened, when they are all here and hash to the row's `output_sha256`.
@@ -42,8 +70,12 @@ export function watchRun(
   onDelta: OnDelta = () => {},
 ): RunWatch {
   let wake: (() => void) | undefined;
-  /** A change was announced since the row was last read: read it again at once. */
-  let changed = false;
+  /** Changes announced since the row was last read (or the run admitted). */
+  let heard: Changed[] = [];
+  /** Nothing is known of the run yet: the first `until` reads its row at once. */
+  let unknown = true;
+  /** When the row was last read (or the run admitted), in `Date.now()` time. */
+  let lastRead = Date.now();
   /** Pieces of the whole output's JSON text, by where they start. */
   const outputParts = new Map<number, string>();
   const subscription = bus.listen(runTopic(runId), (data) => {
@@ -60,36 +92,58 @@ export function watchRun(
         outputParts.set(notice.at, notice.part);
       }
     } else {
-      changed = true;
+      // Anything else tells nothing of where the run stands: read it.
+      heard.push(notice.kind === "changed" ? { status: notice.status, charge: notice.charge } : {});
       wake?.();
     }
   });
 
   async function until(
-    holds: (row: RunRow) => boolean,
+    goal: RunGoal,
     { deadline, signal }: { deadline: number; signal?: AbortSignal },
   ) {
+    let read = unknown;
     while (!signal?.aborted) {
-      changed = false;
-      const [row] = await db.select().from(runs).where(eq(runs.id, runId));
-      if (row && holds(row)) return row;
+      if (read || heard.some((changed) => mayHaveReached(goal, changed))) {
+        heard = [];
+        unknown = false;
+        lastRead = Date.now();
+        const [row] = await db.select().from(runs).where(eq(runs.id, runId));
+        if (row && reached[goal](row)) return row;
+      } else {
+        heard = [];
+      }
       // Real time, not the app's clock: this waits on real timers.
       const left = deadline - Date.now();
       if (left <= 0) return undefined;
-      if (changed) continue;
-      await new Promise<void>((resolve) => {
-        const done = () => {
+      if (heard.length > 0) {
+        read = false;
+        continue;
+      }
+      const untilReread = lastRead + RUN_REREAD_MS - Date.now();
+      read = await new Promise<boolean>((resolve) => {
+        const done = (timedOut: boolean) => {
           clearTimeout(timer);
-          signal?.removeEventListener("abort", done);
+          signal?.removeEventListener("abort", aborted);
           wake = undefined;
-          resolve();
+          resolve(timedOut);
         };
-        const timer = setTimeout(done, Math.min(RUN_REREAD_MS, left));
-        signal?.addEventListener("abort", done);
-        wake = done;
+        const aborted = () => done(false);
+        const timer = setTimeout(() => done(true), Math.max(0, Math.min(untilReread, left)));
+        signal?.addEventListener("abort", aborted);
+        wake = () => done(false);
       });
+      // The deadline itself ends the wait without a read only if no reread was due.
+      if (!read && Date.now() >= lastRead + RUN_REREAD_MS) read = true;
     }
     return undefined;
+  }
+
+  function admitted(status: RunStatus) {
+    if (!unknown) return;
+    unknown = false;
+    lastRead = Date.now();
+    heard.push({ status });
   }
 
   function wholeOutput(row: RunRow): WholeOutput | undefined {
@@ -105,5 +159,5 @@ export function watchRun(
   }
 
   let stopped: Promise<void> | undefined;
-  return { until, wholeOutput, stop: () => (stopped ??= subscription.stop()) };
+  return { until, admitted, wholeOutput, stop: () => (stopped ??= subscription.stop()) };
 }

@@ -4,7 +4,7 @@ import { isDatabaseUnavailable } from "../../lib/db/databaseUnavailable.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiError, errorBody } from "../errors.ts";
 import { exactJson } from "../exactJson.ts";
-import { costOf, isAnswered, runResult } from "../execution/runResult.ts";
+import { costOf, runResult } from "../execution/runResult.ts";
 import { startExecution } from "../execution/startExecution.ts";
 import {
   neverStarted,
@@ -23,7 +23,7 @@ executeRoutes.post("/", async (c) => {
     // A client that leaves, or a process that stops, ends the waiting, not the run: it finishes,
     // is charged iff output reached the renter, and is kept for GET /v1/runs/:run_id.
     const row = await watch
-      .until(isAnswered, { deadline: answerDeadline, signal: leftOrStopping(c) })
+      .until("answered", { deadline: answerDeadline, signal: leftOrStopping(c) })
       .catch(stillGoingUnread(runId, c));
     if (!row) throw stillGoingError(runId, c);
     if (neverStarted(row)) throw notStartedError(c, row);
@@ -47,7 +47,7 @@ executeRoutes.post("/stream", async (c) => {
   );
   try {
     const started = await watch
-      .until((row) => row.status !== "waiting", {
+      .until("started", {
         deadline: answerDeadline,
         signal: leftOrStopping(c),
       })
@@ -85,7 +85,7 @@ executeRoutes.post("/stream", async (c) => {
     forward = relay;
     const heartbeat = setInterval(() => write(": heartbeat\n\n"), streamHeartbeatMs);
     try {
-      const row = await watch.until(isAnswered, {
+      const row = await watch.until("answered", {
         deadline: answerDeadline,
         signal: AbortSignal.any([left.signal, c.get("deps").stopping]),
       });

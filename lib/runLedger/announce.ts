@@ -1,13 +1,23 @@
 import type { Bus } from "../bus/bus.ts";
+import type { RunCharge, RunStatus } from "../db/appSchema.ts";
 import { encodeNotice, type RunNotice, runTopic, SETTLEMENT_TOPIC } from "./notices.ts";
+
+/** What a change wrote to every run it announces, as far as the announcer knows it. */
+export type ChangedTo = { status: RunStatus; charge?: RunCharge };
 
 /**
  * The one way a change of runs is announced: whoever waits on one of them (the API answering it)
- * reads its row again, and with `settle` the settlement leader wakes for the debits and logs they
- * now await. A notice that cannot go out is dropped: waiters also read the rows on a timer.
+ * reads its row again, unless `to` tells it that what it waits for has not happened yet, and with
+ * `settle` the settlement leader wakes for the debits and logs they now await. A notice that cannot
+ * go out is dropped: waiters also read the rows on a timer.
  */
-export function announceChanged(bus: Bus, runIds: Iterable<string>, settle = false): void {
-  for (const runId of runIds) send(bus, runTopic(runId), { kind: "changed" });
+export function announceChanged(
+  bus: Bus,
+  runIds: Iterable<string>,
+  settle = false,
+  to?: ChangedTo,
+): void {
+  for (const runId of runIds) send(bus, runTopic(runId), { kind: "changed", ...to });
   if (settle) send(bus, SETTLEMENT_TOPIC, { kind: "changed" });
 }
 

@@ -89,6 +89,6 @@ export async function announceGranted(bus: Bus, granted: string[]): Promise<stri
       ),
     ),
   );
-  announceChanged(bus, granted);
+  announceChanged(bus, granted, false, { status: QUEUE.to });
   return granted.filter((_, n) => !published[n]);
 }

@@ -1,3 +1,5 @@
+import type { RunCharge, RunStatus } from "../db/appSchema.ts";
+
 // What travels on a run's notice topic (`Bus.notify`): output deltas for streams and wake-ups for
 // whoever waits on the run. Notices may be lost; the runs row is the truth (docs/execution.md).
 
@@ -12,8 +14,12 @@ export type RunNotice =
    * copy kept in its row: whoever answers the run now serves it whole (docs/execution.md).
    */
   | { kind: "output"; part: string; at: number }
-  /** The run's row changed state (finished, settled, refused): read it again. */
-  | { kind: "changed" };
+  /**
+   * The run's row changed state (granted, taken, finished, settled, refused). `status` and `charge`,
+   * when given, are what the change wrote: a waiter that they tell nothing it waits for has happened
+   * need not read the row; without them it reads the row again.
+   */
+  | { kind: "changed"; status?: RunStatus; charge?: RunCharge };
 
 export const runTopic = (runId: string) => `notices.runs.${runId}`;
 /** Wakes the settlement leader: a run awaits its debit or its log. */

@@ -37,7 +37,7 @@ export async function takeRun(
       onChainListingId: runs.onChainListingId,
       request: runs.request,
     });
-  if (taken) announceChanged(bus, [runId]);
+  if (taken) announceChanged(bus, [runId], false, { status: TAKE.to });
   return taken;
 }
 
