@@ -5,6 +5,7 @@ import type { Database } from "../db/projections.ts";
 import type { Logger } from "../log.ts";
 import { announceChanged, announceWholeOutput } from "./announce.ts";
 import { endedRunColumns } from "./endRun.ts";
+import { announceGranted, queueWaitingRuns } from "./grantSlots.ts";
 import { RUN_INTERNAL_ERROR } from "./runFailures.ts";
 import { type JsonValue, storedOutput } from "./storedOutput.ts";
 import { statusMove } from "./transitions.ts";
@@ -19,6 +20,8 @@ export type RunEnd = {
 
 export type FinishedRun = { onChainListingId: string; charge: RunCharge };
 
+type WrittenEnd = FinishedRun & { granted: string[] };
+
 /** The run ledger's bounds on what a run's row keeps. */
 export type RunStorage = {
   /** `RUN_OUTPUT_STORE_BYTES`: the most JSON text of an output a row keeps. */
@@ -32,7 +35,8 @@ const COMPLETE = statusMove("running", "completed");
 
 /**
  * Writes a running run's end in one statement (status, output, failure, duration, its charge moved
- * on by the charging rule) and announces it. The rule: output delivered ⇒ charged, nothing
+ * on by the charging rule), grants the slot it frees in the same transaction (`queueWaitingRuns`),
+ * and announces both. The rule: output delivered ⇒ charged, nothing
  * delivered ⇒ not charged. A completed run delivered its output; a failed one delivered what it
  * streamed, which it keeps as its output, and nothing else of what its agent produced. Undefined when the run is no longer `running` (the sweeper ended it when its
  * lease ran out: its end stands), or when the database stayed unreachable through every attempt (its
@@ -51,8 +55,14 @@ export async function finishRun(
 ): Promise<FinishedRun | undefined> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const finished = await writeEnd({ db, bus, storage }, runId, end);
-      if (finished) announceChanged(bus, [runId], finished.charge === "debit_pending");
+      const written = await writeEnd({ db, bus, storage }, runId, end);
+      if (!written) return undefined;
+      const { granted, ...finished } = written;
+      announceChanged(bus, [runId], finished.charge === "debit_pending", {
+        status: end.outcome.status,
+        charge: finished.charge,
+      });
+      await announceGranted(bus, granted);
       return finished;
     } catch (error) {
       if (isDataException(error) && end.outcome.status === "completed") {
@@ -73,29 +83,34 @@ async function writeEnd(
   { db, bus, storage }: { db: Database; bus: Bus; storage: RunStorage },
   runId: string,
   { outcome, durationMs, streamed }: RunEnd,
-): Promise<FinishedRun | undefined> {
+): Promise<WrittenEnd | undefined> {
   const failed = outcome.status === "failed";
   const kept = storable(streamed);
   const output = failed ? kept : ((outcome.output ?? null) as JsonValue);
   const stored = storedOutput(output, storage.outputStoreBytes);
   // Before the end is announced, so that whoever answers the run has it all by then.
   if (stored.truncated) announceWholeOutput(bus, runId, JSON.stringify(output));
-  const [finished] = await db
-    .update(runs)
-    .set({
-      ...endedRunColumns(
-        outcome.status,
-        failed ? storable(outcome.failure) : null,
-        !failed || kept !== "",
-      ),
-      output: stored.output,
-      outputSha256: stored.sha256,
-      outputTruncated: stored.truncated,
-      durationMs: Math.round(durationMs),
-    })
-    .where(and(eq(runs.id, runId), eq(runs.status, COMPLETE.from)))
-    .returning({ onChainListingId: runs.onChainListingId, charge: runs.charge });
-  return finished;
+  return db.transaction(async (tx) => {
+    const [finished] = await tx
+      .update(runs)
+      .set({
+        ...endedRunColumns(
+          outcome.status,
+          failed ? storable(outcome.failure) : null,
+          !failed || kept !== "",
+        ),
+        output: stored.output,
+        outputSha256: stored.sha256,
+        outputTruncated: stored.truncated,
+        durationMs: Math.round(durationMs),
+      })
+      .where(and(eq(runs.id, runId), eq(runs.status, COMPLETE.from)))
+      .returning({ onChainListingId: runs.onChainListingId, charge: runs.charge });
+    // The slot it frees goes to a waiting run in the same transaction.
+    return (
+      finished && { ...finished, granted: await queueWaitingRuns(tx, finished.onChainListingId) }
+    );
+  });
 }
 
 /** Postgres stores neither a NUL character nor a lone surrogate; a failed run's text keeps the rest. */

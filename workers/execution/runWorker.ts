@@ -2,7 +2,7 @@ import type { Bus, BusMessage, Subscription } from "../../lib/bus/bus.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
 import { announceDelta } from "../../lib/runLedger/announce.ts";
-import { finishRun, type RunStorage } from "../../lib/runLedger/finishRun.ts";
+import { type FinishedRun, finishRun, type RunStorage } from "../../lib/runLedger/finishRun.ts";
 import { grantSlots } from "../../lib/runLedger/grantSlots.ts";
 import { RUN_SUBJECT } from "../../lib/runLedger/publishRun.ts";
 import { RUN_INTERNAL_ERROR } from "../../lib/runLedger/runFailures.ts";
@@ -62,6 +62,7 @@ export async function startRunWorker({
     /** Characters of output announced so far, and the first of them (what a failed run keeps). */
     let streamed = 0;
     let partial = "";
+    let finished: FinishedRun | undefined;
     try {
       let outcome: RunOutcome = taken.request
         ? await runAgent({
@@ -82,7 +83,7 @@ export async function startRunWorker({
         const refused = await checkWithRetries(runId, taken.onChainListingId, outcome.output);
         if (refused) outcome = { status: "failed", output: "", failure: refused };
       }
-      const finished = await finishRun({ db, bus, log, storage }, runId, {
+      finished = await finishRun({ db, bus, log, storage }, runId, {
         outcome,
         durationMs: performance.now() - started,
         streamed: partial,
@@ -95,6 +96,8 @@ export async function startRunWorker({
     } finally {
       leases.release(runId);
     }
+    // Finishing granted the freed slot; a run ended elsewhere frees its slot here.
+    if (finished) return;
     await grantSlots({ db, bus }, taken.onChainListingId).catch((error: unknown) => {
       // The sweeper grants what this misses.
       log.warn("could not grant slots", { run_id: runId, error: String(error) });
