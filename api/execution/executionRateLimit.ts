@@ -1,7 +1,5 @@
-import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import type { Address, Hex } from "viem";
-import { executionLimits } from "../../lib/db/appSchema.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import {
@@ -10,16 +8,6 @@ import {
   setRateLimitHeaders,
 } from "../middleware/rateLimit.ts";
 
-/** The executions a credential may start per minute: its listing's own limit, or the default. */
-export async function executionLimitOf(c: Context<AppEnv>, onChainListingId: Hex) {
-  const { db, settings } = c.get("deps");
-  const [row] = await db
-    .select({ requestsPerMinute: executionLimits.requestsPerMinute })
-    .from(executionLimits)
-    .where(eq(executionLimits.onChainListingId, onChainListingId));
-  return row?.requestsPerMinute ?? settings.executionRateLimitPerMinute;
-}
-
 /**
  * Counts an execution against its credential's budget (wallet and listing, per minute), in the
  * windows the general limit counts in. The X-RateLimit-* headers then describe whichever budget is
@@ -27,12 +15,17 @@ export async function executionLimitOf(c: Context<AppEnv>, onChainListingId: Hex
  */
 export async function countExecution(
   c: Context<AppEnv>,
-  { wallet, onChainListingId }: { wallet: Address; onChainListingId: Hex },
+  {
+    wallet,
+    onChainListingId,
+    limitPerMinute,
+  }: { wallet: Address; onChainListingId: Hex; limitPerMinute: number | undefined },
 ) {
-  const { budgets, now } = c.get("deps");
+  const { budgets, now, settings } = c.get("deps");
   const { nowSeconds, windowStart, reset } = rateLimitWindow(now());
   const subject = `execution:${wallet.toLowerCase()}:${onChainListingId}`;
-  const limit = await executionLimitOf(c, onChainListingId);
+  // The listing's own limit, read with the listing, or the default.
+  const limit = limitPerMinute ?? settings.executionRateLimitPerMinute;
   // An execution writes its run anyway: a lease each keeps every count exact across processes.
   const { count } = await budgets.spend(subject, limit, windowStart, { leaseAhead: false });
   const execution: RateLimitBudget = { limit, count, reset };

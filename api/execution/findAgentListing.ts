@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Hex } from "viem";
-import { agents } from "../../lib/db/appSchema.ts";
+import { agents, executionLimits } from "../../lib/db/appSchema.ts";
 import { type Database, projections } from "../../lib/db/projections.ts";
 import { looksLikeAgentId } from "../../lib/ids/agentId.ts";
 import { parseApiListingId } from "../../lib/ids/listingId.ts";
@@ -15,13 +15,15 @@ export type AgentListing = {
   inputSchema: object | undefined;
   /** The manifest's `timeout_seconds`: a run's limit and its default. */
   timeoutSeconds: number;
+  /** The creator's execution limit per credential and minute; undefined: the default. */
+  executionLimitPerMinute: number | undefined;
 };
 
 const { listing } = projections;
 
 /**
  * The published listing an `agent_id` names, by its listing id (`lst_…`) or its registration's
- * agent id: 400 `invalid_listing_id` when it is neither form, 404 `listing_not_found` when no
+ * agent id, with its execution limit (one round trip): 400 `invalid_listing_id` when it is neither form, 404 `listing_not_found` when no
  * registered agent is listed on-chain under it.
  */
 export async function findAgentListing(db: Database, agentId: string): Promise<AgentListing> {
@@ -39,10 +41,14 @@ export async function findAgentListing(db: Database, agentId: string): Promise<A
     on_chain_listing_id: Hex;
     creator: Hex;
     public_manifest: { input_schema?: unknown; timeout_seconds?: unknown };
+    requests_per_minute: number | null;
   }>(sql`
     select ${agents.onChainListingId} as on_chain_listing_id, ${listing.creator} as creator,
-      ${agents.publicManifest} as public_manifest
+      ${agents.publicManifest} as public_manifest,
+      ${executionLimits.requestsPerMinute} as requests_per_minute
     from ${agents} join ${listing} on ${listing.id} = ${agents.onChainListingId}
+      left join ${executionLimits}
+        on ${executionLimits.onChainListingId} = ${agents.onChainListingId}
     where ${match}`);
   if (!row) throw new ApiError("listing_not_found", "No published listing has this id");
   const { input_schema, timeout_seconds } = row.public_manifest;
@@ -51,5 +57,6 @@ export async function findAgentListing(db: Database, agentId: string): Promise<A
     creator: row.creator,
     inputSchema: input_schema && typeof input_schema === "object" ? input_schema : undefined,
     timeoutSeconds: typeof timeout_seconds === "number" ? timeout_seconds : DEFAULT_TIMEOUT_SECONDS,
+    executionLimitPerMinute: row.requests_per_minute ?? undefined,
   };
 }
