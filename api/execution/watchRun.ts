@@ -133,7 +133,7 @@ export function watchRun(
         signal?.addEventListener("abort", aborted);
         wake = () => done(false);
       });
-      // The deadline itself ends the wait without a read only if no reread was due.
+      // A notice that woke the wait after a reread fell due does not put the reread off.
       if (!read && Date.now() >= lastRead + RUN_REREAD_MS) read = true;
     }
     return undefined;
