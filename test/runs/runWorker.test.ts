@@ -144,8 +144,12 @@ describe.each([
       expect(run?.durationMs).toBeGreaterThanOrEqual(0);
       expect(run?.startedAt?.getTime()).toBeLessThanOrEqual(run?.finishedAt?.getTime() ?? 0);
       await until("the notices", () => notices.heard.length >= 3 && settlement.heard.length > 0);
-      // Granted a slot, taken by a worker, ended.
-      expect(notices.heard).toEqual(Array(3).fill({ kind: "changed" }));
+      // Granted a slot, taken by a worker, ended: each saying what it wrote.
+      expect(notices.heard).toEqual([
+        { kind: "changed", status: "queued" },
+        { kind: "changed", status: "running" },
+        { kind: "changed", status: "completed", charge: "debit_pending" },
+      ]);
       await settled();
       expect(calls.get(id as string)).toBe(1);
       await Promise.all([notices.stop(), settlement.stop()]);
@@ -194,14 +198,14 @@ describe.each([
       expect(run?.output).toBe(deltas.join(""));
       await until("every notice", () => notices.heard.length >= deltas.length + 3);
       expect(notices.heard).toEqual([
-        { kind: "changed" },
-        { kind: "changed" },
+        { kind: "changed", status: "queued" },
+        { kind: "changed", status: "running" },
         ...deltas.map((delta, n) => ({
           kind: "delta",
           delta,
           at: deltas.slice(0, n).join("").length,
         })),
-        { kind: "changed" },
+        { kind: "changed", status: "completed", charge: "none" },
       ]);
       await notices.stop();
     });
