@@ -1,7 +1,7 @@
 // The worker's part of a run's start, each piece measured alone in this process, one at a time, on the
 // stack's database and the agents' endpoints: what runtimeForListing does to open a listing's runtime,
 // then the runtime called until its request reaches the endpoint.
-import { openAgentSecret } from "../lib/agents/openAgentSecret.ts";
+import { openAgentSecret, readSealedAgent } from "../lib/agents/openAgentSecret.ts";
 import type { ModelProvider } from "../lib/manifest/validateManifest.ts";
 import { vendorChatModel } from "../workers/execution/declarative/vendorChatModel.ts";
 import { guardedFetch } from "../workers/execution/outbound/guardedFetch.ts";
@@ -11,7 +11,7 @@ import { timed } from "./serialFloor.ts";
 export type WorkerParts = {
   /** openAgentSecret: the row read, the seal opened, its JSON parsed. */
   openSecret: number[];
-  /** runtimeForListing: the above, and for a declarative agent its public manifest and client. */
+  /** The row read and runtimeForListing: the above, and for a declarative agent its client. */
   openRuntime: number[];
   /** vendorChatModel alone: the official client built with the creator's key (declarative only). */
   buildClient: number[];
@@ -33,13 +33,14 @@ export async function measureWorkerParts(options: {
   const { deps, listing, model, samples } = options;
   const warmUp = Math.ceil(samples / 10);
   const runtimeFor = runtimeForListing(deps);
-  const secret = await openAgentSecret(deps.db, deps.sealingKey, listing);
+  const agent = await readSealedAgent(deps.db, listing);
+  const secret = agent?.open(deps.sealingKey);
   if (!secret) throw new Error(`no agent is registered under ${listing}`);
   const selfHostedFetch = guardedFetch({ policy: deps.policy });
 
   const callToRequest: number[] = [];
   for (let i = 0; i < warmUp + samples; i++) {
-    const runtime = await runtimeFor(listing);
+    const runtime = await runtimeFor(agent);
     const runId = `run-part-${i}`;
     const calledAt = wallClock();
     const outcome = await runtime({
@@ -59,7 +60,9 @@ export async function measureWorkerParts(options: {
     openSecret: await timed(samples, warmUp, () =>
       openAgentSecret(deps.db, deps.sealingKey, listing),
     ),
-    openRuntime: await timed(samples, warmUp, async () => runtimeFor(listing)),
+    openRuntime: await timed(samples, warmUp, async () =>
+      runtimeFor(await readSealedAgent(deps.db, listing)),
+    ),
     buildClient: model
       ? await timed(samples, warmUp, async () =>
           vendorChatModel(model, secret, { endpoints: deps.vendors, selfHostedFetch }),

@@ -13,6 +13,8 @@ export type AgentListing = {
   creator: Hex;
   /** Undefined when the manifest declares none: any input goes. */
   inputSchema: object | undefined;
+  /** Names the shown version among every listing's: the compiled input schema's key. */
+  version: string;
   /** The manifest's `timeout_seconds`: a run's limit and its default. */
   timeoutSeconds: number;
   /** The creator's execution limit per credential and minute; undefined: the default. */
@@ -41,10 +43,11 @@ export async function findAgentListing(db: Database, agentId: string): Promise<A
     on_chain_listing_id: Hex;
     creator: Hex;
     public_manifest: { input_schema?: unknown; timeout_seconds?: unknown };
+    metadata_uri: string;
     requests_per_minute: number | null;
   }>(sql`
     select ${agents.onChainListingId} as on_chain_listing_id, ${listing.creator} as creator,
-      ${agents.publicManifest} as public_manifest,
+      ${agents.publicManifest} as public_manifest, ${agents.metadataUri} as metadata_uri,
       ${executionLimits.requestsPerMinute} as requests_per_minute
     from ${agents} join ${listing} on ${listing.id} = ${agents.onChainListingId}
       left join ${executionLimits}
@@ -56,6 +59,7 @@ export async function findAgentListing(db: Database, agentId: string): Promise<A
     onChainListingId: row.on_chain_listing_id,
     creator: row.creator,
     inputSchema: input_schema && typeof input_schema === "object" ? input_schema : undefined,
+    version: `${row.on_chain_listing_id} ${row.metadata_uri}`,
     timeoutSeconds: typeof timeout_seconds === "number" ? timeout_seconds : DEFAULT_TIMEOUT_SECONDS,
     executionLimitPerMinute: row.requests_per_minute ?? undefined,
   };

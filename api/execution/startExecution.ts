@@ -201,7 +201,7 @@ async function checkInput(c: Context<AppEnv>, listing: AgentListing, input: unkn
   if (input === undefined || listing.inputSchema === undefined) return;
   const validation = await c
     .get("deps")
-    .inputValidation.validateInput(listing.onChainListingId, listing.inputSchema, input);
+    .inputValidation.validateInput(listing.version, listing.inputSchema, input);
   if (!validation.ok) {
     throw new ApiError(
       "invalid_request",

@@ -1,7 +1,7 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { openRecord } from "../crypto/sealedRecord.ts";
 import { agentSecrets, agents, agentVersions } from "../db/appSchema.ts";
-import { type Database, projections } from "../db/projections.ts";
+import type { Database } from "../db/projections.ts";
 
 /** An agent's private part, as registration sealed it to its listing. */
 export type AgentSecret = {
@@ -26,55 +26,84 @@ export async function openAgentSecret(
   sealingKey: Uint8Array,
   onChainListingId: string,
 ): Promise<AgentSecret | undefined> {
-  return (await openAgent(db, sealingKey, onChainListingId))?.secret;
+  return (await readSealedAgent(db, onChainListingId))?.open(sealingKey);
 }
 
-type VersionRow = {
-  registered_sealed: Buffer;
+/** The agent version a run of the listing runs; undefined when no agent was registered under it. */
+export async function readSealedAgent(
+  db: Database,
+  onChainListingId: string,
+): Promise<SealedAgent | undefined> {
+  const [row] = await db.execute<SealedAgentRow>(
+    sealedAgentRow(sql`${onChainListingId.toLowerCase()}`),
+  );
+  return row && sealedAgent(onChainListingId, row);
+}
+
+/** The sealed row of the agent version a run of a listing runs, as `sealedAgentRow` selects it. */
+export type SealedAgentRow = {
+  registered_sealed: Buffer | null;
   registered_key_id: string | null;
   shown_manifest: unknown;
+  shown_metadata_uri: string | null;
   version_id: string | null;
   version_sealed: Buffer | null;
   version_key_id: string | null;
   version_manifest: unknown;
+  version_metadata_uri: string | null;
+};
+
+/** An agent version as a run needs it, its private part still sealed. */
+export type SealedAgent = {
+  /** The version's public manifest. */
+  publicManifest: unknown;
+  /** Names this version among every listing's (listing id and metadata URI): a cache's key for it. */
+  version: string;
+  /** Its private part; undefined when none was sealed (an agent saved without one). */
+  open: (sealingKey: Uint8Array) => AgentSecret | undefined;
 };
 
 /**
- * Opens an agent's private part together with its public manifest, in one read: what a run needs.
- * The version is the one the listing's indexed `metadata_uri` names, or, when it names none, the one
- * the catalogue shows. Undefined when no agent was registered under the listing id.
+ * Selects the sealed row of the agent version a run of the listing `listingId` (an SQL expression)
+ * runs: the one the catalogue shows (`app.agents`). No row when no agent was saved under it.
  */
-export async function openAgent(
-  db: Database,
-  sealingKey: Uint8Array,
-  onChainListingId: string,
-): Promise<{ secret: AgentSecret; publicManifest: unknown } | undefined> {
-  const listingId = onChainListingId.toLowerCase();
-  const [row] = await db.execute<VersionRow>(sql`
+export function sealedAgentRow(listingId: SQL): SQL {
+  return sql`
     select s.sealed as registered_sealed, s.sealing_key_id as registered_key_id,
-      a.public_manifest as shown_manifest, v.id as version_id, v.sealed as version_sealed,
-      v.sealing_key_id as version_key_id, v.public_manifest as version_manifest
-    from ${agentSecrets} s
-    left join ${agents} a on a.on_chain_listing_id = s.on_chain_listing_id
-    left join ${projections.listing} l on l.id = s.on_chain_listing_id
-    left join lateral (
-      select * from ${agentVersions} v
-      where v.on_chain_listing_id = s.on_chain_listing_id
-        and v.metadata_uri in (l.metadata_uri, a.metadata_uri)
-      order by v.metadata_uri = l.metadata_uri desc nulls last
-      limit 1
-    ) v on true
-    where s.on_chain_listing_id = ${listingId}`);
-  if (!row) return undefined;
+      a.public_manifest as shown_manifest, a.metadata_uri as shown_metadata_uri,
+      v.id as version_id, v.sealed as version_sealed, v.sealing_key_id as version_key_id,
+      v.public_manifest as version_manifest, v.metadata_uri as version_metadata_uri
+    from ${agents} a
+    left join ${agentSecrets} s on s.on_chain_listing_id = a.on_chain_listing_id
+    left join ${agentVersions} v
+      on v.on_chain_listing_id = a.on_chain_listing_id and v.metadata_uri = a.metadata_uri
+    where a.on_chain_listing_id = ${listingId}`;
+}
+
+/** The agent version a `sealedAgentRow` of the listing `onChainListingId` names. */
+export function sealedAgent(onChainListingId: string, row: SealedAgentRow): SealedAgent {
+  const listingId = onChainListingId.toLowerCase();
   if (row.version_id && row.version_sealed) {
     const sealed = { sealed: row.version_sealed, sealingKeyId: row.version_key_id };
-    const secret = JSON.parse(openRecord(sealingKey, sealed, row.version_id).toString());
-    return { secret: secret as AgentSecret, publicManifest: row.version_manifest };
+    const recordId = row.version_id;
+    return {
+      publicManifest: row.version_manifest,
+      version: `${listingId} ${row.version_metadata_uri}`,
+      open: (sealingKey) => JSON.parse(openRecord(sealingKey, sealed, recordId).toString()),
+    };
   }
   // The version registered with the agent: its private part is the listing's own.
-  const sealed = { sealed: row.registered_sealed, sealingKeyId: row.registered_key_id };
-  const secret = JSON.parse(openRecord(sealingKey, sealed, listingId).toString()) as AgentSecret;
-  return { secret, publicManifest: row.version_manifest ?? row.shown_manifest };
+  const { registered_sealed, registered_key_id } = row;
+  const sealed = registered_sealed && {
+    sealed: registered_sealed,
+    sealingKeyId: registered_key_id,
+  };
+  return {
+    publicManifest: row.version_manifest ?? row.shown_manifest,
+    version: `${listingId} ${row.version_metadata_uri ?? row.shown_metadata_uri}`,
+    open: (sealingKey) =>
+      sealed ? JSON.parse(openRecord(sealingKey, sealed, listingId).toString()) : undefined,
+  };
 }
 
 /**

@@ -1,4 +1,10 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
+import {
+  type SealedAgent,
+  type SealedAgentRow,
+  sealedAgent,
+  sealedAgentRow,
+} from "../agents/openAgentSecret.ts";
 import type { Bus } from "../bus/bus.ts";
 import { type RunRequest, runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
@@ -10,6 +16,8 @@ export type TakenRun = {
   onChainListingId: string;
   /** Null only for a row the API wrote without one: the run fails rather than guess. */
   request: RunRequest | null;
+  /** The agent version it runs; undefined when no agent was saved under its listing. */
+  agent: SealedAgent | undefined;
 };
 
 const TAKE = statusMove("queued", "running");
@@ -19,26 +27,33 @@ const leaseFromNow = (leaseMs: number) =>
   sql`now() + ${Math.round(leaseMs)}::int * interval '1 millisecond'`;
 
 /**
- * Moves a `queued` run to `running`, leased to this worker for `leaseMs`, and announces it.
- * Undefined when the run is not `queued` (taken by another delivery, ended, unknown): the caller
- * does nothing with it.
+ * Moves a `queued` run to `running`, leased to this worker for `leaseMs`, and announces it; read in
+ * the same statement, the agent version it runs. Undefined when the run is not `queued` (taken by
+ * another delivery, ended, unknown): the caller does nothing with it.
  */
 export async function takeRun(
   { db, bus }: { db: Database; bus: Bus },
   runId: string,
   leaseMs: number,
 ): Promise<TakenRun | undefined> {
-  const [taken] = await db
-    .update(runs)
-    .set({ status: TAKE.to, startedAt: sql`now()`, leaseUntil: leaseFromNow(leaseMs) })
-    .where(and(eq(runs.id, runId), eq(runs.status, TAKE.from)))
-    .returning({
-      id: runs.id,
-      onChainListingId: runs.onChainListingId,
-      request: runs.request,
-    });
-  if (taken) announceChanged(bus, [runId], false, { status: TAKE.to });
-  return taken;
+  const [taken] = await db.execute<
+    { id: string; on_chain_listing_id: string; request: RunRequest | null } & SealedAgentRow
+  >(sql`
+    with taken as (
+      update ${runs} set status = ${TAKE.to}, started_at = now(), lease_until = ${leaseFromNow(leaseMs)}
+      where id = ${runId} and status = ${TAKE.from}
+      returning id, on_chain_listing_id, request
+    )
+    select taken.*, agent.* from taken
+      left join lateral (${sealedAgentRow(sql`taken.on_chain_listing_id`)}) agent on true`);
+  if (!taken) return undefined;
+  announceChanged(bus, [runId], false, { status: TAKE.to });
+  return {
+    id: taken.id,
+    onChainListingId: taken.on_chain_listing_id,
+    request: taken.request,
+    agent: taken.shown_metadata_uri ? sealedAgent(taken.on_chain_listing_id, taken) : undefined,
+  };
 }
 
 /**

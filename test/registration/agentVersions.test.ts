@@ -24,6 +24,11 @@ const SECOND = {
   description: "Swell, tides and squalls along the whole coast.",
   category: "finance",
   sample_output: ["Swell 2 m from the west by noon."],
+  input_schema: {
+    type: "object",
+    properties: { coast: { type: "string" } },
+    required: ["coast"],
+  },
 };
 
 let servers: ModelServers;
@@ -60,14 +65,13 @@ const manifestWith = (changes: Record<string, unknown>) => ({
   ...changes,
 });
 
+const runOf = (input: object) =>
+  renter.api.post("/v1/execute", { agent_id: listing.agentId, task: "Forecast", input });
+
 /** What a run of the listing sent its model, as the vendor emulator received it. */
 async function promptOfARun(): Promise<string> {
   servers.vendor.script(listing.model, [{ kind: "text", text: "Calm seas." }]);
-  const run = await renter.api.post("/v1/execute", {
-    agent_id: listing.agentId,
-    task: "Forecast",
-    input: {},
-  });
+  const run = await runOf({ coast: "west" });
   const failure = (await renter.api.get(`/v1/runs/${run.body.run_id}`)).body.failure;
   expect(run.body, failure).toMatchObject({ status: "completed" });
   const sent = servers.vendor.requests.filter((request) => request.model === listing.model);
@@ -112,6 +116,8 @@ describe("a new version of an agent", () => {
 
   it("changes nothing until updateListing names it; then search, detail and runs follow at once", async () => {
     expect(await promptOfARun()).toContain("You are the first version.");
+    servers.vendor.script(listing.model, [{ kind: "text", text: "Calm seas." }]);
+    expect((await runOf({})).body.status).toBe("completed");
     const submitted = await creatorApi.post(
       `/v1/agents/${listing.agentId}/versions`,
       manifestWith({ ...SECOND, system_prompt: "You are the second version." }),
@@ -153,6 +159,8 @@ describe("a new version of an agent", () => {
     });
     expect(Date.parse(detail.last_updated)).toBeGreaterThan(Date.parse(before.last_updated));
     expect(await promptOfARun()).toContain("You are the second version.");
+    // The input is checked against the second version's schema, not the first's compiled before.
+    expectError(await runOf({}), 400, "invalid_request");
 
     for (const uri of [firstUri, secondUri]) {
       const cid = uri.replace("ipfs://", "");
@@ -180,6 +188,8 @@ describe("a new version of an agent", () => {
     );
     expect(await searchTitles("squalls")).toEqual([SECOND.title]);
     expect(await promptOfARun()).toContain("You are the second version.");
+    // The input is checked against the second version's schema, not the first's compiled before.
+    expectError(await runOf({}), 400, "invalid_request");
 
     await updateListing(firstUri);
     await until("the first version to be shown again", async () =>

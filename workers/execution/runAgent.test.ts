@@ -14,6 +14,7 @@ function run(runtime: Runtime, extra: Partial<AgentRun> = {}) {
   const outcome = runAgent({
     runId: "run_1",
     onChainListingId: "0xlisting",
+    agent: undefined,
     request: { task: "review", input: { diff: "+x" }, timeoutSeconds: 1 },
     runtimeFor: () => runtime,
     onDelta: (delta) => deltas.push(delta),

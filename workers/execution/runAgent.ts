@@ -1,3 +1,4 @@
+import type { SealedAgent } from "../../lib/agents/openAgentSecret.ts";
 import type { RunRequest } from "../../lib/db/appSchema.ts";
 import type { Logger } from "../../lib/log.ts";
 import {
@@ -7,8 +8,11 @@ import {
 } from "../../lib/runLedger/runFailures.ts";
 import type { RunOutcome, Runtime } from "./runtime.ts";
 
-/** The runtime that runs a listing's agent (opening its sealed private part as it needs). */
-export type RuntimeFor = (onChainListingId: string) => Runtime | Promise<Runtime>;
+/**
+ * The runtime that runs an agent version (opening its sealed private part as it needs); undefined:
+ * no agent was registered under the run's listing.
+ */
+export type RuntimeFor = (agent: SealedAgent | undefined) => Runtime | Promise<Runtime>;
 
 /** What a failed run keeps of the deltas it streamed: enough to show, bounded in memory. */
 export const MAX_PARTIAL_OUTPUT_CHARS = 1 << 20;
@@ -17,6 +21,7 @@ const MAX_FAILURE_CHARS = 500;
 export type AgentRun = {
   runId: string;
   onChainListingId: string;
+  agent: SealedAgent | undefined;
   request: RunRequest;
   runtimeFor: RuntimeFor;
   /** Each delta as the agent produces it, until the run has ended. */
@@ -35,6 +40,7 @@ export type AgentRun = {
 export function runAgent({
   runId,
   onChainListingId,
+  agent,
   request,
   runtimeFor,
   onDelta,
@@ -65,7 +71,7 @@ export function runAgent({
     if (interrupt.aborted) onInterrupt();
 
     const run = async () => {
-      const runtime = await runtimeFor(onChainListingId);
+      const runtime = await runtimeFor(agent);
       return runtime({
         runId,
         listingId: onChainListingId,

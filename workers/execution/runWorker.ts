@@ -68,6 +68,7 @@ export async function startRunWorker({
         ? await runAgent({
             runId,
             onChainListingId: taken.onChainListingId,
+            agent: taken.agent,
             request: taken.request,
             runtimeFor,
             onDelta: (delta) => {
@@ -80,7 +81,7 @@ export async function startRunWorker({
           })
         : { status: "failed", output: "", failure: RUN_INTERNAL_ERROR };
       if (outcome.status === "completed") {
-        const refused = await checkWithRetries(runId, taken.onChainListingId, outcome.output);
+        const refused = await checkWithRetries(runId, taken, outcome.output);
         if (refused) outcome = { status: "failed", output: "", failure: refused };
       }
       finished = await finishRun({ db, bus, log, storage }, runId, {
@@ -104,11 +105,11 @@ export async function startRunWorker({
     });
   }
 
-  /** `checkOutput`, again on a failure to read the schema; one that persists fails the run. */
-  async function checkWithRetries(runId: string, onChainListingId: string, output: unknown) {
+  /** `checkOutput`, again when the check itself fails; a failure that persists fails the run. */
+  async function checkWithRetries(runId: string, taken: TakenRun, output: unknown) {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await checkOutput(onChainListingId, output);
+        return await checkOutput(taken.agent, output);
       } catch (error) {
         if (attempt >= CHECK_ATTEMPTS) {
           log.error("could not check a run's output", { run_id: runId, error: String(error) });

@@ -1,4 +1,4 @@
-import { type AgentSecret, openAgent } from "../../lib/agents/openAgentSecret.ts";
+import type { AgentSecret } from "../../lib/agents/openAgentSecret.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
 import type { Manifest } from "../../lib/manifest/validateManifest.ts";
@@ -34,14 +34,13 @@ export type RuntimeDeps = {
 };
 
 /**
- * The runtime of each listing's agent, opened from its sealed private part for that run only:
+ * The runtime of each run's agent, opened from its sealed private part for that run only:
  * connected agents are called through their signed webhook; declarative agents run on their model
  * vendor (or self-hosted server) with the creator's credentials and their built-in tools.
  */
 export function runtimeForListing(deps: RuntimeDeps): RuntimeFor {
-  return async (onChainListingId) => {
-    const agent = await openAgent(deps.db, deps.sealingKey, onChainListingId);
-    const secret = agent?.secret;
+  return (agent) => {
+    const secret = agent?.open(deps.sealingKey);
     if (secret?.entrypoint_url && secret.webhook_secret) {
       return connectedAgent(
         { entrypointUrl: secret.entrypoint_url, webhookSecret: secret.webhook_secret },

@@ -56,7 +56,7 @@ export async function startExecution({
     bus,
     log,
     runtimeFor,
-    checkOutput: createOutputCheck({ db, threads }),
+    checkOutput: createOutputCheck({ threads }),
     storage: { outputStoreBytes },
     concurrency,
     leaseMs,
