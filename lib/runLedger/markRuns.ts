@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Hex } from "viem";
 import { runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
@@ -16,31 +16,29 @@ export const runToSettle = {
 
 const ids = (rows: { id: string }[]) => rows.map(({ id }) => id);
 
+export type Debit = { price: bigint; block: bigint; tx: Hex };
+
 /**
- * The chain debited the run: charged at `price` in `block` by `tx`, and logged with it. The chain is
- * the truth, so this also corrects a run marked refused that a later transaction debited after all.
+ * The chain debited these runs (by on-chain run id): each charged at its `price` in `block` by
+ * `tx`, and logged with it; one statement for them all. The chain is the truth, so this also
+ * corrects a run marked refused that a later transaction debited after all.
  */
-export async function markDebited(
-  db: Database,
-  onChainRunId: bigint,
-  debit: { price: bigint; block: bigint; tx: Hex },
-): Promise<string[]> {
-  const updated = await db
-    .update(runs)
-    .set({
-      charge: "debited",
-      costWei: debit.price.toString(),
-      debitBlock: debit.block,
-      debitTx: debit.tx,
-      logged: true,
-    })
-    .where(
-      and(
-        eq(runs.onChainRunId, onChainRunId.toString()),
-        inArray(runs.charge, ["debit_pending", "refused"]),
-      ),
-    )
-    .returning({ id: runs.id });
+export async function markDebited(db: Database, debits: Map<bigint, Debit>): Promise<string[]> {
+  if (debits.size === 0) return [];
+  const entries = [...debits];
+  const column = (value: (debit: Debit) => bigint | string) =>
+    `{${entries.map(([, debit]) => value(debit)).join(",")}}`;
+  const updated = await db.execute<{ id: string }>(sql`
+    update ${runs} set charge = 'debited', cost_wei = d.price, debit_block = d.block,
+      debit_tx = d.tx, logged = true
+    from unnest(
+      ${`{${entries.map(([runId]) => runId).join(",")}}`}::numeric[],
+      ${column((debit) => debit.price)}::numeric[],
+      ${column((debit) => debit.block)}::bigint[],
+      ${column((debit) => debit.tx)}::text[]
+    ) as d(run_id, price, block, tx)
+    where ${runs.onChainRunId} = d.run_id and ${runs.charge} in ('debit_pending', 'refused')
+    returning ${runs.id}`);
   return ids(updated);
 }
 

@@ -115,7 +115,10 @@ export async function debitRun(deps: Deps, stack: Stack, runId: string) {
   const { receipt, price } = await sendDebit(deps, stack, runId);
   const row = await readRun(deps, runId);
   const debit = { price, block: receipt.blockNumber, tx: receipt.transactionHash };
-  announceChanged(deps.bus, await markDebited(deps.db, BigInt(row.onChainRunId), debit));
+  announceChanged(
+    deps.bus,
+    await markDebited(deps.db, new Map([[BigInt(row.onChainRunId), debit]])),
+  );
   return price;
 }
 

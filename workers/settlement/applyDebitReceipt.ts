@@ -4,6 +4,7 @@ import { runs } from "../../lib/db/appSchema.ts";
 import { announceChanged } from "../../lib/runLedger/announce.ts";
 import {
   clearSubmission,
+  type Debit,
   markDebited,
   markRefused,
   markSettledUncharged,
@@ -32,10 +33,9 @@ export async function applyDebitReceipt(
     return;
   }
   const outcomes = debitOutcomes(receipt, chain.marketplace);
-  const changed: string[] = [];
-  for (const [runId, outcome] of outcomes) {
-    if (outcome.debited) changed.push(...(await markDebited(db, runId, outcome)));
-  }
+  const debits = new Map<bigint, Debit>();
+  for (const [runId, outcome] of outcomes) if (outcome.debited) debits.set(runId, outcome);
+  const changed = await markDebited(db, debits);
   const carried = await db
     .select(runToSettle)
     .from(runs)
@@ -84,16 +84,11 @@ async function resolveSettledBefore(
 ): Promise<string[]> {
   if (onChainRunIds.length === 0) return [];
   const debits = await findDebits(chain, onChainRunIds);
-  const changed: string[] = [];
+  const changed = await markDebited(db, debits);
   for (const runId of onChainRunIds) {
-    const debit = debits.get(runId);
-    if (debit) changed.push(...(await markDebited(db, runId, debit)));
-    else {
-      changed.push(...(await markSettledUncharged(db, runId)));
-      log.warn("a run awaiting its debit was already logged uncharged", {
-        run_id: runId.toString(),
-      });
-    }
+    if (debits.has(runId)) continue;
+    changed.push(...(await markSettledUncharged(db, runId)));
+    log.warn("a run awaiting its debit was already logged uncharged", { run_id: runId.toString() });
   }
   return changed;
 }

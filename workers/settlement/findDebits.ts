@@ -1,5 +1,5 @@
-import type { Hex } from "viem";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
+import type { Debit } from "../../lib/runLedger/markRuns.ts";
 import type { SettlementChain } from "./settlementChain.ts";
 
 /**
@@ -9,8 +9,8 @@ import type { SettlementChain } from "./settlementChain.ts";
 export async function findDebits(
   chain: SettlementChain,
   onChainRunIds: bigint[],
-): Promise<Map<bigint, { price: bigint; block: bigint; tx: Hex }>> {
-  const found = new Map<bigint, { price: bigint; block: bigint; tx: Hex }>();
+): Promise<Map<bigint, Debit>> {
+  const found = new Map<bigint, Debit>();
   if (onChainRunIds.length === 0) return found;
   const logs = await chain.client.getContractEvents({
     address: chain.marketplace,

@@ -57,9 +57,7 @@ export async function logFinishedRuns(context: SettlementContext): Promise<numbe
   const settledBefore = due
     .filter((run) => run.charge === "refused" && !recorded.has(BigInt(run.onChainRunId)))
     .map((run) => BigInt(run.onChainRunId));
-  const debits = await findDebits(chain, settledBefore);
-  const corrected: string[] = [];
-  for (const [runId, debit] of debits) corrected.push(...(await markDebited(db, runId, debit)));
+  const corrected = await markDebited(db, await findDebits(chain, settledBefore));
   announceChanged(context.bus, corrected);
   log.info("runs logged", {
     tx,
@@ -81,11 +79,7 @@ async function markUncountedLogged(
   const refused = uncounted
     .filter((run) => run.charge === "refused")
     .map((run) => BigInt(run.onChainRunId));
-  const debits = await findDebits(context.chain, refused);
-  const corrected: string[] = [];
-  for (const [runId, debit] of debits) {
-    corrected.push(...(await markDebited(context.db, runId, debit)));
-  }
+  const corrected = await markDebited(context.db, await findDebits(context.chain, refused));
   await markLogged(
     context.db,
     uncounted.map(({ id }) => id),

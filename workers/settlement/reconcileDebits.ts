@@ -52,8 +52,7 @@ async function settleLostSubmission(context: SettlementContext, tx: Hex): Promis
     .where(and(eq(runs.debitTx, tx), eq(runs.charge, "debit_pending")));
   const runIds = lost.map(({ onChainRunId }) => BigInt(onChainRunId));
   const debits = await findDebits(chain, runIds);
-  const changed: string[] = [];
-  for (const [runId, debit] of debits) changed.push(...(await markDebited(db, runId, debit)));
+  const changed = await markDebited(db, debits);
   await clearSubmission(db, tx);
   announceChanged(context.bus, changed);
   log.warn("a debit batch was never mined; its undebited runs go into the next batch", {
