@@ -313,6 +313,35 @@ function report(options: {
       ]),
     ),
   );
+  console.log(
+    "\nCPU per run at the margin, ms: what each further run a second costs, (cores at the highest rate − cores at the lowest) ÷ (the rates' difference), without what the processes spend at any rate (timers, polling, the indexer's reads):\n",
+  );
+  console.log(
+    table(
+      ["", "between /s", "ms api", "ms worker", "ms postgres", "ms api + worker + postgres"],
+      MODELS.flatMap((model) => {
+        const steps = byRate.filter((step) => step.model === model);
+        const [low, high] = [steps[0], steps.at(-1)];
+        if (!low || !high || high.rate === low.rate) return [];
+        const margin = ["api", "worker", "postgres"].map(
+          (group) =>
+            (((high.cores.get(group) ?? 0) - (low.cores.get(group) ?? 0)) * 1000) /
+            (high.rate - low.rate),
+        );
+        return [
+          [
+            model,
+            `${low.rate}–${high.rate}`,
+            ...margin.map((ms) => fixed(ms, 2)),
+            fixed(
+              margin.reduce((sum, ms) => sum + ms, 0),
+              2,
+            ),
+          ],
+        ];
+      }),
+    ),
+  );
   for (const step of byRate.filter((step) => step.rate === byRate[0]?.rate)) {
     console.log(
       `\nPostgres transactions per ${step.model} run at ${step.rate}/s, by process and first statement (per run ≥ 0.01):\n`,
