@@ -13,14 +13,18 @@ import { expectError } from "../support/http.ts";
 import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
 import { until } from "../support/registration.ts";
 import { nextRunOf, readRun, runIdsOf } from "../support/runRows.ts";
+import { settlementFailedTwice } from "../support/settlementRetries.ts";
 
 const PRICE = parseEther("0.001");
+/** Everything the stack's processes print. */
+const output: string[] = [];
 /** An API process whose chain is behind the proxy (the stack's own reaches anvil directly). */
 let api: Api;
 const { stack, agent, proxy, listing, addRenter, expectBooksBalance } = usePerTaskAgentOnStack({
   name: "off-chain-hours",
   price: PRICE,
   chainProxy: true,
+  stackOptions: { onOutput: (chunk) => output.push(chunk) },
   startProcesses: async () => {
     [api] = await Promise.all([
       stack().addApi({ RPC_URL: proxy().url }),
@@ -37,6 +41,7 @@ it("refuses executions with 503 while the chain is unreachable, admitting none; 
   const run = await nextRunOf(stack(), wallet, []);
   await until("the agent to be called", () => agent().callsOf(run.id) === 1);
 
+  const heardBefore = output.length;
   proxy().fail(EVERY_METHOD);
   expectError(await renter.api.post("/v1/execute", body), 503, "service_unavailable");
   const stream = await renter.api.post("/v1/execute/stream", body);
@@ -48,7 +53,9 @@ it("refuses executions with 503 while the chain is unreachable, admitting none; 
     "the run to complete",
     async () => (await readRun(stack(), run.id)).status === "completed",
   );
-  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  await until("settlement to fail on the chain twice", () =>
+    settlementFailedTwice(output.slice(heardBefore).join("")),
+  );
   expect(await readRun(stack(), run.id)).toMatchObject({ charge: "debit_pending", debitTx: null });
   expect((await renter.api.get(`/v1/runs/${run.id}`)).body.status).toBe("running");
 

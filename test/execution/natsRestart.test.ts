@@ -85,9 +85,12 @@ async function request(renter: Renter, n: number, idempotencyKey?: string): Prom
   };
 }
 
+/** How long a client refused 503 waits before it sends the same request again. */
+const RETRY_PAUSE_MS = 200;
+
 /**
  * A request sent while NATS is down, under an Idempotency-Key: a refusal (503) is sent again under the
- * same key once `natsBack` resolves, a second apart, until answered otherwise.
+ * same key once `natsBack` resolves, until answered otherwise.
  */
 async function retriedOnceBack(renter: Renter, n: number, natsBack: Promise<void>) {
   let refusals = 0;
@@ -95,7 +98,7 @@ async function retriedOnceBack(renter: Renter, n: number, natsBack: Promise<void
   while (answer.status === 503) {
     refusals++;
     await natsBack;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
     answer = await request(renter, n, `outage-${n}`);
   }
   return { answer, refusals };
@@ -139,7 +142,11 @@ it("answers every per-task run completed and charged once when NATS restarts und
     for (let n = BEFORE_OUTAGE; n < BEFORE_OUTAGE + DURING_OUTAGE; n++) {
       duringOutage.push(retriedOnceBack(renterOf(n), n, natsBack));
     }
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // NATS stays down until every request sent meanwhile has its run, waiting for a slot or refused.
+    await until("every request sent during the outage to have its run", async () => {
+      const rows = await statusesOf(listing().listingId);
+      return rows.length >= BEFORE_OUTAGE + DURING_OUTAGE;
+    });
   } finally {
     await stack().nats.startServer();
     natsIsBack();
@@ -203,7 +210,7 @@ it("refuses a run the bus cannot take while NATS is down, running and charging n
   let retry = await renter.api.post("/v1/execute", body, keyed);
   while (retry.status === 503) {
     refusals++;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
     retry = await renter.api.post("/v1/execute", body, keyed);
   }
   expect(retry.body).toMatchObject({ status: "completed", output: "ab", cost_wei: Number(PRICE) });

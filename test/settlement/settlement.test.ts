@@ -21,6 +21,7 @@ import {
   startCountingRpcProxy,
 } from "../support/countingRpcProxy.ts";
 import { until } from "../support/registration.ts";
+import { settlementFailedTwice } from "../support/settlementRetries.ts";
 import { useStack } from "../support/useStack.ts";
 import {
   balanceOf,
@@ -65,6 +66,12 @@ afterAll(async () => {
 
 const sum = (values: bigint[]) => values.reduce((total, value) => total + value, 0n);
 const wake = () => bus.notify(SETTLEMENT_TOPIC, encodeNotice({ kind: "changed" }));
+
+/** Waits for the leader's second failure in a row on the chain since output line `from`. */
+const leaderFailedTwice = (from: number) =>
+  until("the leader to fail on the chain twice in a row", () =>
+    settlementFailedTwice(output.slice(from).join("")),
+  );
 
 /** Every `changed` notice on these runs' topics from now on, by run id. */
 function listenForChanges(ids: string[]) {
@@ -271,10 +278,7 @@ describe("settlement while the chain fails", () => {
     const ids = inserted.map(({ id }) => id);
     const heardBefore = output.length;
     wake();
-    await until("the leader to find the chain unreachable", () =>
-      output.slice(heardBefore).some((line) => line.includes("chain unreachable")),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await leaderFailedTwice(heardBefore);
 
     const rows = await runRows(stack(), ids);
     for (const row of rows) {
@@ -301,13 +305,14 @@ describe("settlement while the chain fails", () => {
     if (!renter) throw new Error("a renter expected");
     proxy.fail("eth_getTransactionReceipt");
     const { ids, onChainRunIds } = await insertDebitPendingRuns(stack(), listing, [renter], 5);
+    const heardBefore = output.length;
     wake();
     // Sent and mined, but the leader cannot read its receipt.
     const consumed = await until("the debits mined", async () => {
       const logs = await runEvents(stack(), "QueryConsumed", onChainRunIds);
       return logs.length === 5 && logs;
     });
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await leaderFailedTwice(heardBefore);
     const waiting = await runRows(stack(), ids);
     const sent = new Set(consumed.map((log) => log.transactionHash));
     expect(sent.size).toBe(1);
