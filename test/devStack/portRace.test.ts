@@ -82,6 +82,7 @@ describe("a port taken between being found and being bound", () => {
     await server?.stopServer();
     const holder = await hold(port);
     const restarted = server?.startServer();
+    // The time the port stays taken is what is tested: the restart keeps retrying through it.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     await holder.release();
     await restarted;

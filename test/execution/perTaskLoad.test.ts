@@ -94,6 +94,7 @@ async function executeRetrying(
     const reply = await execute(token, n);
     if (reply.status !== 503 || attempt === 10) return reply;
     refusals.push(reply);
+    // A client honouring the refusal's Retry-After, as the test's renters are meant to.
     await new Promise((resolve) =>
       setTimeout(resolve, Number(reply.headers.get("retry-after")) * 1000),
     );

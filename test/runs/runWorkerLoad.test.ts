@@ -119,6 +119,7 @@ it("ends every run exactly once when NATS restarts under load", async () => {
   let atOutage: RunRow[];
   try {
     atOutage = await runRows(stack().db, ids);
+    // The outage's length is what is tested: runs in hand go on ending while NATS stays down.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
   } finally {
     await stack().nats.startServer();
