@@ -26,7 +26,15 @@ export async function listPerTaskAgent(
     price,
     timeoutSeconds = 60,
     outputSchema = SUMMARY_SCHEMA,
-  }: { name: string; price: bigint; timeoutSeconds?: number; outputSchema?: object },
+    host,
+  }: {
+    name: string;
+    price: bigint;
+    timeoutSeconds?: number;
+    outputSchema?: object;
+    /** How the webhook's URL names the agent's server; its loopback address by default. */
+    host?: string;
+  },
 ): Promise<PerTaskListing> {
   const creator = devAccount(2);
   const creatorApi = http(stack.api.url, { bearer: await signIn(stack.api.url, creator) });
@@ -40,7 +48,7 @@ export async function listPerTaskAgent(
       category: "coding",
       description: "Answers as its task says",
       model: { provider: "self_hosted", endpoint_url: "https://models.example.com/v1" },
-      entrypoint_url: agent.url(`/agents/${name}`),
+      entrypoint_url: agent.url(`/agents/${name}`, host),
       input_schema: { type: "object" },
       output_schema: outputSchema,
       timeout_seconds: timeoutSeconds,
