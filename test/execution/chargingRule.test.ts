@@ -3,7 +3,8 @@
 // renter (a timeout set just below the agent's pace on a stream, an output off its schema after
 // deltas, a prompt repeated after the answer) is debited exactly its price on-chain; text holding
 // the six characters `\u0000` completes; a run that fails before any output costs nothing and
-// carries none. Against a connected agent and a declarative one, on the real stack.
+// carries none; one Idempotency-Key sent to both execute endpoints is one run, charged once. Against
+// a connected agent and a declarative one, on the real stack.
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
@@ -79,10 +80,14 @@ async function debitedOnChain(runId: string): Promise<bigint | undefined> {
 }
 
 /** A run on the stream: the deltas the renter received, and `done`. */
-async function streamRun(renter: Renter, body: object) {
+async function streamRun(renter: Renter, body: object, headers: Record<string, string> = {}) {
   const response = await fetch(`${stack().api.url}/v1/execute/stream`, {
     method: "POST",
-    headers: { authorization: `Bearer ${renter.bearer}`, "content-type": "application/json" },
+    headers: {
+      authorization: `Bearer ${renter.bearer}`,
+      "content-type": "application/json",
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
   expect(response.status).toBe(200);
@@ -162,9 +167,41 @@ describe("a connected agent", () => {
     expect(await debitedOnChain(done.run_id)).toBeUndefined();
   });
 
+  it("one Idempotency-Key on both endpoints: one run, run once and charged once", async () => {
+    const keyed = { "idempotency-key": "both-endpoints-1" };
+    const body = connectedRun({ deltas: ["said ", "once"], output: { summary: "said once" } });
+    const answer = await connectedRenter.api.post("/v1/execute", body, { headers: keyed });
+    expect(answer.body).toMatchObject({ status: "completed", cost_wei: Number(PRICE) });
+    const { received, done } = await streamRun(connectedRenter, body, keyed);
+    // The stream attached to the finished run: its output comes from the run's row.
+    expect(JSON.parse(received)).toEqual({ summary: "said once" });
+    expect(done).toMatchObject({
+      run_id: answer.body.run_id,
+      status: "completed",
+      cost_wei: Number(PRICE),
+    });
+    expect(agent.callsOf(answer.body.run_id)).toBe(1);
+    expect(await debitedOnChain(answer.body.run_id)).toBe(PRICE);
+
+    const otherBody = await fetch(`${stack().api.url}/v1/execute/stream`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${connectedRenter.bearer}`,
+        "content-type": "application/json",
+        ...keyed,
+      },
+      body: JSON.stringify(connectedRun({ output: { summary: "another" } })),
+    });
+    expect(otherBody.status).toBe(400);
+    expect(((await otherBody.json()) as { error: { code: string } }).error.code).toBe(
+      "invalid_request",
+    );
+  });
+
   it("kept the books: every run that delivered output debited once, no other", async () => {
     const books = await expectBooksBalance(stack(), connected, [connectedRenter]);
     expect([...books.values()].map((run) => run.charge).sort()).toEqual([
+      "debited",
       "debited",
       "debited",
       "debited",
