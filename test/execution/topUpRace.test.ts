@@ -1,0 +1,49 @@
+// A per-task top-up racing runs in flight, on the real stack (API process, worker process over NATS
+// JetStream, settlement on anvil): while two runs hold the whole balance at the agent, a third is
+// refused; a top-up of one price mined meanwhile pays for exactly one more run, never two; every run
+// admitted is debited once and the balance ends at zero.
+import { parseEther } from "viem";
+import { expect, it } from "vitest";
+import { balanceOf } from "../settlement/settlementFixtures.ts";
+import { behaving } from "../support/behavingAgent.ts";
+import { expectOnChainError } from "../support/http.ts";
+import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
+
+const PRICE = parseEther("0.001");
+const { stack, agent, listing, addRenter, expectBooksBalance } = usePerTaskAgentOnStack({
+  name: "top-up-agent",
+  price: PRICE,
+  startProcesses: () => stack().addWorker(),
+});
+
+it("a top-up mined while runs hold the whole balance pays for exactly one more run", async () => {
+  const renter = await addRenter(2n * PRICE);
+  const run = (hold?: string) =>
+    renter.api.post("/v1/execute", {
+      agent_id: listing().agentId,
+      task: behaving(hold === undefined ? {} : { hold }),
+    });
+  const refused = async () =>
+    expectOnChainError(await run(), 403, "insufficient_balance", "InsufficientBalance");
+
+  const held = [run("first"), run("second")];
+  await Promise.all([agent().held("first"), agent().held("second")]);
+  await refused();
+
+  const market = stack().marketplace;
+  await market.mined(
+    market.as(renter.account).write.topUpBalance([listing().listingId, PRICE], { value: PRICE }),
+  );
+  renter.deposit += PRICE; // what the books count as paid in
+  held.push(run("third"));
+  await agent().held("third");
+  await refused();
+
+  for (const hold of ["first", "second", "third"]) agent().release(hold);
+  for (const answer of await Promise.all(held)) {
+    expect(answer.body).toMatchObject({ status: "completed", cost_wei: Number(PRICE) });
+  }
+  const books = await expectBooksBalance();
+  expect([...books.values()].map((row) => row.charge)).toEqual(["debited", "debited", "debited"]);
+  expect(await balanceOf(stack(), listing().listingId, renter.account.address)).toBe(0n);
+});
