@@ -3,22 +3,38 @@
 // while two runs hold the whole balance a third is refused; a top-up of one price mined meanwhile
 // pays for exactly one more run, never two; every run admitted is debited once. A revocation: the
 // run going on is answered, the contract refuses its debit so it costs nothing, the balance stays
-// whole, and the next request is refused.
+// whole, and the next request is refused. The protocol paused: the debit waits for the pause to
+// end, then is charged once. The listing closed: the run is answered and charged nothing.
 import { parseEther } from "viem";
 import { expect, it } from "vitest";
-import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { devAccount, LOCAL_ROLES } from "../../lib/chain/devAccounts.ts";
 import { balanceOf } from "../settlement/settlementFixtures.ts";
 import { behaving } from "../support/behavingAgent.ts";
+import type { Renter } from "../support/connectedListing.ts";
 import { expectOnChainError } from "../support/http.ts";
 import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
-import { readRun } from "../support/runRows.ts";
+import { until } from "../support/registration.ts";
+import { nextRunOf, readRun } from "../support/runRows.ts";
 
 const PRICE = parseEther("0.001");
+/** Everything the stack's processes print. */
+const output: string[] = [];
 const { stack, agent, listing, addRenter, expectBooksBalance } = usePerTaskAgentOnStack({
   name: "changing-credential-agent",
   price: PRICE,
+  stackOptions: { onOutput: (chunk) => output.push(chunk) },
   startProcesses: () => stack().addWorker(),
 });
+
+/** Sends a run of `renter` and resolves once it holds at the agent at `hold`, with its answer to come. */
+async function heldRun(renter: Renter, hold: string) {
+  const answer = renter.api.post("/v1/execute", {
+    agent_id: listing().agentId,
+    task: behaving({ hold }),
+  });
+  await agent().held(hold);
+  return { answer };
+}
 
 it("a top-up mined while runs hold the whole balance pays for exactly one more run", async () => {
   const renter = await addRenter(2n * PRICE);
@@ -79,4 +95,49 @@ it("a credential revoked while its run is at the agent: the run is answered, cha
     "CredentialRevoked",
   );
   expect(await balanceOf(stack(), listing().listingId, renter.account.address)).toBe(2n * PRICE);
+});
+
+it("the protocol paused while a run is at the agent: its debit waits for the pause to end, then it is charged once", async () => {
+  const renter = await addRenter(PRICE);
+  const { answer: going } = await heldRun(renter, "paused");
+  const market = stack().marketplace;
+  const authority = devAccount(LOCAL_ROLES.authority);
+  const heardBefore = output.length;
+  await market.mined(market.as(authority).write.setPaused([true]));
+  agent().release("paused");
+
+  await until(
+    "settlement to be refused by the paused contract twice",
+    () => output.slice(heardBefore).join("").split("ProtocolPaused").length > 2,
+  );
+  const runId = (await nextRunOf(stack(), renter.account.address, [])).id;
+  expect(await readRun(stack(), runId)).toMatchObject({ charge: "debit_pending", costWei: "0" });
+  expect(await balanceOf(stack(), listing().listingId, renter.account.address)).toBe(PRICE);
+
+  await market.mined(market.as(authority).write.setPaused([false]));
+  expect((await going).body).toMatchObject({
+    run_id: runId,
+    status: "completed",
+    cost_wei: Number(PRICE),
+  });
+  expect(await balanceOf(stack(), listing().listingId, renter.account.address)).toBe(0n);
+});
+
+it("the listing closed while a run is at the agent: the run is answered and charged nothing", async () => {
+  const renter = await addRenter(PRICE);
+  const { answer: going } = await heldRun(renter, "closed");
+  const market = stack().marketplace;
+  const creator = market.as(devAccount(2));
+  // A listing closes with its escrow withdrawn.
+  const [, , escrow] = await creator.read.listings([listing().listingId]);
+  if (escrow > 0n) {
+    await market.mined(creator.write.withdrawEarnings([listing().listingId, escrow]));
+  }
+  await market.mined(creator.write.closeListing([listing().listingId]));
+  agent().release("closed");
+
+  const answer = await going;
+  expect(answer.body).toMatchObject({ status: "completed", cost_wei: 0 });
+  expect((await readRun(stack(), answer.body.run_id)).charge).toBe("refused");
+  expect(await balanceOf(stack(), listing().listingId, renter.account.address)).toBe(PRICE);
 });
