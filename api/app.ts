@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { ApiDeps, AppEnv } from "./context.ts";
 import { serveDashboard } from "./dashboard/serveDashboard.ts";
 import { ApiError, errorResponse } from "./errors.ts";
+import { indexerFreshness } from "./indexer/indexerFreshness.ts";
 import { describeBytes, MAX_BODY_BYTES } from "./limits.ts";
 import { loggedPath } from "./middleware/accessLog.ts";
 import { admission } from "./middleware/admission.ts";
@@ -15,6 +16,7 @@ import { authRoutes } from "./routes/auth.ts";
 import { creatorRoutes } from "./routes/creators.ts";
 import { credentialRoutes } from "./routes/credentials.ts";
 import { executeRoutes } from "./routes/execute.ts";
+import { indexerRoutes } from "./routes/indexer.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { listingRoutes } from "./routes/listings.ts";
 import { manifestRoutes } from "./routes/manifests.ts";
@@ -61,8 +63,12 @@ export function createApp(deps: ApiDeps) {
   app.route(SIGN_IN_PATH, authRoutes);
   app.route("/", apiDocRoutes);
   app.route("/v1/marketplace", marketplaceRoutes);
+  app.route("/v1/indexer", indexerRoutes);
   app.route("/ipfs", manifestRoutes);
   app.use("/v1/*", requireIdentity);
+  for (const readsProjections of ["/v1/listings/*", "/v1/credentials/*", "/v1/creators/*"]) {
+    app.use(readsProjections, indexerFreshness);
+  }
   app.route("/v1/api-keys", apiKeyRoutes);
   app.route("/v1/listings", listingRoutes);
   app.route("/v1/listings", reviewRoutes);

@@ -12,6 +12,7 @@ import type { RevocationReceipts } from "./auth/revocationReceipts.ts";
 import type { ChainReader } from "./chainReader.ts";
 import type { DashboardSite } from "./dashboard/dashboardSite.ts";
 import { ApiError } from "./errors.ts";
+import type { IndexerLagReader } from "./indexer/indexerLag.ts";
 import type { CatalogueCache } from "./listings/catalogueCache.ts";
 import type { RateLimitBudget } from "./middleware/rateLimit.ts";
 import type { LeasedBudgets } from "./rateLimit/leasedBudgets.ts";
@@ -28,6 +29,8 @@ export type ApiDeps = {
   budgets: LeasedBudgets;
   /** Catalogue answers kept until the catalogue changes (`startLocalState`). */
   catalogue: CatalogueCache;
+  /** How current the projections are, as the indexer's supervisor last recorded it. */
+  indexer: IndexerLagReader;
   bus: Bus;
   /** Seals registration requests and agents' private parts at rest. */
   sealingKey: Uint8Array;

@@ -48,6 +48,7 @@ export async function serveApi({
     revocations: local.revocations,
     budgets: local.budgets,
     catalogue: local.catalogue,
+    indexer: local.indexer,
     bus,
     sealingKey,
     chain: {

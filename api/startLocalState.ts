@@ -2,6 +2,7 @@ import { type Database, projectionsSchema } from "../lib/db/projections.ts";
 import type { Logger } from "../lib/log.ts";
 import { createApiKeyCache } from "./auth/apiKeyCache.ts";
 import { createRevocationReceipts } from "./auth/revocationReceipts.ts";
+import { indexerLagReader } from "./indexer/indexerLag.ts";
 import { createCatalogueCache } from "./listings/catalogueCache.ts";
 import { followListedVersions } from "./listings/followListedVersions.ts";
 import { createPostgresListener } from "./postgresListener.ts";
@@ -27,12 +28,14 @@ export function startLocalState({
   const budgets = createLeasedBudgets({ db, listener, log });
   const catalogue = createCatalogueCache({ listener, viewsSchema: projectionsSchema() });
   followListedVersions({ db, listener, viewsSchema: projectionsSchema(), log });
+  const indexer = indexerLagReader(db, projectionsSchema());
   listener.start();
   return {
     apiKeys,
     revocations,
     budgets,
     catalogue,
+    indexer,
     /** Resolves once notices are heard: until then nothing is cached and no block is leased. */
     whenListening: listener.whenListening,
     stop: async () => {

@@ -1,4 +1,9 @@
+import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { chainHead, ponderSyncedBlock } from "../indexer/indexerReads.ts";
+import { indexerProgressRecorder } from "../indexer/recordIndexerProgress.ts";
+import { INDEXER_CHECK_EVERY_MS, INDEXER_STALL_MS, watchIndexer } from "../indexer/watchIndexer.ts";
+import { createLogger } from "../lib/log.ts";
 import { killGroup, type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
 export type Ponder = Service & {
@@ -18,6 +23,11 @@ export type PonderOptions = {
   schema: string;
   /** The stable schema of views other processes read. */
   viewsSchema: string;
+  /**
+   * Restart Ponder when it stands still behind the chain's head, and record its progress for the
+   * API (default true). Off where the caller crashes and recovers it on purpose.
+   */
+  supervised?: boolean;
   onOutput?: (line: string) => void;
 };
 
@@ -26,34 +36,20 @@ const ponderBin = fileURLToPath(
   new URL("../node_modules/ponder/dist/esm/bin/ponder.js", import.meta.url),
 );
 
-/** Runs `ponder start` and resolves once its backfill is done (`/ready` answers 200). */
+/**
+ * Runs `ponder start` and resolves once its backfill is done (`/ready` answers 200); supervised, it
+ * is restarted whenever it stalls (`indexer/watchIndexer.ts`).
+ */
 export async function startPonder(options: PonderOptions): Promise<Ponder> {
-  const args = [
-    ponderBin,
-    "start",
-    ...["--schema", options.schema, "--views-schema", options.viewsSchema],
-    ...["--port", String(options.port), "--hostname", "127.0.0.1"],
-  ];
-  const { child, service } = spawnService(process.execPath, args, {
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      DATABASE_URL: options.databaseUrl,
-      RPC_URL: options.rpcUrl,
-      DEPLOYMENT_FILE: options.deploymentFile,
-      PONDER_TELEMETRY_DISABLED: "true",
-    },
-    onOutput: options.onOutput,
-  });
   const url = `http://127.0.0.1:${options.port}`;
-  await waitUntilReady(
-    "ponder",
-    async () => {
-      const response = await fetch(`${url}/ready`);
-      if (response.status !== 200) throw new Error(`/ready answered ${response.status}`);
-    },
-    { child, timeoutMs: 120_000, ports: [options.port] },
-  );
+  let current = await spawnReadyPonder(options, url);
+  const supervision =
+    options.supervised === false ? undefined : superviseIndexer(options, url, restart);
+
+  async function restart() {
+    await current.service.stop();
+    current = await spawnReadyPonder(options, url);
+  }
 
   const waitForBlock = (blockNumber: bigint | number, timeoutMs = 30_000) =>
     waitUntilReady(
@@ -66,8 +62,67 @@ export async function startPonder(options: PonderOptions): Promise<Ponder> {
         const indexed = Object.values(status)[0]?.block.number ?? -1;
         if (indexed < Number(blockNumber)) throw new Error(`indexed through ${indexed}`);
       },
-      { child, timeoutMs },
+      { timeoutMs },
     );
-  const kill = (signal: NodeJS.Signals) => killGroup(child, signal);
-  return { ...service, url, waitForBlock, kill };
+  return {
+    url,
+    waitForBlock,
+    kill: (signal) => killGroup(current.child, signal),
+    stop: async () => {
+      await supervision?.stop();
+      await current.service.stop();
+    },
+  };
+}
+
+async function spawnReadyPonder(
+  options: PonderOptions,
+  url: string,
+): Promise<{ child: ChildProcess; service: Service }> {
+  const args = [
+    ponderBin,
+    "start",
+    ...["--schema", options.schema, "--views-schema", options.viewsSchema],
+    ...["--port", String(options.port), "--hostname", "127.0.0.1"],
+  ];
+  const started = spawnService(process.execPath, args, {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      DATABASE_URL: options.databaseUrl,
+      RPC_URL: options.rpcUrl,
+      DEPLOYMENT_FILE: options.deploymentFile,
+      PONDER_TELEMETRY_DISABLED: "true",
+    },
+    onOutput: options.onOutput,
+  });
+  await waitUntilReady(
+    "ponder",
+    async () => {
+      const response = await fetch(`${url}/ready`);
+      if (response.status !== 200) throw new Error(`/ready answered ${response.status}`);
+    },
+    { child: started.child, timeoutMs: 120_000, ports: [options.port] },
+  );
+  return started;
+}
+
+function superviseIndexer(options: PonderOptions, url: string, restart: () => Promise<void>) {
+  const log = createLogger("indexer-supervisor", options.onOutput);
+  const recorder = indexerProgressRecorder(options.databaseUrl, options.viewsSchema, log);
+  const watch = watchIndexer({
+    readChainHead: () => chainHead(options.rpcUrl),
+    readSyncedBlock: () => ponderSyncedBlock(url),
+    restart,
+    onProgress: recorder.record,
+    log,
+    checkEveryMs: INDEXER_CHECK_EVERY_MS,
+    stallMs: INDEXER_STALL_MS,
+  });
+  return {
+    stop: async () => {
+      await watch.stop();
+      await recorder.close();
+    },
+  };
 }

@@ -38,8 +38,11 @@ export type StackOptions = {
   blockTimeSeconds?: number;
   /** An ephemeral Postgres cluster with the `app` schema migrated (default true). */
   postgres?: boolean;
-  /** Ponder indexing the marketplace into Postgres (default: when there is an API). */
-  ponder?: boolean;
+  /**
+   * Ponder indexing the marketplace into Postgres (default: when there is an API), restarted when it
+   * stalls; `{ supervised: false }` leaves a crash of it to the caller.
+   */
+  ponder?: boolean | { supervised: false };
   /**
    * NATS JetStream as the bus; without it, API processes run the workers in-process. `{ cluster: 3 }`
    * runs a cluster of 3 servers, and the bus keeps 3 copies of each stream (NATS_STREAM_REPLICAS).
@@ -63,6 +66,7 @@ export type Stack = Awaited<ReturnType<typeof startStack>>;
 
 export type IndexerOptions = {
   schema?: string;
+  supervised?: boolean;
   viewsSchema?: string;
   /** Another database of the stack's cluster, for a Ponder with a sync cache of its own. */
   databaseUrl?: string;
@@ -167,6 +171,7 @@ export async function startStack(options: StackOptions = {}) {
      */
     async function startIndexer({
       schema,
+      supervised,
       viewsSchema = VIEWS_SCHEMA,
       databaseUrl,
     }: IndexerOptions = {}) {
@@ -180,6 +185,7 @@ export async function startStack(options: StackOptions = {}) {
           deploymentFile,
           schema: indexSchema,
           viewsSchema,
+          supervised,
           onOutput,
         }),
       );
@@ -258,7 +264,9 @@ export async function startStack(options: StackOptions = {}) {
     // An API process reads the indexer's views from its start (it follows listed versions, see
     // api/listings/followListedVersions.ts): it starts once Ponder has made them, at /ready. The
     // workers need them only to run, not to start: they start with Ponder.
-    const ponderStarted = withPonder ? startIndexer() : undefined;
+    const ponderStarted = withPonder
+      ? startIndexer(typeof withPonder === "object" ? withPonder : {})
+      : undefined;
     const [ponder, apis, workerProcesses] = await allStarted([
       ponderStarted,
       (async () => {

@@ -162,6 +162,17 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: "get",
+    path: "/v1/indexer",
+    tag: "Marketplace",
+    summary: "How current the projections are",
+    description:
+      "Answers read from the projections (listings, credentials, creators' views) carry `X-Indexed-Block` and, while not current, `X-Indexer-Behind` (seconds, or `unknown`).",
+    security: "none",
+    answer: { status: 200, description: "The indexer's lag", schema: answers.indexer },
+    errors: ANY_REQUEST,
+  },
+  {
+    method: "get",
     path: "/v1/listings",
     tag: "Listings",
     summary: "Search listings",

@@ -345,4 +345,19 @@ export const marketplace = z
   })
   .meta({ id: "Marketplace" });
 
+const blockNumber = z.string().regex(/^\d+$/).nullable();
+
+export const indexer = z
+  .object({
+    indexed_block: blockNumber.describe("The last block the projections include; null if unknown"),
+    chain_head: blockNumber.describe("The chain's head at the last check; null if unknown"),
+    behind_blocks: z.int().min(0).nullable(),
+    behind_seconds: z.int().min(0).nullable().describe("0 when caught up"),
+    current: z
+      .boolean()
+      .describe("Caught up, or behind for under 3 s, at a check of the last 10 s"),
+    checked_at: z.string().nullable(),
+  })
+  .meta({ id: "IndexerLag" });
+
 export const abi = z.array(z.record(z.string(), z.unknown())).describe("A Solidity JSON ABI");

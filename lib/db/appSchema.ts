@@ -1,4 +1,5 @@
-// The `app` schema, owned by the API and the workers (the indexer owns the projections).
+// The `app` schema, owned by the API and the workers (the indexer owns the projections, and its
+// supervisor the one row of `indexer_progress` per views schema).
 import { sql } from "drizzle-orm";
 import {
   bigint,
@@ -333,4 +334,19 @@ export const listingRatings = appSchema.table("listing_ratings", {
   rating: doublePrecision().generatedAlwaysAs(
     sql`case when review_count = 0 then 0 else rating_sum::float8 / review_count end`,
   ),
+});
+
+/**
+ * Where the indexer of each views schema stands against the chain, written by its supervisor
+ * (`indexer/`) at every check and read by the API to say how current its projections are.
+ */
+export const indexerProgress = appSchema.table("indexer_progress", {
+  viewsSchema: text().primaryKey(),
+  /** The last block the indexer's live sync took in; null while it does not answer. */
+  syncedBlock: bigint({ mode: "bigint" }),
+  /** The chain's head at the check; null while the node does not answer. */
+  chainHead: bigint({ mode: "bigint" }),
+  /** Since when the head has been past the synced block; null when caught up. */
+  behindSince: timestamp({ withTimezone: true }),
+  checkedAt: timestamp({ withTimezone: true }).notNull(),
 });

@@ -28,7 +28,7 @@ const TRANSACTIONS_PER_BLOCK = 2;
 
 const projectionTables = Object.values(projections).filter((value) => is(value, PgTable));
 
-const stack = useStack({ chain: true, postgres: true, ponder: true });
+const stack = useStack({ chain: true, postgres: true, ponder: { supervised: false } });
 
 /** Every operation of the marketplace, a round at a time on listings of the round's own. */
 async function sendRounds(blocks: TransactionBatches, rounds: { from: number; to: number }) {

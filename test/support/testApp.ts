@@ -60,6 +60,7 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
     revocations: local.revocations,
     budgets: local.budgets,
     catalogue: local.catalogue,
+    indexer: local.indexer,
     bus: createInProcessBus(),
     sealingKey: Buffer.from(SEALING_KEY, "hex"),
     chain: {

@@ -1,0 +1,90 @@
+import { expect, it } from "vitest";
+import { createLogger } from "../lib/log.ts";
+import { type IndexerProgress, watchIndexer } from "./watchIndexer.ts";
+
+const STALL_MS = 100;
+
+/** A watch over a chain and an indexer the test moves by hand; resolves after `checks` checks. */
+function watched(chain: { head: bigint; synced: bigint }) {
+  const lines: string[] = [];
+  const progress: IndexerProgress[] = [];
+  let restarts = 0;
+  const waiters: { checks: number; resolve: () => void }[] = [];
+  const watch = watchIndexer({
+    readChainHead: async () => chain.head,
+    readSyncedBlock: async () => chain.synced,
+    restart: async () => {
+      restarts++;
+      chain.synced = chain.head;
+    },
+    onProgress: (checked) => {
+      progress.push(checked);
+      for (const waiter of waiters.filter(({ checks }) => progress.length >= checks)) {
+        waiter.resolve();
+      }
+    },
+    log: createLogger("indexer-supervisor", (line) => lines.push(line)),
+    checkEveryMs: 10,
+    stallMs: STALL_MS,
+  });
+  const afterChecks = (more: number) =>
+    new Promise<void>((resolve) => waiters.push({ checks: progress.length + more, resolve }));
+  return { watch, lines, progress, restarts: () => restarts, afterChecks };
+}
+
+it("leaves an indexer behind a head that does not move alone", async () => {
+  const chain = { head: 10n, synced: 7n };
+  const { watch, restarts, afterChecks, progress } = watched(chain);
+  await afterChecks(30);
+  await watch.stop();
+  expect(restarts()).toBe(0);
+  expect(progress.at(-1)).toMatchObject({ syncedBlock: 7n, chainHead: 10n });
+});
+
+it("leaves an indexer that follows the moving head alone", async () => {
+  const chain = { head: 10n, synced: 10n };
+  const { watch, restarts, afterChecks } = watched(chain);
+  for (let n = 0; n < 30; n++) {
+    chain.head++;
+    await afterChecks(1);
+    chain.synced = chain.head;
+  }
+  await watch.stop();
+  expect(restarts()).toBe(0);
+});
+
+it("restarts an indexer standing still behind a head that moved on, and logs the lag", async () => {
+  const chain = { head: 10n, synced: 10n };
+  const { watch, restarts, afterChecks, lines, progress } = watched(chain);
+  await afterChecks(2);
+  chain.head = 12n;
+  const stalledAt = Date.now();
+  while (restarts() === 0) await afterChecks(1);
+  await watch.stop();
+  expect(Date.now() - stalledAt).toBeGreaterThanOrEqual(STALL_MS);
+  expect(restarts()).toBe(1);
+  const stalled = lines.map((line) => JSON.parse(line)).find((line) => line.level === "error");
+  expect(stalled).toMatchObject({
+    message: "indexer stalled: restarting it",
+    synced_block: "10",
+    chain_head: "12",
+  });
+  expect(progress.some(({ behindSince }) => behindSince !== undefined)).toBe(true);
+});
+
+it("restarts an indexer that stopped answering while the head moved on", async () => {
+  const chain = { head: 10n, synced: 10n };
+  const { watch, restarts, afterChecks } = watched(chain);
+  await afterChecks(2);
+  chain.head = 11n;
+  Object.defineProperty(chain, "synced", {
+    get: () => {
+      throw new Error("no answer");
+    },
+    set: () => {},
+    configurable: true,
+  });
+  while (restarts() === 0) await afterChecks(1);
+  await watch.stop();
+  expect(restarts()).toBe(1);
+});
