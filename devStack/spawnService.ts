@@ -5,8 +5,11 @@ import { StringDecoder } from "node:string_decoder";
 import { PortTakenError } from "./findFreePort.ts";
 import { isListenedOn, listensInGroup, portOwnersKnown } from "./portOwner.ts";
 
-/** `stop()` resolves once the process has exited and every line it printed has been passed on. */
-export type Service = { stop: () => Promise<void> };
+/**
+ * `stop()` resolves once the process has exited and every line it printed has been passed on; one
+ * that has not exited `graceMs` after SIGTERM (default 15 s) is killed.
+ */
+export type Service = { stop: (graceMs?: number) => Promise<void> };
 
 const running = new Set<ChildProcess>();
 
@@ -66,11 +69,11 @@ export function spawnService(
     }
   });
 
-  const stop = async () => {
+  // Generous by default: anvil writes its state and Postgres checkpoints on the way out.
+  const stop = async (graceMs = 15_000) => {
     stopping = true;
     killGroup(child, "SIGTERM");
-    // Generous: anvil writes its state and Postgres checkpoints on the way out.
-    const timeout = setTimeout(() => killGroup(child, "SIGKILL"), 15_000);
+    const timeout = setTimeout(() => killGroup(child, "SIGKILL"), graceMs);
     await closed;
     clearTimeout(timeout);
     killGroup(child, "SIGKILL");

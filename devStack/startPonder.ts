@@ -2,7 +2,13 @@ import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { chainHead, ponderSyncedBlock } from "../indexer/indexerReads.ts";
 import { indexerProgressRecorder } from "../indexer/recordIndexerProgress.ts";
-import { INDEXER_CHECK_EVERY_MS, INDEXER_STALL_MS, watchIndexer } from "../indexer/watchIndexer.ts";
+import { releaseSchemaLock } from "../indexer/releaseSchemaLock.ts";
+import {
+  INDEXER_CHECK_EVERY_MS,
+  INDEXER_NODE_SILENCE_MS,
+  INDEXER_STALL_MS,
+  watchIndexer,
+} from "../indexer/watchIndexer.ts";
 import { createLogger } from "../lib/log.ts";
 import { killGroup, type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
@@ -31,6 +37,12 @@ export type PonderOptions = {
   onOutput?: (line: string) => void;
 };
 
+/**
+ * How long a stalled Ponder gets to stop by itself before it is killed: its graceful shutdown waits on
+ * the stuck request queue that stalled it, for up to 15 s.
+ */
+const STALLED_STOP_GRACE_MS = 1_000;
+
 const projectRoot = fileURLToPath(new URL("..", import.meta.url));
 const ponderBin = fileURLToPath(
   new URL("../node_modules/ponder/dist/esm/bin/ponder.js", import.meta.url),
@@ -47,7 +59,14 @@ export async function startPonder(options: PonderOptions): Promise<Ponder> {
     options.supervised === false ? undefined : superviseIndexer(options, url, restart);
 
   async function restart() {
-    await current.service.stop();
+    await current.service.stop(STALLED_STOP_GRACE_MS);
+    // The process that held the schema's lock has exited, so releasing it cannot let two Ponders
+    // into one schema; left to expire, it would hold the new start for Ponder's heartbeat timeout.
+    await releaseSchemaLock(options.databaseUrl, options.schema).catch((error: unknown) => {
+      supervision?.log.warn("indexer schema lock not released", {
+        reason: (error as { code?: string }).code ?? (error as Error).name,
+      });
+    });
     current = await spawnReadyPonder(options, url);
   }
 
@@ -118,8 +137,10 @@ function superviseIndexer(options: PonderOptions, url: string, restart: () => Pr
     log,
     checkEveryMs: INDEXER_CHECK_EVERY_MS,
     stallMs: INDEXER_STALL_MS,
+    nodeSilenceMs: INDEXER_NODE_SILENCE_MS,
   });
   return {
+    log,
     stop: async () => {
       await watch.stop();
       await recorder.close();
