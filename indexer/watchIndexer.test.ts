@@ -3,15 +3,19 @@ import { createLogger } from "../lib/log.ts";
 import { type IndexerProgress, watchIndexer } from "./watchIndexer.ts";
 
 const STALL_MS = 100;
+const NODE_SILENCE_MS = 100;
 
 /** A watch over a chain and an indexer the test moves by hand; resolves after `checks` checks. */
-function watched(chain: { head: bigint; synced: bigint }) {
+function watched(chain: { head: bigint; synced: bigint; nodeAnswers?: boolean }) {
   const lines: string[] = [];
   const progress: IndexerProgress[] = [];
   let restarts = 0;
   const waiters: { checks: number; resolve: () => void }[] = [];
   const watch = watchIndexer({
-    readChainHead: async () => chain.head,
+    readChainHead: async () => {
+      if (chain.nodeAnswers === false) throw new Error("no answer");
+      return chain.head;
+    },
     readSyncedBlock: async () => chain.synced,
     restart: async () => {
       restarts++;
@@ -26,6 +30,7 @@ function watched(chain: { head: bigint; synced: bigint }) {
     log: createLogger("indexer-supervisor", (line) => lines.push(line)),
     checkEveryMs: 10,
     stallMs: STALL_MS,
+    nodeSilenceMs: NODE_SILENCE_MS,
   });
   const afterChecks = (more: number) =>
     new Promise<void>((resolve) => waiters.push({ checks: progress.length + more, resolve }));
@@ -65,7 +70,7 @@ it("restarts an indexer standing still behind a head that moved on, and logs the
   expect(restarts()).toBe(1);
   const stalled = lines.map((line) => JSON.parse(line)).find((line) => line.level === "error");
   expect(stalled).toMatchObject({
-    message: "indexer stalled: restarting it",
+    message: "indexer stalled: restarting the indexer",
     synced_block: "10",
     chain_head: "12",
   });
@@ -87,4 +92,37 @@ it("restarts an indexer that stopped answering while the head moved on", async (
   while (restarts() === 0) await afterChecks(1);
   await watch.stop();
   expect(restarts()).toBe(1);
+});
+
+it("leaves the indexer alone while the node is silent, and restarts it once the node answers again after a long silence", async () => {
+  const chain = { head: 10n, synced: 10n, nodeAnswers: true };
+  const { watch, restarts, afterChecks, lines } = watched(chain);
+  await afterChecks(2);
+  chain.nodeAnswers = false;
+  const silentFrom = Date.now();
+  while (Date.now() - silentFrom < 2 * NODE_SILENCE_MS) await afterChecks(1);
+  expect(restarts()).toBe(0);
+  chain.nodeAnswers = true;
+  while (restarts() === 0) await afterChecks(1);
+  await watch.stop();
+  expect(restarts()).toBe(1);
+  const restarting = lines.map((line) => JSON.parse(line)).find((line) => line.level === "error");
+  expect(restarting).toMatchObject({
+    message: "chain node answers again after a silence: restarting the indexer",
+    synced_block: "10",
+    chain_head: "10",
+  });
+  expect(restarting.node_silent_ms).toBeGreaterThanOrEqual(NODE_SILENCE_MS);
+});
+
+it("leaves the indexer alone after a short silence of the node", async () => {
+  const chain = { head: 10n, synced: 10n, nodeAnswers: true };
+  const { watch, restarts, afterChecks } = watched(chain);
+  await afterChecks(2);
+  chain.nodeAnswers = false;
+  await afterChecks(1);
+  chain.nodeAnswers = true;
+  await afterChecks(20);
+  await watch.stop();
+  expect(restarts()).toBe(0);
 });

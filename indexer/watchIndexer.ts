@@ -7,10 +7,19 @@ export const INDEXER_CHECK_EVERY_MS = 1_000;
  * backfill from Ponder's cache, projections follow within 15 s of a stall's end.
  */
 export const INDEXER_STALL_MS = 5_000;
+/**
+ * A node silent this long has let Ponder's own requests run into their 10 s deadline, which drops
+ * its request rate to its floor behind a backlog of polls (docs/operations.md, "The indexer"): the
+ * indexer is restarted as soon as the node answers again, before a new block finds it stalled.
+ */
+export const INDEXER_NODE_SILENCE_MS = 10_000;
 
 /** Where the indexer stands against the chain, as last checked. */
 export type IndexerProgress = {
-  /** The last block Ponder's live sync took in; undefined while Ponder does not answer. */
+  /**
+   * The last block Ponder's live sync took in, as it last said (while it does not answer, its
+   * projections stay where they were); undefined until it first answered.
+   */
   syncedBlock: bigint | undefined;
   /** The chain's head; undefined while the node does not answer. */
   chainHead: bigint | undefined;
@@ -29,13 +38,16 @@ export type IndexerWatchOptions = {
   checkEveryMs: number;
   /** How long the synced block may stand still behind a head that moved past it. */
   stallMs: number;
+  /** After the node has not answered for this long, the indexer is restarted once it answers again. */
+  nodeSilenceMs: number;
 };
 
 /**
  * Checks the indexer's synced block against the chain's head every `checkEveryMs`, and restarts the
  * indexer once it has stood still behind the head (or not answered) for `stallMs`: Ponder's live sync
  * can stop for good with no error after the node stalls (docs/operations.md, "The indexer"). A head
- * that does not move, or a node that does not answer, is no reason to restart.
+ * that does not move is no reason to restart; a node that does not answer is none while it is
+ * silent, but one once it answers again after `nodeSilenceMs`.
  */
 export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promise<void> } {
   const { log, checkEveryMs, stallMs } = options;
@@ -48,6 +60,17 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
   /** …and the head then: a stall is a head that moved on since while the synced block did not. */
   let headWhenMoved: bigint | undefined;
   let behindSince: number | undefined;
+  let nodeSilentSince: number | undefined;
+
+  async function restart(reason: string, lag: Record<string, unknown>) {
+    log.error(`${reason}: restarting the indexer`, lag);
+    const restartedFrom = Date.now();
+    await options.restart();
+    log.warn("indexer restarted", { ...lag, restart_ms: Date.now() - restartedFrom });
+    movedAt = Date.now();
+    headWhenMoved = undefined;
+    behindSince = undefined;
+  }
 
   async function check() {
     const [chainHead, syncedBlock] = await Promise.all([
@@ -55,6 +78,9 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
       options.readSyncedBlock().catch(() => undefined),
     ]);
     const now = Date.now();
+    const silentMs =
+      chainHead !== undefined && nodeSilentSince !== undefined ? now - nodeSilentSince : 0;
+    nodeSilentSince = chainHead === undefined ? (nodeSilentSince ?? now) : undefined;
     if (syncedBlock !== undefined && syncedBlock !== lastSynced) {
       lastSynced = syncedBlock;
       movedAt = now;
@@ -64,23 +90,26 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
     const behind =
       chainHead !== undefined && (syncedBlock === undefined || syncedBlock < chainHead);
     behindSince = behind ? (behindSince ?? now) : undefined;
-    options.onProgress?.({ syncedBlock, chainHead, behindSince });
+    options.onProgress?.({ syncedBlock: syncedBlock ?? lastSynced, chainHead, behindSince });
+    if (silentMs >= options.nodeSilenceMs) {
+      await restart("chain node answers again after a silence", {
+        synced_block: syncedBlock ?? lastSynced,
+        chain_head: chainHead,
+        node_silent_ms: silentMs,
+      });
+      return;
+    }
     const headMovedOn =
       chainHead !== undefined && headWhenMoved !== undefined && chainHead > headWhenMoved;
     if (behindSince === undefined || !headMovedOn) return;
     if (now - Math.max(behindSince, movedAt) < stallMs) return;
 
-    log.error("indexer stalled: restarting it", {
+    await restart("indexer stalled", {
       synced_block: syncedBlock ?? lastSynced,
       chain_head: chainHead,
       behind_ms: now - behindSince,
       standing_still_ms: now - movedAt,
     });
-    await options.restart();
-    log.warn("indexer restarted", { chain_head: chainHead });
-    movedAt = Date.now();
-    headWhenMoved = undefined;
-    behindSince = undefined;
   }
 
   async function loop() {
