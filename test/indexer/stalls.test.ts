@@ -6,7 +6,7 @@ import { parseEther } from "viem";
 import { beforeAll, expect, it } from "vitest";
 import { ONE_TIME } from "../../devStack/marketplace.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
-import { http, signIn } from "../support/http.ts";
+import { http, type JsonResponse, signIn } from "../support/http.ts";
 import { declarativeManifest, registerAgent, settledJob, until } from "../support/registration.ts";
 import { useStack } from "../support/useStack.ts";
 
@@ -36,7 +36,8 @@ async function frozenFor(process: { kill: (signal: NodeJS.Signals) => void }, ms
 /** Registers and lists an agent; resolves with its name and when its listing was mined. */
 async function listAgent(): Promise<{ name: string; minedAt: number }> {
   const name = `stallsurvivor${listed++}`;
-  const job = await settledJob(creator, await registerAgent(creator, declarativeManifest(name)));
+  const manifest = declarativeManifest(name, { title: name });
+  const job = await settledJob(creator, await registerAgent(creator, manifest));
   expect(job.body.status, JSON.stringify(job.body)).toBe("completed");
   const { seed, metadata_uri } = job.body.result.create_listing;
   const market = stack().marketplace;
@@ -48,11 +49,15 @@ async function listAgent(): Promise<{ name: string; minedAt: number }> {
   return { name, minedAt: Date.now() };
 }
 
+/** The titles a search answered with (a near miss, another listing's name, is among them too). */
+const titlesFound = (search: JsonResponse): string[] =>
+  search.body.listings.map(({ title }: { title: string }) => title);
+
 /** How long after it was mined the listing showed in search. */
 async function shownInSearchAfter({ name, minedAt }: { name: string; minedAt: number }) {
   await until(
     `${name} in search`,
-    async () => (await creator.get(`/v1/listings?q=${name}`)).body.total === 1,
+    async () => titlesFound(await creator.get(`/v1/listings?q=${name}`)).includes(name),
     FOLLOWS_WITHIN_MS + 30_000,
   );
   return Date.now() - minedAt;
@@ -102,7 +107,7 @@ it("says the projections are behind while the indexer lags, and current once it 
     expect(behind.behind_blocks).toBeGreaterThanOrEqual(1);
     expect(behind.behind_seconds).toBeGreaterThanOrEqual(3);
     const stale = await creator.get(`/v1/listings?q=${name}`);
-    expect(stale.body.total).toBe(0);
+    expect(titlesFound(stale)).not.toContain(name);
     expect(Number(stale.headers.get("x-indexer-behind"))).toBeGreaterThanOrEqual(3);
     for (const path of ["/v1/credentials", "/v1/creators/me/listings"]) {
       const answer = await creator.get(path);
