@@ -6,7 +6,7 @@ const STALL_MS = 100;
 const NODE_SILENCE_MS = 100;
 
 /** A watch over a chain and an indexer the test moves by hand; resolves after `checks` checks. */
-function watched(chain: { head: bigint; synced: bigint; nodeAnswers?: boolean }) {
+function watched(chain: { head: bigint; synced: bigint; nodeAnswers?: boolean }, restartMs = 0) {
   const lines: string[] = [];
   const progress: IndexerProgress[] = [];
   let restarts = 0;
@@ -19,6 +19,7 @@ function watched(chain: { head: bigint; synced: bigint; nodeAnswers?: boolean })
     readSyncedBlock: async () => chain.synced,
     restart: async () => {
       restarts++;
+      await new Promise((resolve) => setTimeout(resolve, restartMs));
       chain.synced = chain.head;
     },
     onProgress: (checked) => {
@@ -125,4 +126,20 @@ it("leaves the indexer alone after a short silence of the node", async () => {
   await afterChecks(20);
   await watch.stop();
   expect(restarts()).toBe(0);
+});
+
+it("goes on recording the lag while a restart is under way, and starts no second one", async () => {
+  const chain = { head: 10n, synced: 10n };
+  const { watch, restarts, afterChecks, progress } = watched(chain, 20 * STALL_MS);
+  await afterChecks(2);
+  chain.head = 12n;
+  while (restarts() === 0) await afterChecks(1);
+  const from = progress.length;
+  chain.head = 13n;
+  await afterChecks(5 + STALL_MS / 10);
+  const duringRestart = progress.slice(from);
+  await watch.stop();
+  expect(restarts()).toBe(1);
+  expect(duringRestart.at(-1)).toMatchObject({ syncedBlock: 10n, chainHead: 13n });
+  expect(duringRestart.at(-1)?.behindSince).toBeDefined();
 });

@@ -61,15 +61,23 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
   let headWhenMoved: bigint | undefined;
   let behindSince: number | undefined;
   let nodeSilentSince: number | undefined;
+  /** A restart under way: the checks go on recording the lag meanwhile, and decide nothing. */
+  let restarting: Promise<void> | undefined;
 
-  async function restart(reason: string, lag: Record<string, unknown>) {
+  function restart(reason: string, lag: Record<string, unknown>) {
     log.error(`${reason}: restarting the indexer`, lag);
     const restartedFrom = Date.now();
-    await options.restart();
-    log.warn("indexer restarted", { ...lag, restart_ms: Date.now() - restartedFrom });
-    movedAt = Date.now();
-    headWhenMoved = undefined;
-    behindSince = undefined;
+    restarting = options
+      .restart()
+      .then(
+        () => log.warn("indexer restarted", { ...lag, restart_ms: Date.now() - restartedFrom }),
+        (error: unknown) => log.error("indexer restart failed", { error: (error as Error).name }),
+      )
+      .finally(() => {
+        movedAt = Date.now();
+        headWhenMoved = undefined;
+        restarting = undefined;
+      });
   }
 
   async function check() {
@@ -91,8 +99,9 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
       chainHead !== undefined && (syncedBlock === undefined || syncedBlock < chainHead);
     behindSince = behind ? (behindSince ?? now) : undefined;
     options.onProgress?.({ syncedBlock: syncedBlock ?? lastSynced, chainHead, behindSince });
+    if (restarting) return;
     if (silentMs >= options.nodeSilenceMs) {
-      await restart("chain node answers again after a silence", {
+      restart("chain node answers again after a silence", {
         synced_block: syncedBlock ?? lastSynced,
         chain_head: chainHead,
         node_silent_ms: silentMs,
@@ -104,7 +113,7 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
     if (behindSince === undefined || !headMovedOn) return;
     if (now - Math.max(behindSince, movedAt) < stallMs) return;
 
-    await restart("indexer stalled", {
+    restart("indexer stalled", {
       synced_block: syncedBlock ?? lastSynced,
       chain_head: chainHead,
       behind_ms: now - behindSince,
@@ -132,6 +141,7 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
       clearTimeout(timer);
       wakeStopped();
       await running;
+      await restarting;
     },
   };
 }
