@@ -8,10 +8,7 @@ import type { IndexerLag } from "./indexerLag.ts";
  * (`unknown` when that cannot be told). An answer never passes for current while the indexer lags.
  */
 export const indexerFreshness: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const lag: IndexerLag | undefined = await c
-    .get("deps")
-    .indexer.read()
-    .catch(() => undefined);
+  const lag: IndexerLag | undefined = c.get("deps").indexer.latest();
   if (lag?.indexed_block) c.header("X-Indexed-Block", lag.indexed_block);
   if (!lag?.current) c.header("X-Indexer-Behind", String(lag?.behind_seconds ?? "unknown"));
   await next();

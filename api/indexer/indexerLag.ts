@@ -32,17 +32,46 @@ const UNKNOWN: IndexerLag = {
   checked_at: null,
 };
 
-export type IndexerLagReader = { read: () => Promise<IndexerLag> };
+export type IndexerLagReader = {
+  /** The lag as `app.indexer_progress` says now (read at most once a second). */
+  read: () => Promise<IndexerLag>;
+  /**
+   * The lag as last read, without waiting: a read is started when the last is over a second old.
+   * Undefined until one succeeded. For the answers that carry it, which must not wait on Postgres.
+   */
+  latest: () => IndexerLag | undefined;
+};
+
+type ProgressRow = typeof indexerProgress.$inferSelect;
 
 /** Reads `app.indexer_progress` for `viewsSchema`, at most once a second however many ask. */
-export function indexerLagReader(db: Database, viewsSchema: string, now = () => Date.now()) {
-  let last: { at: number; lag: Promise<IndexerLag> } | undefined;
+export function indexerLagReader(
+  db: Database,
+  viewsSchema: string,
+  now = () => Date.now(),
+): IndexerLagReader {
+  let last: { at: number; row: Promise<ProgressRow | undefined> } | undefined;
+  /** What the last read that succeeded found. */
+  let found: { row: ProgressRow | undefined } | undefined;
 
-  async function load(): Promise<IndexerLag> {
-    const [row] = await db
+  function load(): Promise<ProgressRow | undefined> {
+    if (last && now() - last.at < LAG_READ_MAX_AGE_MS) return last.row;
+    const row = db
       .select()
       .from(indexerProgress)
-      .where(eq(indexerProgress.viewsSchema, viewsSchema));
+      .where(eq(indexerProgress.viewsSchema, viewsSchema))
+      .then(([row]) => {
+        found = { row };
+        return row;
+      });
+    last = { at: now(), row };
+    row.catch(() => {
+      if (last?.row === row) last = undefined;
+    });
+    return row;
+  }
+
+  function lagOf(row: ProgressRow | undefined): IndexerLag {
     if (!row) return UNKNOWN;
     const { syncedBlock, chainHead, behindSince, checkedAt } = row;
     const known = syncedBlock !== null && chainHead !== null;
@@ -65,14 +94,10 @@ export function indexerLagReader(db: Database, viewsSchema: string, now = () => 
   }
 
   return {
-    read: (): Promise<IndexerLag> => {
-      if (last && now() - last.at < LAG_READ_MAX_AGE_MS) return last.lag;
-      const lag = load();
-      last = { at: now(), lag };
-      lag.catch(() => {
-        if (last?.lag === lag) last = undefined;
-      });
-      return lag;
+    read: async () => lagOf(await load()),
+    latest: () => {
+      load().catch(() => {});
+      return found && lagOf(found.row);
     },
   };
 }

@@ -139,6 +139,11 @@ describe("the OpenAPI document", () => {
       network: "test",
     });
     expect((await anonymous.get("/v1/marketplace/abi")).status).toBe(200);
+    // How current the projections are.
+    expect((await anonymous.get("/v1/indexer")).body).toMatchObject({
+      chain_head: expect.stringMatching(/^\d+$/),
+      current: expect.any(Boolean),
+    });
 
     // API keys.
     expect((await anonymous.get("/v1/api-keys/challenge")).status).toBe(401);
