@@ -6,6 +6,7 @@ import { releaseSchemaLock } from "../indexer/releaseSchemaLock.ts";
 import {
   INDEXER_CHECK_EVERY_MS,
   INDEXER_NODE_SILENCE_MS,
+  INDEXER_STALL_AFTER_SILENCE_MS,
   INDEXER_STALL_MS,
   watchIndexer,
 } from "../indexer/watchIndexer.ts";
@@ -138,6 +139,7 @@ function superviseIndexer(options: PonderOptions, url: string, restart: () => Pr
     checkEveryMs: INDEXER_CHECK_EVERY_MS,
     stallMs: INDEXER_STALL_MS,
     nodeSilenceMs: INDEXER_NODE_SILENCE_MS,
+    stallAfterSilenceMs: INDEXER_STALL_AFTER_SILENCE_MS,
   });
   return {
     log,

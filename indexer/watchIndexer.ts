@@ -3,16 +3,21 @@ import type { Logger } from "../lib/log.ts";
 /** How often the supervisor compares the indexer's synced block with the chain's head. */
 export const INDEXER_CHECK_EVERY_MS = 1_000;
 /**
- * How long the indexer may stand still behind the head before it is restarted. With a restart's
- * backfill from Ponder's cache, projections follow within 15 s of a stall's end.
+ * How long the indexer may stand still behind a head that moved on before it is restarted: far longer
+ * than a healthy Ponder takes a block, even on a busy machine, since a restart costs 8 to 10 s and
+ * briefly takes the unfinalized blocks out of the projections.
  */
 export const INDEXER_STALL_MS = 5_000;
 /**
  * A node silent this long has let Ponder's own requests run into their 10 s deadline, which drops
- * its request rate to its floor behind a backlog of polls (docs/operations.md, "The indexer"): the
- * indexer is restarted as soon as the node answers again, before a new block finds it stalled.
+ * its request rate to its floor behind a backlog of polls (docs/operations.md, "The indexer")…
  */
 export const INDEXER_NODE_SILENCE_MS = 10_000;
+/**
+ * …so until it has taken a block again, it may stand still behind a moving head only this long: with
+ * the restart, projections follow within 15 s of the block.
+ */
+export const INDEXER_STALL_AFTER_SILENCE_MS = 1_000;
 
 /** Where the indexer stands against the chain, as last checked. */
 export type IndexerProgress = {
@@ -38,19 +43,22 @@ export type IndexerWatchOptions = {
   checkEveryMs: number;
   /** How long the synced block may stand still behind a head that moved past it. */
   stallMs: number;
-  /** After the node has not answered for this long, the indexer is restarted once it answers again. */
+  /** After the node has not answered for this long… */
   nodeSilenceMs: number;
+  /** …`stallMs` is this, until the synced block moves again. */
+  stallAfterSilenceMs: number;
 };
 
 /**
  * Checks the indexer's synced block against the chain's head every `checkEveryMs`, and restarts the
  * indexer once it has stood still behind the head (or not answered) for `stallMs`: Ponder's live sync
  * can stop for good with no error after the node stalls (docs/operations.md, "The indexer"). A head
- * that does not move is no reason to restart; a node that does not answer is none while it is
- * silent, but one once it answers again after `nodeSilenceMs`.
+ * that does not move, or a node that does not answer, is no reason to restart: only a block that
+ * exists and is not taken in. After a silence of the node that Ponder is unlikely to get over, the
+ * window is `stallAfterSilenceMs` until it takes a block again.
  */
 export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promise<void> } {
-  const { log, checkEveryMs, stallMs } = options;
+  const { log, checkEveryMs } = options;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let wakeStopped: () => void = () => {};
@@ -61,6 +69,8 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
   let headWhenMoved: bigint | undefined;
   let behindSince: number | undefined;
   let nodeSilentSince: number | undefined;
+  /** Since the node answered again after a long silence, until the synced block moves. */
+  let afterSilence = false;
   /** A restart under way: the checks go on recording the lag meanwhile, and decide nothing. */
   let restarting: Promise<void> | undefined;
 
@@ -76,6 +86,7 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
       .finally(() => {
         movedAt = Date.now();
         headWhenMoved = undefined;
+        afterSilence = false;
         restarting = undefined;
       });
   }
@@ -89,10 +100,21 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
     const silentMs =
       chainHead !== undefined && nodeSilentSince !== undefined ? now - nodeSilentSince : 0;
     nodeSilentSince = chainHead === undefined ? (nodeSilentSince ?? now) : undefined;
+    if (silentMs >= options.nodeSilenceMs && !afterSilence) {
+      afterSilence = true;
+      log.warn(
+        "chain node answers again after a silence: the indexer must take its next block soon",
+        {
+          node_silent_ms: silentMs,
+          stall_ms: options.stallAfterSilenceMs,
+        },
+      );
+    }
     if (syncedBlock !== undefined && syncedBlock !== lastSynced) {
       lastSynced = syncedBlock;
       movedAt = now;
       headWhenMoved = chainHead;
+      afterSilence = false;
     }
     headWhenMoved ??= chainHead;
     const behind =
@@ -100,17 +122,10 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
     behindSince = behind ? (behindSince ?? now) : undefined;
     options.onProgress?.({ syncedBlock: syncedBlock ?? lastSynced, chainHead, behindSince });
     if (restarting) return;
-    if (silentMs >= options.nodeSilenceMs) {
-      restart("chain node answers again after a silence", {
-        synced_block: syncedBlock ?? lastSynced,
-        chain_head: chainHead,
-        node_silent_ms: silentMs,
-      });
-      return;
-    }
     const headMovedOn =
       chainHead !== undefined && headWhenMoved !== undefined && chainHead > headWhenMoved;
     if (behindSince === undefined || !headMovedOn) return;
+    const stallMs = afterSilence ? options.stallAfterSilenceMs : options.stallMs;
     if (now - Math.max(behindSince, movedAt) < stallMs) return;
 
     restart("indexer stalled", {
@@ -118,6 +133,7 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
       chain_head: chainHead,
       behind_ms: now - behindSince,
       standing_still_ms: now - movedAt,
+      after_node_silence: afterSilence,
     });
   }
 
