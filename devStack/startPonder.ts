@@ -39,10 +39,11 @@ export type PonderOptions = {
 };
 
 /**
- * How long a stalled Ponder gets to stop by itself before it is killed: its graceful shutdown waits on
- * the stuck request queue that stalled it, for up to 15 s.
+ * A stalled Ponder is killed at once: its graceful shutdown waits on the stuck request queue that
+ * stalled it (up to 15 s), and what it would do on the way out, release its schema's lock, the
+ * supervisor does.
  */
-const STALLED_STOP_GRACE_MS = 1_000;
+const STALLED_STOP_GRACE_MS = 0;
 
 const projectRoot = fileURLToPath(new URL("..", import.meta.url));
 const ponderBin = fileURLToPath(
@@ -60,7 +61,9 @@ export async function startPonder(options: PonderOptions): Promise<Ponder> {
     options.supervised === false ? undefined : superviseIndexer(options, url, restart);
 
   async function restart() {
+    const stopping = Date.now();
     await current.service.stop(STALLED_STOP_GRACE_MS);
+    supervision?.log.info("indexer stopped", { stop_ms: Date.now() - stopping });
     // The process that held the schema's lock has exited, so releasing it cannot let two Ponders
     // into one schema; left to expire, it would hold the new start for Ponder's heartbeat timeout.
     await releaseSchemaLock(options.databaseUrl, options.schema).catch((error: unknown) => {

@@ -1,7 +1,7 @@
 import type { Logger } from "../lib/log.ts";
 
 /** How often the supervisor compares the indexer's synced block with the chain's head. */
-export const INDEXER_CHECK_EVERY_MS = 1_000;
+export const INDEXER_CHECK_EVERY_MS = 500;
 /**
  * How long the indexer may stand still behind a head that moved on before it is restarted: far longer
  * than a healthy Ponder takes a block, even on a busy machine, since a restart costs 8 to 10 s and

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { indexerProgress } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 
-/** A row read this recently answers again: the supervisor writes one a second. */
+/** A row read this recently answers again: the supervisor writes one twice a second. */
 const LAG_READ_MAX_AGE_MS = 1_000;
 /** A check older than this means the supervisor is not checking: the lag is unknown. */
 const CHECK_STALE_MS = 10_000;
