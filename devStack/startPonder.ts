@@ -1,6 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { chainHead, ponderSyncedBlock } from "../indexer/indexerReads.ts";
+import { chainHead, ponderIndexedBlock } from "../indexer/indexerReads.ts";
 import { indexerProgressRecorder } from "../indexer/recordIndexerProgress.ts";
 import { releaseSchemaLock } from "../indexer/releaseSchemaLock.ts";
 import {
@@ -135,7 +135,7 @@ function superviseIndexer(options: PonderOptions, url: string, restart: () => Pr
   const recorder = indexerProgressRecorder(options.databaseUrl, options.viewsSchema, log);
   const watch = watchIndexer({
     readChainHead: () => chainHead(options.rpcUrl),
-    readSyncedBlock: () => ponderSyncedBlock(url),
+    readIndexedBlock: () => ponderIndexedBlock(url),
     restart,
     onProgress: recorder.record,
     log,

@@ -1,15 +1,19 @@
 /** How long a read of Ponder or the node may take before the check counts it as unanswered. */
 const READ_DEADLINE_MS = 2_000;
 
-/** The last block Ponder's live sync took in: its `ponder_sync_block` gauge on `/metrics`. */
-export async function ponderSyncedBlock(ponderUrl: string): Promise<bigint> {
-  const response = await fetch(`${ponderUrl}/metrics`, {
+/**
+ * The last block whose events the projections include: the checkpoint Ponder's `/status` reads from
+ * its database. (Its `ponder_sync_block` gauge is no measure: it can reach a block whose events
+ * still wait on a stuck RPC queue.)
+ */
+export async function ponderIndexedBlock(ponderUrl: string): Promise<bigint> {
+  const response = await fetch(`${ponderUrl}/status`, {
     signal: AbortSignal.timeout(READ_DEADLINE_MS),
   });
-  const text = await response.text();
-  const line = /^ponder_sync_block\{[^}]*\} (\d+)$/m.exec(text);
-  if (!line?.[1]) throw new Error("Ponder reports no synced block yet");
-  return BigInt(line[1]);
+  const status = (await response.json()) as Record<string, { block?: { number?: unknown } }>;
+  const indexed = Object.values(status)[0]?.block?.number;
+  if (typeof indexed !== "number") throw new Error("Ponder reports no indexed block yet");
+  return BigInt(indexed);
 }
 
 /** The chain's head, by `eth_blockNumber`. */

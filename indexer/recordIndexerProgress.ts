@@ -18,11 +18,11 @@ export function indexerProgressRecorder(databaseUrl: string, viewsSchema: string
   const db = drizzle(client, { casing: "snake_case" });
   let writing = false;
 
-  function record({ syncedBlock, chainHead, behindSince }: IndexerProgress) {
+  function record({ indexedBlock, chainHead, behindSince }: IndexerProgress) {
     if (writing) return;
     writing = true;
     const row = {
-      syncedBlock: syncedBlock ?? null,
+      indexedBlock: indexedBlock ?? null,
       chainHead: chainHead ?? null,
       behindSince: behindSince === undefined ? null : new Date(behindSince),
       checkedAt: new Date(),

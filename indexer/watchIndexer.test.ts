@@ -10,7 +10,7 @@ const NEVER_MS = 600_000;
 
 /** A watch over a chain and an indexer the test moves by hand; resolves after `checks` checks. */
 function watched(
-  chain: { head: bigint; synced: bigint; nodeAnswers?: boolean },
+  chain: { head: bigint; indexed: bigint; nodeAnswers?: boolean },
   { restartMs = 0, stallMs = STALL_MS } = {},
 ) {
   const lines: string[] = [];
@@ -22,11 +22,11 @@ function watched(
       if (chain.nodeAnswers === false) throw new Error("no answer");
       return chain.head;
     },
-    readSyncedBlock: async () => chain.synced,
+    readIndexedBlock: async () => chain.indexed,
     restart: async () => {
       restarts++;
       await new Promise((resolve) => setTimeout(resolve, restartMs));
-      chain.synced = chain.head;
+      chain.indexed = chain.head;
     },
     onProgress: (checked) => {
       progress.push(checked);
@@ -46,28 +46,28 @@ function watched(
 }
 
 it("leaves an indexer behind a head that does not move alone", async () => {
-  const chain = { head: 10n, synced: 7n };
+  const chain = { head: 10n, indexed: 7n };
   const { watch, restarts, afterChecks, progress } = watched(chain);
   await afterChecks(30);
   await watch.stop();
   expect(restarts()).toBe(0);
-  expect(progress.at(-1)).toMatchObject({ syncedBlock: 7n, chainHead: 10n });
+  expect(progress.at(-1)).toMatchObject({ indexedBlock: 7n, chainHead: 10n });
 });
 
 it("leaves an indexer that follows the moving head alone", async () => {
-  const chain = { head: 10n, synced: 10n };
+  const chain = { head: 10n, indexed: 10n };
   const { watch, restarts, afterChecks } = watched(chain);
   for (let n = 0; n < 30; n++) {
     chain.head++;
     await afterChecks(1);
-    chain.synced = chain.head;
+    chain.indexed = chain.head;
   }
   await watch.stop();
   expect(restarts()).toBe(0);
 });
 
 it("restarts an indexer standing still behind a head that moved on, and logs the lag", async () => {
-  const chain = { head: 10n, synced: 10n };
+  const chain = { head: 10n, indexed: 10n };
   const { watch, restarts, afterChecks, lines, progress } = watched(chain);
   await afterChecks(2);
   chain.head = 12n;
@@ -79,18 +79,18 @@ it("restarts an indexer standing still behind a head that moved on, and logs the
   const stalled = lines.map((line) => JSON.parse(line)).find((line) => line.level === "error");
   expect(stalled).toMatchObject({
     message: "indexer stalled: restarting the indexer",
-    synced_block: "10",
+    indexed_block: "10",
     chain_head: "12",
   });
   expect(progress.some(({ behindSince }) => behindSince !== undefined)).toBe(true);
 });
 
 it("restarts an indexer that stopped answering while the head moved on", async () => {
-  const chain = { head: 10n, synced: 10n };
+  const chain = { head: 10n, indexed: 10n };
   const { watch, restarts, afterChecks } = watched(chain);
   await afterChecks(2);
   chain.head = 11n;
-  Object.defineProperty(chain, "synced", {
+  Object.defineProperty(chain, "indexed", {
     get: () => {
       throw new Error("no answer");
     },
@@ -114,7 +114,7 @@ async function silenced(
 }
 
 it("after a long silence of the node, restarts an indexer that does not take the next block at once", async () => {
-  const chain = { head: 10n, synced: 10n, nodeAnswers: true };
+  const chain = { head: 10n, indexed: 10n, nodeAnswers: true };
   const { watch, restarts, afterChecks, lines } = watched(chain, { stallMs: NEVER_MS });
   await afterChecks(2);
   await silenced(chain, afterChecks);
@@ -129,19 +129,19 @@ it("after a long silence of the node, restarts an indexer that does not take the
   });
   expect(logged.find((line) => line.level === "error")).toMatchObject({
     message: "indexer stalled: restarting the indexer",
-    synced_block: "10",
+    indexed_block: "10",
     chain_head: "11",
     after_node_silence: true,
   });
 });
 
 it("after a long silence of the node, leaves an indexer that takes the next block alone, and then waits the ordinary window again", async () => {
-  const chain = { head: 10n, synced: 10n, nodeAnswers: true };
+  const chain = { head: 10n, indexed: 10n, nodeAnswers: true };
   const { watch, restarts, afterChecks } = watched(chain, { stallMs: NEVER_MS });
   await afterChecks(2);
   await silenced(chain, afterChecks);
   chain.head = 11n;
-  chain.synced = 11n;
+  chain.indexed = 11n;
   await afterChecks(10);
   chain.head = 12n;
   await afterChecks(20);
@@ -150,7 +150,7 @@ it("after a long silence of the node, leaves an indexer that takes the next bloc
 });
 
 it("after a short silence of the node, waits the ordinary window", async () => {
-  const chain = { head: 10n, synced: 10n, nodeAnswers: true };
+  const chain = { head: 10n, indexed: 10n, nodeAnswers: true };
   const { watch, restarts, afterChecks } = watched(chain, { stallMs: NEVER_MS });
   await afterChecks(2);
   chain.nodeAnswers = false;
@@ -163,7 +163,7 @@ it("after a short silence of the node, waits the ordinary window", async () => {
 });
 
 it("goes on recording the lag while a restart is under way, and starts no second one", async () => {
-  const chain = { head: 10n, synced: 10n };
+  const chain = { head: 10n, indexed: 10n };
   const { watch, restarts, afterChecks, progress } = watched(chain, { restartMs: 20 * STALL_MS });
   await afterChecks(2);
   chain.head = 12n;
@@ -174,6 +174,6 @@ it("goes on recording the lag while a restart is under way, and starts no second
   const duringRestart = progress.slice(from);
   await watch.stop();
   expect(restarts()).toBe(1);
-  expect(duringRestart.at(-1)).toMatchObject({ syncedBlock: 10n, chainHead: 13n });
+  expect(duringRestart.at(-1)).toMatchObject({ indexedBlock: 10n, chainHead: 13n });
   expect(duringRestart.at(-1)?.behindSince).toBeDefined();
 });

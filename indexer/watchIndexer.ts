@@ -1,6 +1,6 @@
 import type { Logger } from "../lib/log.ts";
 
-/** How often the supervisor compares the indexer's synced block with the chain's head. */
+/** How often the supervisor compares the indexer's indexed block with the chain's head. */
 export const INDEXER_CHECK_EVERY_MS = 500;
 /**
  * How long the indexer may stand still behind a head that moved on before it is restarted: far longer
@@ -22,35 +22,35 @@ export const INDEXER_STALL_AFTER_SILENCE_MS = 1_000;
 /** Where the indexer stands against the chain, as last checked. */
 export type IndexerProgress = {
   /**
-   * The last block Ponder's live sync took in, as it last said (while it does not answer, its
+   * The last block the projections include, as Ponder last said (while it does not answer, its
    * projections stay where they were); undefined until it first answered.
    */
-  syncedBlock: bigint | undefined;
+  indexedBlock: bigint | undefined;
   /** The chain's head; undefined while the node does not answer. */
   chainHead: bigint | undefined;
-  /** Since when (ms since the epoch) the head has been past the synced block; undefined when caught up. */
+  /** Since when (ms since the epoch) the head has been past the indexed block; undefined when caught up. */
   behindSince: number | undefined;
 };
 
 export type IndexerWatchOptions = {
   readChainHead: () => Promise<bigint>;
-  readSyncedBlock: () => Promise<bigint>;
+  readIndexedBlock: () => Promise<bigint>;
   /** Stops the indexer and starts it again, resolving once it is ready. */
   restart: () => Promise<void>;
   /** Each check's outcome, for readers of the lag (`recordIndexerProgress`). */
   onProgress?: (progress: IndexerProgress) => void;
   log: Logger;
   checkEveryMs: number;
-  /** How long the synced block may stand still behind a head that moved past it. */
+  /** How long the indexed block may stand still behind a head that moved past it. */
   stallMs: number;
   /** After the node has not answered for this long… */
   nodeSilenceMs: number;
-  /** …`stallMs` is this, until the synced block moves again. */
+  /** …`stallMs` is this, until the indexed block moves again. */
   stallAfterSilenceMs: number;
 };
 
 /**
- * Checks the indexer's synced block against the chain's head every `checkEveryMs`, and restarts the
+ * Checks the indexer's indexed block against the chain's head every `checkEveryMs`, and restarts the
  * indexer once it has stood still behind the head (or not answered) for `stallMs`: Ponder's live sync
  * can stop for good with no error after the node stalls (docs/operations.md, "The indexer"). A head
  * that does not move, or a node that does not answer, is no reason to restart: only a block that
@@ -62,14 +62,14 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let wakeStopped: () => void = () => {};
-  let lastSynced: bigint | undefined;
-  /** When the synced block last moved, or the watch (re)started… */
+  let lastIndexed: bigint | undefined;
+  /** When the indexed block last moved, or the watch (re)started… */
   let movedAt = Date.now();
-  /** …and the head then: a stall is a head that moved on since while the synced block did not. */
+  /** …and the head then: a stall is a head that moved on since while the indexed block did not. */
   let headWhenMoved: bigint | undefined;
   let behindSince: number | undefined;
   let nodeSilentSince: number | undefined;
-  /** Since the node answered again after a long silence, until the synced block moves. */
+  /** Since the node answered again after a long silence, until the indexed block moves. */
   let afterSilence = false;
   /** A restart under way: the checks go on recording the lag meanwhile, and decide nothing. */
   let restarting: Promise<void> | undefined;
@@ -92,9 +92,9 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
   }
 
   async function check() {
-    const [chainHead, syncedBlock] = await Promise.all([
+    const [chainHead, indexedBlock] = await Promise.all([
       options.readChainHead().catch(() => undefined),
-      options.readSyncedBlock().catch(() => undefined),
+      options.readIndexedBlock().catch(() => undefined),
     ]);
     const now = Date.now();
     const silentMs =
@@ -110,17 +110,17 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
         },
       );
     }
-    if (syncedBlock !== undefined && syncedBlock !== lastSynced) {
-      lastSynced = syncedBlock;
+    if (indexedBlock !== undefined && indexedBlock !== lastIndexed) {
+      lastIndexed = indexedBlock;
       movedAt = now;
       headWhenMoved = chainHead;
       afterSilence = false;
     }
     headWhenMoved ??= chainHead;
     const behind =
-      chainHead !== undefined && (syncedBlock === undefined || syncedBlock < chainHead);
+      chainHead !== undefined && (indexedBlock === undefined || indexedBlock < chainHead);
     behindSince = behind ? (behindSince ?? now) : undefined;
-    options.onProgress?.({ syncedBlock: syncedBlock ?? lastSynced, chainHead, behindSince });
+    options.onProgress?.({ indexedBlock: indexedBlock ?? lastIndexed, chainHead, behindSince });
     if (restarting) return;
     const headMovedOn =
       chainHead !== undefined && headWhenMoved !== undefined && chainHead > headWhenMoved;
@@ -129,7 +129,7 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
     if (now - Math.max(behindSince, movedAt) < stallMs) return;
 
     restart("indexer stalled", {
-      synced_block: syncedBlock ?? lastSynced,
+      indexed_block: indexedBlock ?? lastIndexed,
       chain_head: chainHead,
       behind_ms: now - behindSince,
       standing_still_ms: now - movedAt,

@@ -73,11 +73,11 @@ export function indexerLagReader(
 
   function lagOf(row: ProgressRow | undefined): IndexerLag {
     if (!row) return UNKNOWN;
-    const { syncedBlock, chainHead, behindSince, checkedAt } = row;
-    const known = syncedBlock !== null && chainHead !== null;
-    const behindBlocks = known && chainHead > syncedBlock ? Number(chainHead - syncedBlock) : 0;
+    const { indexedBlock, chainHead, behindSince, checkedAt } = row;
+    const known = indexedBlock !== null && chainHead !== null;
+    const behindBlocks = known && chainHead > indexedBlock ? Number(chainHead - indexedBlock) : 0;
     return {
-      indexed_block: syncedBlock?.toString() ?? null,
+      indexed_block: indexedBlock?.toString() ?? null,
       chain_head: chainHead?.toString() ?? null,
       behind_blocks: known ? behindBlocks : null,
       behind_seconds: behindSince

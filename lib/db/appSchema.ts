@@ -342,11 +342,11 @@ export const listingRatings = appSchema.table("listing_ratings", {
  */
 export const indexerProgress = appSchema.table("indexer_progress", {
   viewsSchema: text().primaryKey(),
-  /** The last block the indexer's live sync took in; null while it does not answer. */
-  syncedBlock: bigint({ mode: "bigint" }),
+  /** The last block the projections include, as Ponder last said; null before it first answered. */
+  indexedBlock: bigint({ mode: "bigint" }),
   /** The chain's head at the check; null while the node does not answer. */
   chainHead: bigint({ mode: "bigint" }),
-  /** Since when the head has been past the synced block; null when caught up. */
+  /** Since when the head has been past the indexed block; null when caught up. */
   behindSince: timestamp({ withTimezone: true }),
   checkedAt: timestamp({ withTimezone: true }).notNull(),
 });
