@@ -8,6 +8,7 @@ import {
   INDEXER_NODE_SILENCE_MS,
   INDEXER_STALL_AFTER_SILENCE_MS,
   INDEXER_STALL_MS,
+  INDEXER_UNANSWERED_MS,
   watchIndexer,
 } from "../indexer/watchIndexer.ts";
 import { createLogger } from "../lib/log.ts";
@@ -143,6 +144,7 @@ function superviseIndexer(options: PonderOptions, url: string, restart: () => Pr
     stallMs: INDEXER_STALL_MS,
     nodeSilenceMs: INDEXER_NODE_SILENCE_MS,
     stallAfterSilenceMs: INDEXER_STALL_AFTER_SILENCE_MS,
+    unansweredMs: INDEXER_UNANSWERED_MS,
   });
   return {
     log,

@@ -5,6 +5,7 @@ import { type IndexerProgress, watchIndexer } from "./watchIndexer.ts";
 const STALL_MS = 100;
 const NODE_SILENCE_MS = 100;
 const STALL_AFTER_SILENCE_MS = 20;
+const UNANSWERED_MS = 300;
 /** An ordinary window no test waits out: a restart within one comes from the window after a silence. */
 const NEVER_MS = 600_000;
 
@@ -39,19 +40,31 @@ function watched(
     stallMs,
     nodeSilenceMs: NODE_SILENCE_MS,
     stallAfterSilenceMs: STALL_AFTER_SILENCE_MS,
+    unansweredMs: UNANSWERED_MS,
   });
   const afterChecks = (more: number) =>
     new Promise<void>((resolve) => waiters.push({ checks: progress.length + more, resolve }));
   return { watch, lines, progress, restarts: () => restarts, afterChecks };
 }
 
-it("leaves an indexer behind a head that does not move alone", async () => {
-  const chain = { head: 10n, indexed: 7n };
+it("leaves an indexer at the head of an idle chain alone", async () => {
+  const chain = { head: 10n, indexed: 10n };
   const { watch, restarts, afterChecks, progress } = watched(chain);
   await afterChecks(30);
   await watch.stop();
   expect(restarts()).toBe(0);
-  expect(progress.at(-1)).toMatchObject({ indexedBlock: 7n, chainHead: 10n });
+  expect(progress.at(-1)).toMatchObject({ indexedBlock: 10n, chainHead: 10n });
+});
+
+it("restarts an indexer left behind by blocks mined before it last moved", async () => {
+  const chain = { head: 10n, indexed: 10n };
+  const { watch, restarts, afterChecks } = watched(chain);
+  await afterChecks(2);
+  chain.head = 12n;
+  chain.indexed = 11n;
+  while (restarts() === 0) await afterChecks(1);
+  await watch.stop();
+  expect(restarts()).toBe(1);
 });
 
 it("leaves an indexer that follows the moving head alone", async () => {
@@ -85,11 +98,12 @@ it("restarts an indexer standing still behind a head that moved on, and logs the
   expect(progress.some(({ behindSince }) => behindSince !== undefined)).toBe(true);
 });
 
-it("restarts an indexer that stopped answering while the head moved on", async () => {
+it("restarts an indexer that stopped answering while the head moved on, after the longer window a database freeze needs", async () => {
   const chain = { head: 10n, indexed: 10n };
   const { watch, restarts, afterChecks } = watched(chain);
   await afterChecks(2);
   chain.head = 11n;
+  const unansweredFrom = Date.now();
   Object.defineProperty(chain, "indexed", {
     get: () => {
       throw new Error("no answer");
@@ -100,6 +114,7 @@ it("restarts an indexer that stopped answering while the head moved on", async (
   while (restarts() === 0) await afterChecks(1);
   await watch.stop();
   expect(restarts()).toBe(1);
+  expect(Date.now() - unansweredFrom).toBeGreaterThanOrEqual(UNANSWERED_MS);
 });
 
 /** Keeps the node silent for longer than `NODE_SILENCE_MS`, then lets it answer again. */

@@ -3,7 +3,7 @@ import type { Logger } from "../lib/log.ts";
 /** How often the supervisor compares the indexer's indexed block with the chain's head. */
 export const INDEXER_CHECK_EVERY_MS = 500;
 /**
- * How long the indexer may stand still behind a head that moved on before it is restarted: far longer
+ * How long the indexer may stand still behind the head before it is restarted: far longer
  * than a healthy Ponder takes a block, even on a busy machine, since a restart costs 8 to 10 s and
  * briefly takes the unfinalized blocks out of the projections.
  */
@@ -18,6 +18,12 @@ export const INDEXER_NODE_SILENCE_MS = 10_000;
  * the restart, projections follow within 15 s of the block.
  */
 export const INDEXER_STALL_AFTER_SILENCE_MS = 1_000;
+/**
+ * How long Ponder may not answer while the head moves on before it is restarted: longer than a
+ * freeze of Postgres, which its `/status` waits on too, and during which a restart can only make
+ * things worse (it takes the unfinalized blocks out of the projections and cannot start).
+ */
+export const INDEXER_UNANSWERED_MS = 30_000;
 
 /** Where the indexer stands against the chain, as last checked. */
 export type IndexerProgress = {
@@ -41,21 +47,23 @@ export type IndexerWatchOptions = {
   onProgress?: (progress: IndexerProgress) => void;
   log: Logger;
   checkEveryMs: number;
-  /** How long the indexed block may stand still behind a head that moved past it. */
+  /** How long the indexed block may stand still behind the head. */
   stallMs: number;
   /** After the node has not answered for this long… */
   nodeSilenceMs: number;
   /** …`stallMs` is this, until the indexed block moves again. */
   stallAfterSilenceMs: number;
+  /** How long the indexer may not answer (the node answering) before it is restarted. */
+  unansweredMs: number;
 };
 
 /**
  * Checks the indexer's indexed block against the chain's head every `checkEveryMs`, and restarts the
- * indexer once it has stood still behind the head (or not answered) for `stallMs`: Ponder's live sync
- * can stop for good with no error after the node stalls (docs/operations.md, "The indexer"). A head
- * that does not move, or a node that does not answer, is no reason to restart: only a block that
- * exists and is not taken in. After a silence of the node that Ponder is unlikely to get over, the
- * window is `stallAfterSilenceMs` until it takes a block again.
+ * indexer once it has stood still behind the head for `stallMs` (or not answered for
+ * `unansweredMs`): Ponder's live sync can stop for good with no error after the node stalls
+ * (docs/operations.md, "The indexer"). A node that does not answer is no reason to restart: only a
+ * block that exists and is not taken in. After a silence of the node that Ponder is unlikely to get
+ * over, the window is `stallAfterSilenceMs` until it takes a block again.
  */
 export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promise<void> } {
   const { log, checkEveryMs } = options;
@@ -63,12 +71,12 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
   let timer: NodeJS.Timeout | undefined;
   let wakeStopped: () => void = () => {};
   let lastIndexed: bigint | undefined;
-  /** When the indexed block last moved, or the watch (re)started… */
+  /** When the indexed block last moved, or the watch (re)started. */
   let movedAt = Date.now();
-  /** …and the head then: a stall is a head that moved on since while the indexed block did not. */
-  let headWhenMoved: bigint | undefined;
   let behindSince: number | undefined;
   let nodeSilentSince: number | undefined;
+  /** Since when the indexer has not answered. */
+  let unansweredSince: number | undefined;
   /** Since the node answered again after a long silence, until the indexed block moves. */
   let afterSilence = false;
   /** A restart under way: the checks go on recording the lag meanwhile, and decide nothing. */
@@ -85,7 +93,6 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
       )
       .finally(() => {
         movedAt = Date.now();
-        headWhenMoved = undefined;
         afterSilence = false;
         restarting = undefined;
       });
@@ -110,23 +117,23 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
         },
       );
     }
+    unansweredSince = indexedBlock === undefined ? (unansweredSince ?? now) : undefined;
     if (indexedBlock !== undefined && indexedBlock !== lastIndexed) {
       lastIndexed = indexedBlock;
       movedAt = now;
-      headWhenMoved = chainHead;
       afterSilence = false;
     }
-    headWhenMoved ??= chainHead;
     const behind =
       chainHead !== undefined && (indexedBlock === undefined || indexedBlock < chainHead);
     behindSince = behind ? (behindSince ?? now) : undefined;
     options.onProgress?.({ indexedBlock: indexedBlock ?? lastIndexed, chainHead, behindSince });
-    if (restarting) return;
-    const headMovedOn =
-      chainHead !== undefined && headWhenMoved !== undefined && chainHead > headWhenMoved;
-    if (behindSince === undefined || !headMovedOn) return;
-    const stallMs = afterSilence ? options.stallAfterSilenceMs : options.stallMs;
-    if (now - Math.max(behindSince, movedAt) < stallMs) return;
+    if (restarting || behindSince === undefined) return;
+    if (unansweredSince !== undefined) {
+      if (now - Math.max(unansweredSince, behindSince) < options.unansweredMs) return;
+    } else {
+      const stallMs = afterSilence ? options.stallAfterSilenceMs : options.stallMs;
+      if (now - Math.max(behindSince, movedAt) < stallMs) return;
+    }
 
     restart("indexer stalled", {
       indexed_block: indexedBlock ?? lastIndexed,
@@ -134,6 +141,7 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
       behind_ms: now - behindSince,
       standing_still_ms: now - movedAt,
       after_node_silence: afterSilence,
+      answers: unansweredSince === undefined,
     });
   }
 
