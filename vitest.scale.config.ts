@@ -1,5 +1,6 @@
 // `npm run test:scale`: the scale-out stack (3 API processes, 2 workers, a 3-node NATS cluster) under
-// load and faults. One file at a time: each starts a dozen processes on a machine of few cores.
+// load and faults, and the indexer's bound after freezes, which is a time measured on the machine.
+// One file at a time: each starts a dozen processes, or times its stack, on a machine of few cores.
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({

@@ -60,7 +60,7 @@ const stack = useStack({
   // What is checked is the API's answers, not the projections: Ponder may stall after the chain's
   // freeze, and the restart its supervisor would make takes the unfinalized blocks (here, all of
   // them) out of the projections for a moment, so a listing's credential would be a 404 meanwhile
-  // (docs/operations.md, "The indexer"; test/indexer/stalls.test.ts checks the supervision).
+  // (docs/operations.md, "The indexer"; test/scale/indexerStalls.test.ts checks the supervision).
   ponder: { supervised: false },
   // A run held up by a frozen Postgres keeps its lease through the freeze.
   env: { EXECUTION_RATE_LIMIT_PER_MINUTE: "10000", RUN_LEASE_MS: "60000" },
