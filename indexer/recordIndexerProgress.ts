@@ -1,6 +1,7 @@
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { indexerProgress } from "../lib/db/appSchema.ts";
+import { isUndefinedTable } from "../lib/db/undefinedTable.ts";
 import type { Logger } from "../lib/log.ts";
 import type { IndexerProgress } from "./watchIndexer.ts";
 
@@ -31,6 +32,8 @@ export function indexerProgressRecorder(databaseUrl: string, viewsSchema: string
       .values({ viewsSchema, ...row })
       .onConflictDoUpdate({ target: indexerProgress.viewsSchema, set: row })
       .catch((error: unknown) => {
+        // Until the API has migrated the app schema at its first start, there is nowhere to write.
+        if (isUndefinedTable(error)) return;
         log.warn("indexer progress not recorded", {
           reason: (error as { code?: string }).code ?? (error as Error).name,
         });

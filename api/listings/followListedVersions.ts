@@ -1,5 +1,6 @@
 import { switchListedVersions } from "../../lib/agents/switchListedVersions.ts";
 import type { Database } from "../../lib/db/projections.ts";
+import { isUndefinedTable } from "../../lib/db/undefinedTable.ts";
 import type { Logger } from "../../lib/log.ts";
 import type { PostgresListener } from "../postgresListener.ts";
 import { indexedBlockChannel } from "./catalogueCache.ts";
@@ -49,12 +50,4 @@ export function followListedVersions({
   };
   listener.on(indexedBlockChannel(viewsSchema), follow);
   listener.onListening(follow);
-}
-
-/** Postgres' `undefined_table`, as postgres.js reports it (drizzle may wrap it as the cause). */
-function isUndefinedTable(error: unknown): boolean {
-  const code = (value: unknown) => (value as { code?: unknown } | undefined)?.code;
-  return (
-    code(error) === "42P01" || code((error as { cause?: unknown } | undefined)?.cause) === "42P01"
-  );
 }
