@@ -2,7 +2,7 @@
 // names the process of each request), a killed process replaced while the other goes on answering,
 // and SIGTERM to the primary stopping them all in order.
 import { request } from "node:http";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Api } from "../../devStack/startApi.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { createApiKey } from "../support/http.ts";
@@ -96,8 +96,16 @@ beforeAll(async () => {
   ({ key: apiKey } = await createApiKey(api.url, devAccount(5), "api-processes"));
 }, 120_000);
 
+/** The exits the primary saw and answered by starting another process. */
+const unexpectedExits = () =>
+  output.entries().filter((entry) => entry.message === "an API process exited: starting another");
+
 describe("API_PROCESSES=2", () => {
+  // What the processes printed (a crash's stack among it) is the only account of a failure here.
+  beforeEach(({ onTestFailed }) => onTestFailed(() => console.error(output.text())));
+
   it("serves one port from two processes, neither of them the primary", async () => {
+    expect(unexpectedExits(), "no process exited before this test").toEqual([]);
     const { statuses, pids } = await serve(10);
     expect(statuses).toEqual(allOk(10));
     expect([...pids].sort()).toEqual([...listeningPids()].sort());
