@@ -67,6 +67,16 @@ describe("runAgent", () => {
     expect(deltas).toEqual(["part"]);
   });
 
+  it("fails as timed out an answer that came past the deadline, before the worker's timer ran", async () => {
+    const { outcome } = run(async (context) => {
+      // Busy past the deadline, so the answer is there before any timer can fire.
+      while (Date.now() <= context.deadline);
+      context.onDelta("whole");
+      return { status: "completed", output: "whole" };
+    });
+    expect(await outcome).toEqual({ status: "failed", output: "whole", failure: runTimedOut(1) });
+  });
+
   it("fails a run whose runtime throws as an internal error, logging why", async () => {
     const { outcome, logs } = run(async (context) => {
       context.onDelta("half");

@@ -91,8 +91,9 @@ export function runAgent({
     };
     run().then(
       (outcome) => {
-        // A runtime that stopped itself at the deadline beat this timer to it: the run timed out.
-        if (outcome?.status === "failed" && Date.now() >= deadline) {
+        // An outcome that beat this timer to the deadline (a runtime that stopped itself there, or
+        // one busy past it) comes too late: the run timed out.
+        if (Date.now() >= deadline) {
           return end(failed(runTimedOut(request.timeoutSeconds)), false);
         }
         end(acceptedOutcome(outcome) ?? failed(RUN_INTERNAL_ERROR), false);

@@ -86,6 +86,8 @@ export function declarativeAgent(agent: DeclarativeAgent, log: Logger): Runtime 
             }),
           { deadline: run.deadline, signal, streamed: () => streamed },
         );
+        // The vendors' clients end a stream stopped mid-way as if it were whole.
+        signal.throwIfAborted();
         if (answer.toolCalls.length === 0) {
           guard.flush();
           return { status: "completed", output: readOutput(agent, written, answer.text, guard) };
