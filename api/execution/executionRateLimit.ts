@@ -26,8 +26,7 @@ export async function countExecution(
   const subject = `execution:${wallet.toLowerCase()}:${onChainListingId}`;
   // The listing's own limit, read with the listing, or the default.
   const limit = limitPerMinute ?? settings.executionRateLimitPerMinute;
-  // An execution writes its run anyway: a lease each keeps every count exact across processes.
-  const { count } = await budgets.spend(subject, limit, windowStart, { leaseAhead: false });
+  const { count } = await budgets.spend(subject, limit, windowStart);
   const execution: RateLimitBudget = { limit, count, reset };
   const general = c.get("rateLimit");
   setRateLimitHeaders(c, general ? tighter(general, execution) : execution, nowSeconds);

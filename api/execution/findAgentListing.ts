@@ -6,6 +6,7 @@ import { looksLikeAgentId } from "../../lib/ids/agentId.ts";
 import { parseApiListingId } from "../../lib/ids/listingId.ts";
 import { DEFAULT_TIMEOUT_SECONDS } from "../../lib/manifest/validateManifest.ts";
 import { ApiError } from "../errors.ts";
+import type { CatalogueCache } from "../listings/catalogueCache.ts";
 
 /** A published listing as execution needs it: the agent's public manifest rules. */
 export type AgentListing = {
@@ -25,10 +26,14 @@ const { listing } = projections;
 
 /**
  * The published listing an `agent_id` names, by its listing id (`lst_…`) or its registration's
- * agent id, with its execution limit (one round trip): 400 `invalid_listing_id` when it is neither form, 404 `listing_not_found` when no
- * registered agent is listed on-chain under it.
+ * agent id, with its execution limit: 400 `invalid_listing_id` when it is neither form, 404
+ * `listing_not_found` when no registered agent is listed on-chain under it. Kept with the
+ * catalogue's answers, so that most executions read none of it.
  */
-export async function findAgentListing(db: Database, agentId: string): Promise<AgentListing> {
+export function findAgentListing(
+  { db, catalogue }: { db: Database; catalogue: CatalogueCache },
+  agentId: string,
+): Promise<AgentListing> {
   const onChainId = parseApiListingId(agentId);
   if (!onChainId && !looksLikeAgentId(agentId)) {
     throw new ApiError(
@@ -36,6 +41,16 @@ export async function findAgentListing(db: Database, agentId: string): Promise<A
       "agent_id is a listing id (lst_<64 hex>) or a registered agent's id",
     );
   }
+  const key = `agent-listing:${onChainId?.toLowerCase() ?? agentId}`;
+  return catalogue.answer(key, () => readAgentListing(db, onChainId, agentId));
+}
+
+/** One round trip: the listing, its agent's current version and its execution limit. */
+async function readAgentListing(
+  db: Database,
+  onChainId: Hex | undefined,
+  agentId: string,
+): Promise<AgentListing> {
   const match = onChainId
     ? sql`${agents.onChainListingId} = ${onChainId}`
     : sql`${agents.agentId} = ${agentId}`;

@@ -52,7 +52,7 @@ export async function startExecution(
   const body = parseInput(executeBody, json);
   const idempotencyKey = idempotencyKeyOf(c);
   const wallet = callerWallet(c);
-  const listing = await findAgentListing(deps.db, body.agent_id);
+  const listing = await findAgentListing(deps, body.agent_id);
   await countExecution(c, {
     wallet,
     onChainListingId: listing.onChainListingId,

@@ -5,6 +5,8 @@ import type { PostgresListener } from "../postgresListener.ts";
 export const AGENTS_CHANGED_CHANNEL = "agents_changed";
 /** Sent by a trigger on `app.listing_ratings`, at the commit of a review that changed it. */
 export const RATINGS_CHANGED_CHANNEL = "listing_ratings_changed";
+/** Sent by a trigger on `app.execution_limits`, at the commit of a creator's new limit. */
+export const EXECUTION_LIMITS_CHANGED_CHANNEL = "execution_limits_changed";
 
 /**
  * Sent by Ponder at the commit of each block it indexes live: its live-query trigger on its
@@ -19,8 +21,9 @@ export type CatalogueCache = ReturnType<typeof createCatalogueCache>;
 type Generation = { startedAt: number; answers: Map<string, Promise<unknown>> };
 
 /**
- * Catalogue answers (searches, listings) kept in the process from one change of the catalogue to
- * the next: a notice of an indexed block, a changed agent or a changed rating starts afresh, and identical
+ * Catalogue answers (searches, listings, what executions need of a listing) kept in the process
+ * from one change of the catalogue to the next: a notice of an indexed block, a changed agent,
+ * rating or execution limit starts afresh, and identical
  * requests in between share one load, finished or in flight. A notice can only be missed while the
  * listener is not listening, and then nothing is kept. A change that sends no notice (a reorg
  * Ponder reverts before indexing the new head, a views schema moved to a new build) shows within
@@ -47,6 +50,7 @@ export function createCatalogueCache({
   listener.on(indexedBlockChannel(viewsSchema), changed);
   listener.on(AGENTS_CHANGED_CHANNEL, changed);
   listener.on(RATINGS_CHANGED_CHANNEL, changed);
+  listener.on(EXECUTION_LIMITS_CHANGED_CHANNEL, changed);
   listener.onListening(changed);
   listener.onLost(changed);
 

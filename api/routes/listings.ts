@@ -93,6 +93,8 @@ listingRoutes.put("/:id/execution-limit", async (c) => {
       target: executionLimits.onChainListingId,
       set: { requestsPerMinute: requests_per_minute, updatedAt: new Date() },
     });
+  // This process's next executions count under the new limit without waiting for the notice.
+  c.get("deps").catalogue.changed();
   return c.json({ listing_id: listingId, requests_per_minute });
 });
 

@@ -144,8 +144,13 @@ describe("the execution limit per credential, across two API processes", () => {
         [...allowed, ...over].map((reply) => reply.headers.get("x-ratelimit-reset")),
       );
       expect(resets.size).toBe(1);
-      const remaining = allowed.map((reply) => Number(reply.headers.get("x-ratelimit-remaining")));
-      expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: limit }, (_, n) => n));
+      // Exact admission; Remaining is approximate while both processes serve the credential at once
+      // (docs/decisions.md, "The execution rate limit"), but never past the limit either way.
+      for (const reply of allowed) {
+        const remaining = Number(reply.headers.get("x-ratelimit-remaining"));
+        expect(remaining).toBeGreaterThanOrEqual(0);
+        expect(remaining).toBeLessThan(limit);
+      }
       // Refused before anything ran: no run for them.
       expect(await runsOf(renter, listing)).toHaveLength(limit);
       // Another credential's budget is its own.
