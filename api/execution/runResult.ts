@@ -1,6 +1,7 @@
 import type { Hex } from "viem";
 import type { RunRow } from "../../lib/db/appSchema.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
+import type { RunAnswer } from "../../lib/runLedger/notices.ts";
 import type { WholeOutput } from "./watchRun.ts";
 
 /**
@@ -27,7 +28,7 @@ export function costOf(row: Pick<RunRow, "charge" | "costWei" | "reservedWei">):
  * run awaiting its debit is still `running`), with no output or duration yet. `whole`: the whole
  * output of a run whose row keeps a cut copy, when the answering process received it.
  */
-export function runResult(row: RunRow, whole?: WholeOutput) {
+export function runResult(row: RunAnswer, whole?: WholeOutput) {
   const answered = isAnswered(row);
   const cut = answered && row.outputTruncated && whole === undefined;
   return {

@@ -1,10 +1,15 @@
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { Bus } from "../../lib/bus/bus.ts";
-import type { RunRow, RunStatus } from "../../lib/db/appSchema.ts";
+import type { RunStatus } from "../../lib/db/appSchema.ts";
 import { runs } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
-import { decodeNotice, type RunNotice, runTopic } from "../../lib/runLedger/notices.ts";
+import {
+  decodeNotice,
+  type RunAnswer,
+  type RunNotice,
+  runTopic,
+} from "../../lib/runLedger/notices.ts";
 import { RUN_REREAD_MS } from "../limits.ts";
 import { isAnswered } from "./runResult.ts";
 
@@ -14,7 +19,7 @@ export type OnDelta = (delta: string, at: number | undefined) => void;
 /** What a watcher waits for: a slot (the run left `waiting`), or its final answer (`isAnswered`). */
 export type RunGoal = "started" | "answered";
 
-const reached: Record<RunGoal, (row: RunRow) => boolean> = {
+const reached: Record<RunGoal, (row: RunAnswer) => boolean> = {
   started: (row) => row.status !== "waiting",
   answered: isAnswered,
 };
@@ -34,15 +39,15 @@ function mayHaveReached(goal: RunGoal, { status, charge }: Changed): boolean {
 
 export type RunWatch = {
   /**
-   * The run's row once it reached `goal`, read when a notice tells it may have (a notice carrying
-   * the state it announced is read only if that state reached the goal) and at least every
-   * `RUN_REREAD_MS` (a notice may be lost); undefined when `deadline` (ms since the epoch) passes or
-   * `signal` aborts first.
+   * The run's answer once it reached `goal`: as a notice carried it, or its row, read when a notice
+   * tells it may have (a notice carrying the state it announced is read only if that state reached
+   * the goal) and at least every `RUN_REREAD_MS` (a notice may be lost); undefined when `deadline`
+   * (ms since the epoch) passes or `signal` aborts first.
    */
   until: (
     goal: RunGoal,
     options: { deadline: number; signal?: AbortSignal },
-  ) => Promise<RunRow | undefined>;
+  ) => Promise<RunAnswer | undefined>;
   /**
    * Tells the watch the run was just admitted with `status`: the first `until` then needs no read
    * to know where the run stands.
@@ -52,7 +57,7 @@ export type RunWatch = {
    * The whole output of an answered run whose row keeps a cut copy, from its pieces announced while
    * this watch listened, when they are all here and hash to the row's `output_sha256`.
    */
-  wholeOutput: (row: RunRow) => WholeOutput | undefined;
+  wholeOutput: (row: RunAnswer) => WholeOutput | undefined;
   /** Stops listening; again, does nothing more. */
   stop: () => Promise<void>;
 };
@@ -93,7 +98,15 @@ export function watchRun(
       }
     } else {
       // Anything else tells nothing of where the run stands: read it.
-      heard.push(notice.kind === "changed" ? { status: notice.status, charge: notice.charge } : {});
+      heard.push(
+        notice.kind === "changed"
+          ? {
+              status: notice.status,
+              charge: notice.charge,
+              answer: notice.answer?.id === runId ? notice.answer : undefined,
+            }
+          : {},
+      );
       wake?.();
     }
   });
@@ -104,6 +117,8 @@ export function watchRun(
   ) {
     let read = unknown;
     while (!signal?.aborted) {
+      const told = heard.find(({ answer }) => answer && reached[goal](answer))?.answer;
+      if (told) return told;
       if (read || heard.some((changed) => mayHaveReached(goal, changed))) {
         heard = [];
         unknown = false;
@@ -146,7 +161,7 @@ export function watchRun(
     heard.push({ status });
   }
 
-  function wholeOutput(row: RunRow): WholeOutput | undefined {
+  function wholeOutput(row: RunAnswer): WholeOutput | undefined {
     if (!row.outputTruncated || row.outputSha256 === null) return undefined;
     let text = "";
     for (let part = outputParts.get(0); part !== undefined; part = outputParts.get(text.length)) {

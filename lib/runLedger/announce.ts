@@ -1,9 +1,15 @@
 import type { Bus } from "../bus/bus.ts";
 import type { RunCharge, RunStatus } from "../db/appSchema.ts";
-import { encodeNotice, type RunNotice, runTopic, SETTLEMENT_TOPIC } from "./notices.ts";
+import {
+  encodeNotice,
+  type RunAnswer,
+  type RunNotice,
+  runTopic,
+  SETTLEMENT_TOPIC,
+} from "./notices.ts";
 
 /** What a change wrote to every run it announces, as far as the announcer knows it. */
-export type ChangedTo = { status: RunStatus; charge?: RunCharge };
+export type ChangedTo = { status: RunStatus; charge?: RunCharge; answer?: RunAnswer };
 
 /**
  * The one way a change of runs is announced: whoever waits on one of them (the API answering it)

@@ -6,6 +6,7 @@ import type { Logger } from "../log.ts";
 import { announceChanged, announceWholeOutput } from "./announce.ts";
 import { endedRunColumns } from "./endRun.ts";
 import { announceGranted, queueWaitingRuns } from "./grantSlots.ts";
+import type { RunAnswer } from "./notices.ts";
 import { RUN_INTERNAL_ERROR } from "./runFailures.ts";
 import { type JsonValue, storedOutput } from "./storedOutput.ts";
 import { statusMove } from "./transitions.ts";
@@ -20,7 +21,7 @@ export type RunEnd = {
 
 export type FinishedRun = { onChainListingId: string; charge: RunCharge };
 
-type WrittenEnd = FinishedRun & { granted: string[] };
+type WrittenEnd = FinishedRun & { granted: string[]; answer: RunAnswer };
 
 /** The run ledger's bounds on what a run's row keeps. */
 export type RunStorage = {
@@ -57,10 +58,13 @@ export async function finishRun(
     try {
       const written = await writeEnd({ db, bus, storage }, runId, end);
       if (!written) return undefined;
-      const { granted, ...finished } = written;
-      announceChanged(bus, [runId], finished.charge === "debit_pending", {
+      const { granted, answer, ...finished } = written;
+      const debitPending = finished.charge === "debit_pending";
+      announceChanged(bus, [runId], debitPending, {
         status: end.outcome.status,
         charge: finished.charge,
+        // Final unless a debit is still to come.
+        ...(!debitPending && { answer }),
       });
       await announceGranted(bus, granted);
       return finished;
@@ -90,26 +94,33 @@ async function writeEnd(
   const stored = storedOutput(output, storage.outputStoreBytes);
   // Before the end is announced, so that whoever answers the run has it all by then.
   if (stored.truncated) announceWholeOutput(bus, runId, JSON.stringify(output));
+  const failure = failed ? storable(outcome.failure) : null;
+  const written = {
+    output: stored.output,
+    outputSha256: stored.sha256,
+    outputTruncated: stored.truncated,
+    durationMs: Math.round(durationMs),
+  };
   return db.transaction(async (tx) => {
     const [finished] = await tx
       .update(runs)
       .set({
-        ...endedRunColumns(
-          outcome.status,
-          failed ? storable(outcome.failure) : null,
-          !failed || kept !== "",
-        ),
-        output: stored.output,
-        outputSha256: stored.sha256,
-        outputTruncated: stored.truncated,
-        durationMs: Math.round(durationMs),
+        ...endedRunColumns(outcome.status, failure, !failed || kept !== ""),
+        ...written,
       })
       .where(and(eq(runs.id, runId), eq(runs.status, COMPLETE.from)))
-      .returning({ onChainListingId: runs.onChainListingId, charge: runs.charge });
+      .returning({
+        onChainListingId: runs.onChainListingId,
+        charge: runs.charge,
+        costWei: runs.costWei,
+        reservedWei: runs.reservedWei,
+      });
+    if (!finished) return undefined;
+    const { onChainListingId, charge } = finished;
+    const answer = { ...finished, ...written, id: runId, status: outcome.status, failure };
     // The slot it frees goes to a waiting run in the same transaction.
-    return (
-      finished && { ...finished, granted: await queueWaitingRuns(tx, finished.onChainListingId) }
-    );
+    const granted = await queueWaitingRuns(tx, onChainListingId);
+    return { onChainListingId, charge, answer, granted };
   });
 }
 

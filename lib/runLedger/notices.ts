@@ -1,4 +1,4 @@
-import type { RunCharge, RunStatus } from "../db/appSchema.ts";
+import type { RunCharge, RunRow, RunStatus } from "../db/appSchema.ts";
 
 // What travels on a run's notice topic (`Bus.notify`): output deltas for streams and wake-ups for
 // whoever waits on the run. Notices may be lost; the runs row is the truth (docs/execution.md).
@@ -17,9 +17,26 @@ export type RunNotice =
   /**
    * The run's row changed state (granted, taken, finished, settled, refused). `status` and `charge`,
    * when given, are what the change wrote: a waiter that they tell nothing it waits for has happened
-   * need not read the row; without them it reads the row again.
+   * need not read the row; without them it reads the row again. `answer`, on the end of a run whose
+   * answer that end made final, is what the row then holds for it: no one need read it.
    */
-  | { kind: "changed"; status?: RunStatus; charge?: RunCharge };
+  | { kind: "changed"; status?: RunStatus; charge?: RunCharge; answer?: RunAnswer };
+
+/** What a run's answer is made of: the columns of its row that `POST /v1/execute` answers with. */
+export type RunAnswer = Pick<
+  RunRow,
+  | "id"
+  | "onChainListingId"
+  | "status"
+  | "charge"
+  | "output"
+  | "failure"
+  | "costWei"
+  | "reservedWei"
+  | "durationMs"
+  | "outputTruncated"
+  | "outputSha256"
+>;
 
 export const runTopic = (runId: string) => `notices.runs.${runId}`;
 /** Wakes the settlement leader: a run awaits its debit or its log. */

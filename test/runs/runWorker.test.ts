@@ -205,7 +205,25 @@ describe.each([
           delta,
           at: deltas.slice(0, n).join("").length,
         })),
-        { kind: "changed", status: "completed", charge: "none" },
+        // The end carries the answer, as the row holds it: whoever waits needs no read.
+        {
+          kind: "changed",
+          status: "completed",
+          charge: "none",
+          answer: {
+            id,
+            onChainListingId: run?.onChainListingId,
+            status: "completed",
+            charge: "none",
+            output: deltas.join(""),
+            failure: null,
+            costWei: "0",
+            reservedWei: "0",
+            durationMs: run?.durationMs,
+            outputTruncated: false,
+            outputSha256: null,
+          },
+        },
       ]);
       await notices.stop();
     });
