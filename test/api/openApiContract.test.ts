@@ -314,6 +314,35 @@ describe("the API reference page", () => {
     await page.screenshot({ path: screenshotPath(stack().dir, "api-reference.png") });
   });
 
+  it("finding L-9: runs no script injected into the page, nor any from another origin", async () => {
+    browser ??= await launchBrowser();
+    const page = await browser.newPage();
+    const refused: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") refused.push(message.text());
+    });
+    await page.goto(`${stack().api.url}/docs`);
+    await page.locator(".opblock").first().waitFor();
+    // What a hostile text rendered as HTML would do: an inline handler, an inline script, a script
+    // from elsewhere.
+    const ran = await page.evaluate(`(async () => {
+      document.body.insertAdjacentHTML("beforeend", '<img src="data:," onload="window.handler=true">');
+      const inline = document.createElement("script");
+      inline.textContent = "window.inline = true";
+      document.body.append(inline);
+      const foreign = document.createElement("script");
+      foreign.src = "http://127.0.0.1:9/steal.js";
+      const settled = new Promise((resolve) => { foreign.onerror = resolve; foreign.onload = resolve; });
+      document.body.append(foreign);
+      await settled;
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the image's load handler's turn
+      return { handler: window.handler === true, inline: window.inline === true };
+    })()`);
+    expect(ran).toEqual({ handler: false, inline: false });
+    expect(refused.some((text) => text.includes("Content Security Policy"))).toBe(true);
+    await page.close();
+  });
+
   it("is served at /docs with its assets, without authentication", async () => {
     const page = await fetch(`${stack().api.url}/docs`);
     expect(page.status).toBe(200);
