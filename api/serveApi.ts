@@ -38,7 +38,7 @@ export async function serveApi({
   log: Logger;
 }): Promise<{ close: () => Promise<void> }> {
   const deployment = await requireDeployment(env.DEPLOYMENT_FILE);
-  const inputValidation = startInputValidationThreads();
+  const inputValidation = startInputValidationThreads({ eager: true });
   const stopping = new AbortController();
   const local = startLocalState({ db, databaseUrl: env.DATABASE_URL, log });
   const heads = watchChainHeads(env.RPC_WS_URL ?? webSocketUrlOf(env.RPC_URL), log);

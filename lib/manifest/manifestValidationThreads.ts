@@ -29,6 +29,8 @@ export type ManifestValidationThreadsOptions = {
   waitingPerKey?: number;
   waitMs?: number;
   busyPerKey?: number;
+  /** Starts every thread now rather than on first use (default false). */
+  eager?: boolean;
 };
 
 export type ManifestValidationThreads = {
@@ -59,8 +61,8 @@ const THREAD_ENTRY = new URL("./manifestValidationThread.ts", import.meta.url);
 /**
  * Validates manifests, and tasks' inputs against their agents' input schemas, on worker threads, so
  * that compiling a hostile schema never stalls the event loop of the caller (the API's, in the
- * embedded composition and for every execution). Threads start on first use and are kept; one whose
- * schema runs out of time or memory is terminated and its schema rejected.
+ * embedded composition and for every execution). Threads start on first use (or at once, `eager`)
+ * and are kept; one whose schema runs out of time or memory is terminated and its schema rejected.
  */
 export function startManifestValidationThreads({
   threads,
@@ -70,6 +72,7 @@ export function startManifestValidationThreads({
   waitingPerKey,
   waitMs,
   busyPerKey = threads,
+  eager = false,
 }: ManifestValidationThreadsOptions): ManifestValidationThreads {
   const alive = new Set<Worker>();
   const idle: Worker[] = [];
@@ -95,6 +98,14 @@ export function startManifestValidationThreads({
       if (index >= 0) idle.splice(index, 1);
     });
     return thread;
+  }
+
+  if (eager) {
+    for (let started = 0; started < threads; started++) {
+      const thread = spawn();
+      thread.unref();
+      idle.push(thread);
+    }
   }
 
   function acquire(queueKey: string): Promise<Worker> {
