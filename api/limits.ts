@@ -57,8 +57,22 @@ export const DATABASE_IDLE_IN_TRANSACTION_MS = 10_000;
 /** The `Retry-After` of a 503 for a dependency that did not answer. */
 export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
 
-/** Threads an API process checks tasks' input on; a check waits for a free one. */
+/** Threads an API process checks tasks' input on; a check waits for a free one… */
 export const INPUT_VALIDATION_THREADS = 2;
+/** …of which one listing's checks hold at most this many, the other kept for other listings… */
+export const INPUT_CHECKS_BUSY_PER_LISTING = Math.max(1, INPUT_VALIDATION_THREADS - 1);
+/**
+ * …waiting in their listing's queue, listings taking turns, for at most this long (then 503 with
+ * `Retry-After`; docs/decisions.md, "Waiting for an input check")…
+ */
+export const INPUT_CHECK_WAIT_MS = 2_000;
+/** …and at most this many of one listing's checks wait at once; one more is refused (503) at once. */
+export const INPUT_CHECKS_WAITING_PER_LISTING = 16;
+/**
+ * One input's check against its compiled schema gets this long before its thread is terminated and
+ * the input is a mismatch: a tenth of the compile budget, `SCHEMA_COMPILE_BUDGET_MS`.
+ */
+export const INPUT_CHECK_BUDGET_MS = 200;
 /** An idle stream of `/v1/execute/stream` gets a comment line this often, so proxies keep it open. */
 export const STREAM_HEARTBEAT_MS = 15_000;
 /** How often a waiting request reads its run again, in case a notice was lost. */

@@ -7,7 +7,6 @@ import { loadOrCreateKey } from "../lib/crypto/keyFile.ts";
 import type { Database } from "../lib/db/projections.ts";
 import { startOutboxRelay } from "../lib/jobs/outboxRelay.ts";
 import type { Logger } from "../lib/log.ts";
-import { startManifestValidationThreads } from "../lib/manifest/manifestValidationThreads.ts";
 import { createApp } from "./app.ts";
 import { jwtSettings } from "./auth/jwt.ts";
 import { createChainClient } from "./chainClient.ts";
@@ -15,8 +14,9 @@ import { watchChainHeads, webSocketUrlOf } from "./chainHeads.ts";
 import { createChainReader } from "./chainReader.ts";
 import { dashboardConfig } from "./dashboard/dashboardConfig.ts";
 import type { ApiEnv } from "./env.ts";
+import { startInputValidationThreads } from "./execution/inputValidationThreads.ts";
 import { httpServerOptions } from "./httpServerOptions.ts";
-import { INPUT_VALIDATION_THREADS, RUN_ANSWER_GRACE_MS, STREAM_HEARTBEAT_MS } from "./limits.ts";
+import { RUN_ANSWER_GRACE_MS, STREAM_HEARTBEAT_MS } from "./limits.ts";
 import { startLocalState } from "./startLocalState.ts";
 
 /**
@@ -38,7 +38,7 @@ export async function serveApi({
   log: Logger;
 }): Promise<{ close: () => Promise<void> }> {
   const deployment = await requireDeployment(env.DEPLOYMENT_FILE);
-  const inputValidation = startManifestValidationThreads({ threads: INPUT_VALIDATION_THREADS });
+  const inputValidation = startInputValidationThreads({ eager: true });
   const stopping = new AbortController();
   const local = startLocalState({ db, databaseUrl: env.DATABASE_URL, log });
   const heads = watchChainHeads(env.RPC_WS_URL ?? webSocketUrlOf(env.RPC_URL), log);

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { Bus } from "../../lib/bus/bus.ts";
 import type { RunRequest, RunRow } from "../../lib/db/appSchema.ts";
 import { newRunId } from "../../lib/ids/randomIds.ts";
+import { QueueRefusal } from "../../lib/manifest/fairQueue.ts";
 import { canonicalJson } from "../../lib/manifest/publicManifest.ts";
 import { nextDebit } from "../../lib/marketplace/credentialStatus.ts";
 import { admitRun, findIdempotentRun, type RunToAdmit } from "../../lib/runLedger/admitRun.ts";
@@ -14,7 +15,12 @@ import { contractApiError } from "../contractErrors.ts";
 import { type AccessRead, readAccessState } from "../credentials/readAccessState.ts";
 import { ApiError } from "../errors.ts";
 import { idempotencyKeyOf } from "../idempotencyKey.ts";
-import { DEBIT_WAIT_MS, MAX_BODY_BYTES, RUN_REREAD_MS } from "../limits.ts";
+import {
+  DEBIT_WAIT_MS,
+  EXECUTION_RETRY_AFTER_SECONDS,
+  MAX_BODY_BYTES,
+  RUN_REREAD_MS,
+} from "../limits.ts";
 import { readJsonObject } from "../readJsonObject.ts";
 import { parseInput } from "../validation.ts";
 import { accessRefusal } from "./accessRefusal.ts";
@@ -201,7 +207,20 @@ async function checkInput(c: Context<AppEnv>, listing: AgentListing, input: unkn
   if (input === undefined || listing.inputSchema === undefined) return;
   const validation = await c
     .get("deps")
-    .inputValidation.validateInput(listing.version, listing.inputSchema, input);
+    .inputValidation.validateInput(
+      listing.version,
+      listing.inputSchema,
+      input,
+      listing.onChainListingId,
+    )
+    .catch((error: unknown) => {
+      if (!(error instanceof QueueRefusal)) throw error;
+      throw new ApiError(
+        "service_unavailable",
+        "This agent's input checks are busy; retry shortly",
+        { cause: error, retryAfterSeconds: EXECUTION_RETRY_AFTER_SECONDS },
+      );
+    });
   if (!validation.ok) {
     throw new ApiError(
       "invalid_request",

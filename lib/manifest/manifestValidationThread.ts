@@ -11,6 +11,7 @@ export type ValidationThreadRequest =
   | { input: unknown; schema: object; schemaKey: string };
 
 export type ValidationThreadMessage =
+  /** A schema's compile begins (`input_schema`, `output_schema`), or a value's check (`input`). */
   | { checking: "input_schema" | "output_schema" | "input" }
   | { validation: ReturnType<typeof validateManifest> }
   | { inputValidation: InputValidation };
@@ -28,6 +29,8 @@ function inputValidatorFor(schemaKey: string, schema: object) {
   const cached = inputValidators.get(schemaKey);
   // Re-inserted on every use, so the Map's order is least recently used first.
   inputValidators.delete(schemaKey);
+  // Compiling has the schema budget, checking the value the (smaller) check budget.
+  if (!cached) send({ checking: "input_schema" });
   const validator = cached ?? compileInputValidator(schema);
   inputValidators.set(schemaKey, validator);
   if (inputValidators.size > CACHED_INPUT_VALIDATORS) {
@@ -58,6 +61,7 @@ port.on("message", (request: ValidationThreadRequest) => {
     });
     return;
   }
+  const validator = inputValidatorFor(request.schemaKey, request.schema);
   send({ checking: "input" });
-  send({ inputValidation: inputValidatorFor(request.schemaKey, request.schema)(request.input) });
+  send({ inputValidation: validator(request.input) });
 });

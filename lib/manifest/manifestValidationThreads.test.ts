@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { QueueRefusal } from "./fairQueue.ts";
 import {
   type ManifestValidationThreads,
   startManifestValidationThreads,
@@ -30,6 +31,13 @@ const slowSchema = {
     ]),
   ),
 };
+
+/** Quick to compile, 2^depth to check (`slowToCheck` in test/support/hostileSchemas.ts). */
+const slowToCheck = {
+  anyOf: [{ items: { $ref: "#" }, contains: { const: "never" } }, { items: { $ref: "#" } }],
+};
+/** Arrays 30 deep: minutes to check against `slowToCheck`. */
+const slowInput = JSON.parse(`${"[".repeat(30)}${"]".repeat(30)}`);
 
 let threads: ManifestValidationThreads | undefined;
 afterEach(async () => {
@@ -132,5 +140,67 @@ describe("validateInput", () => {
     expect(await threads.validateInput("review", reviewInput, { diff: "+x" })).toEqual({
       ok: true,
     });
+  });
+});
+
+describe("finding M-4: one listing cannot stall input checks", () => {
+  it("gives a value's check checkBudgetMs, apart from its schema's compile budget", async () => {
+    threads = startManifestValidationThreads({
+      threads: 1,
+      compileBudgetMs: 60_000,
+      checkBudgetMs: 100,
+    });
+    // Slow to compile, quick to check: within the compile budget.
+    expect(await threads.validateInput("patterns", slowSchema, {})).toEqual({ ok: true });
+    expect(await threads.validateInput("nested", slowToCheck, slowInput)).toEqual({
+      ok: false,
+      mismatch: { path: "input", message: "could not be checked within 100 ms" },
+    });
+    expect(await threads.validateInput("nested", slowToCheck, [[]])).toEqual({ ok: true });
+  });
+
+  it("serves another queue's check after one check in flight per thread, however long one queue is", async () => {
+    threads = startManifestValidationThreads({ threads: 2, checkBudgetMs: 100 });
+    const answered: string[] = [];
+    const check = (queue: string, schema: object, input: unknown) =>
+      threads
+        ?.validateInput(queue, schema, input, queue)
+        .then((validation) => answered.push(`${queue}:${validation.ok}`));
+    const flood = Array.from({ length: 8 }, () => check("flood", slowToCheck, slowInput));
+    await check("other", { type: "string" }, "quick");
+    await Promise.all(flood);
+    // In flight on each thread when it came, and the flood's turn before its own: at most three.
+    expect(answered.indexOf("other:true")).toBeLessThanOrEqual(3);
+    expect(answered.filter((answer) => answer === "flood:false")).toHaveLength(8);
+  });
+
+  it("keeps a thread for other queues when one queue may hold only busyPerKey of them", async () => {
+    threads = startManifestValidationThreads({ threads: 2, checkBudgetMs: 1_000, busyPerKey: 1 });
+    const answered: string[] = [];
+    const flood = Array.from({ length: 3 }, () =>
+      threads?.validateInput("flood", slowToCheck, slowInput).then(() => answered.push("flood")),
+    );
+    expect(await threads.validateInput("other", { type: "string" }, "quick", "other")).toEqual({
+      ok: true,
+    });
+    answered.push("other");
+    await Promise.all(flood);
+    expect(answered).toEqual(["other", "flood", "flood", "flood"]);
+  });
+
+  it("refuses a check past its queue's bound or its wait's deadline", async () => {
+    threads = startManifestValidationThreads({
+      threads: 1,
+      checkBudgetMs: 2_000,
+      waitingPerKey: 1,
+      waitMs: 300,
+    });
+    const inFlight = threads.validateInput("nested", slowToCheck, slowInput);
+    const waiting = threads.validateInput("nested", slowToCheck, slowInput).catch((e) => e);
+    const full = await threads.validateInput("nested", slowToCheck, [[]]).catch((e) => e);
+    expect(full).toBeInstanceOf(QueueRefusal);
+    expect(full).toMatchObject({ reason: "full" });
+    expect(await waiting).toMatchObject({ reason: "deadline" });
+    expect(await inFlight).toMatchObject({ ok: false });
   });
 });

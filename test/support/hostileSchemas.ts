@@ -52,3 +52,25 @@ export function slowToCompile() {
     })),
   };
 }
+
+/**
+ * Within every limit (a few dozen values), yet slow to check: at each level of the nested arrays in
+ * `tree` the first branch checks the whole level below before failing on `contains`, and the second
+ * checks it again, so a check costs 2^depth. A tree 23 arrays deep takes about a second here, 31 deep
+ * (what an input nested 32 levels may hold) minutes.
+ */
+export function slowToCheck() {
+  const node = { $ref: "#/$defs/node" };
+  return {
+    type: "object",
+    properties: { tree: node },
+    $defs: { node: { anyOf: [{ items: node, contains: { const: "never" } }, { items: node }] } },
+  };
+}
+
+/** `{tree: [[[…]]]}`, `levels` arrays deep: what `slowToCheck()` takes 2^levels steps over. */
+export function slowInput(levels: number): object {
+  let tree: unknown = [];
+  for (let level = 1; level < levels; level += 1) tree = [tree];
+  return { tree };
+}

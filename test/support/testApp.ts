@@ -6,17 +6,13 @@ import { issueToken, jwtSettings } from "../../api/auth/jwt.ts";
 import { createChainClient } from "../../api/chainClient.ts";
 import { createChainReader } from "../../api/chainReader.ts";
 import type { ApiDeps } from "../../api/context.ts";
-import {
-  INPUT_VALIDATION_THREADS,
-  RUN_ANSWER_GRACE_MS,
-  STREAM_HEARTBEAT_MS,
-} from "../../api/limits.ts";
+import { startInputValidationThreads } from "../../api/execution/inputValidationThreads.ts";
+import { RUN_ANSWER_GRACE_MS, STREAM_HEARTBEAT_MS } from "../../api/limits.ts";
 import { startLocalState } from "../../api/startLocalState.ts";
 import { JWT_SECRET, SEALING_KEY, type Stack } from "../../devStack/startStack.ts";
 import { createInProcessBus } from "../../lib/bus/inProcessBus.ts";
 import { ENV_FIELDS } from "../../lib/env.ts";
 import { createLogger } from "../../lib/log.ts";
-import { startManifestValidationThreads } from "../../lib/manifest/manifestValidationThreads.ts";
 import type { TrustProxy } from "../../lib/net/trustProxy.ts";
 import { http } from "./http.ts";
 
@@ -86,7 +82,7 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
       runAnswerGraceMs: options.runAnswerGraceMs ?? RUN_ANSWER_GRACE_MS,
     },
     // Idle threads do not keep the test process alive.
-    inputValidation: startManifestValidationThreads({ threads: INPUT_VALIDATION_THREADS }),
+    inputValidation: startInputValidationThreads(),
     log,
     now: options.now ?? Date.now,
     stopping: stopping.signal,
