@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { Address, PublicClient } from "viem";
 import type { Bus } from "../lib/bus/bus.ts";
 import type { Database } from "../lib/db/projections.ts";
+import type { RegistrationQuota } from "../lib/jobs/registrationQuota.ts";
 import type { Logger } from "../lib/log.ts";
 import type { ManifestValidationThreads } from "../lib/manifest/manifestValidationThreads.ts";
 import type { TrustProxy } from "../lib/net/trustProxy.ts";
@@ -49,6 +50,8 @@ export type ApiDeps = {
     executionRateLimitPerMinute: number;
     /** The most executions per minute per credential a listing's creator may set. */
     maxExecutionRatePerMinute: number;
+    /** What one wallet may have queued, and registered without listing. */
+    registrationQuota: RegistrationQuota;
     /** How often an idle execution stream gets a comment line (`STREAM_HEARTBEAT_MS`). */
     streamHeartbeatMs: number;
     /** Past a run's timeout, how long its answer may take (`RUN_ANSWER_GRACE_MS`). */

@@ -72,6 +72,10 @@ export async function serveApi({
       trustProxy: env.TRUST_PROXY,
       executionRateLimitPerMinute: env.EXECUTION_RATE_LIMIT_PER_MINUTE,
       maxExecutionRatePerMinute: env.MAX_EXECUTION_RATE_PER_MINUTE,
+      registrationQuota: {
+        queuedPerWallet: env.REGISTRATIONS_QUEUED_PER_WALLET,
+        unlistedPerWallet: env.UNLISTED_AGENTS_PER_WALLET,
+      },
       streamHeartbeatMs: STREAM_HEARTBEAT_MS,
       runAnswerGraceMs: RUN_ANSWER_GRACE_MS,
     },

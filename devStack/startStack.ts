@@ -225,6 +225,9 @@ export async function startStack(options: StackOptions = {}) {
             JWT_SECRET,
             RATE_LIMIT_PER_MINUTE: String(rateLimitPerMinute),
             AUTH_RATE_LIMIT_PER_MINUTE: String(authRateLimitPerMinute),
+            // Tests register many agents per wallet; the quotas are tested apart, with their defaults.
+            REGISTRATIONS_QUEUED_PER_WALLET: "100000",
+            UNLISTED_AGENTS_PER_WALLET: "100000",
             ...options.env,
             ...env,
           },

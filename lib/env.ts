@@ -73,6 +73,10 @@ export const ENV_FIELDS = {
   EXECUTION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
   /** The most executions per minute per credential a listing's creator may set for its listing. */
   MAX_EXECUTION_RATE_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** Registrations and versions one wallet may have queued at once. */
+  REGISTRATIONS_QUEUED_PER_WALLET: z.coerce.number().int().positive().default(10),
+  /** Agents one wallet may hold registered and never listed on-chain. */
+  UNLISTED_AGENTS_PER_WALLET: z.coerce.number().int().positive().default(50),
   /** Unset, `X-Forwarded-For` is ignored: the socket's peer is the client. */
   TRUST_PROXY: trustProxySchema.optional(),
   SEALING_KEY: hexKey.optional(),

@@ -3,6 +3,7 @@ import type { Database } from "../lib/db/projections.ts";
 import { createLogger } from "../lib/log.ts";
 import { type RuntimeDeps, runtimeForListing } from "./execution/runtimeForListing.ts";
 import { type ExecutionOptions, startExecution } from "./execution/startExecution.ts";
+import { listedOnChain } from "./registration/listedOnChain.ts";
 import {
   type RegistrationWorkerOptions,
   startRegistrationWorker,
@@ -50,6 +51,7 @@ export async function startWorkers({
     bus,
     sealingKey,
     log,
+    listedOnChain: listedOnChain(chain),
     ...registrationOptions,
   });
   const execution = await startExecution({

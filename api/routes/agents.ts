@@ -2,7 +2,11 @@ import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { agents } from "../../lib/db/appSchema.ts";
 import { parseApiListingId } from "../../lib/ids/listingId.ts";
-import { submitRegistration } from "../../lib/jobs/submitRegistration.ts";
+import {
+  type RegistrationQuota,
+  UNLISTED_AGENT_EXPIRY_DAYS,
+} from "../../lib/jobs/registrationQuota.ts";
+import { type Submission, submitRegistration } from "../../lib/jobs/submitRegistration.ts";
 import { type AppEnv, callerWallet } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { idempotencyKeyOf } from "../idempotencyKey.ts";
@@ -12,6 +16,10 @@ import { readJsonObject } from "../readJsonObject.ts";
 export const agentRoutes = new Hono<AppEnv>();
 
 const REUSED_KEY = "This Idempotency-Key was already used with another body";
+/** A queued registration takes about a second. */
+const PENDING_RETRY_AFTER_SECONDS = 5;
+/** Unlisted agents free a place when listed or expired: hours, not seconds. */
+const UNLISTED_RETRY_AFTER_SECONDS = 3_600;
 
 /** Registers an agent: answers at once with a queued job; validation happens in the background. */
 agentRoutes.post("/", async (c) => {
@@ -21,12 +29,9 @@ agentRoutes.post("/", async (c) => {
   const deps = c.get("deps");
   const submission = await submitRegistration(
     { db: deps.db, bus: deps.bus, sealingKey: deps.sealingKey, log: deps.log },
-    { wallet: callerWallet(c), body, idempotencyKey },
+    { wallet: callerWallet(c), body, idempotencyKey, quota: deps.settings.registrationQuota },
   );
-  if (submission.outcome === "idempotency_conflict") {
-    throw new ApiError("invalid_request", REUSED_KEY);
-  }
-  return c.json({ job_id: submission.jobId, status: submission.status }, 202);
+  return c.json(accepted(submission, deps.settings.registrationQuota), 202);
 });
 
 /**
@@ -59,10 +64,30 @@ agentRoutes.post("/:agent_id/versions", async (c) => {
       kind: "version",
       body: `{"agent_id":${JSON.stringify(agent.agentId)},"manifest":${manifest}}`,
       idempotencyKey: idempotencyKeyOf(c),
+      quota: deps.settings.registrationQuota,
     },
   );
-  if (submission.outcome === "idempotency_conflict") {
-    throw new ApiError("invalid_request", REUSED_KEY);
-  }
-  return c.json({ job_id: submission.jobId, status: submission.status }, 202);
+  return c.json(accepted(submission, deps.settings.registrationQuota), 202);
 });
+
+/** The job a submission queued (or found under its Idempotency-Key), or why it was refused. */
+function accepted(submission: Submission, quota: RegistrationQuota) {
+  switch (submission.outcome) {
+    case "queued":
+      return { job_id: submission.jobId, status: submission.status };
+    case "idempotency_conflict":
+      throw new ApiError("invalid_request", REUSED_KEY);
+    case "too_many_pending":
+      throw new ApiError(
+        "rate_limit_exceeded",
+        `This wallet has ${quota.queuedPerWallet} registrations queued; retry once they are processed`,
+        { retryAfterSeconds: PENDING_RETRY_AFTER_SECONDS },
+      );
+    case "too_many_unlisted":
+      throw new ApiError(
+        "rate_limit_exceeded",
+        `This wallet has ${quota.unlistedPerWallet} agents registered and never listed; list them, or wait until unlisted ones expire after ${UNLISTED_AGENT_EXPIRY_DAYS} days`,
+        { retryAfterSeconds: UNLISTED_RETRY_AFTER_SECONDS },
+      );
+  }
+}

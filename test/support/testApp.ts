@@ -78,6 +78,10 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
       maxExecutionRatePerMinute:
         options.maxExecutionRatePerMinute ??
         ENV_FIELDS.MAX_EXECUTION_RATE_PER_MINUTE.parse(undefined),
+      registrationQuota: {
+        queuedPerWallet: ENV_FIELDS.REGISTRATIONS_QUEUED_PER_WALLET.parse(undefined),
+        unlistedPerWallet: ENV_FIELDS.UNLISTED_AGENTS_PER_WALLET.parse(undefined),
+      },
       streamHeartbeatMs: options.streamHeartbeatMs ?? STREAM_HEARTBEAT_MS,
       runAnswerGraceMs: options.runAnswerGraceMs ?? RUN_ANSWER_GRACE_MS,
     },

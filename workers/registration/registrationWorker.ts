@@ -3,6 +3,8 @@ import type { Database } from "../../lib/db/projections.ts";
 import { REGISTRATION_SUBJECT } from "../../lib/jobs/publishJob.ts";
 import type { Logger } from "../../lib/log.ts";
 import { startManifestValidationThreads } from "../../lib/manifest/manifestValidationThreads.ts";
+import { startUnlistedAgentExpiry } from "./expireUnlistedAgents.ts";
+import type { ListedOnChain } from "./listedOnChain.ts";
 import { failJob, PermanentJobFailure, processRegistration } from "./processRegistration.ts";
 
 export type RegistrationWorkerOptions = {
@@ -15,6 +17,8 @@ export type RegistrationWorkerOptions = {
   ackWaitMs?: number;
   /** How long one schema may take to compile (see `startManifestValidationThreads`). */
   schemaCompileBudgetMs?: number;
+  /** Whether a listing exists on-chain: unlisted agents expire only when it does not. */
+  listedOnChain: ListedOnChain;
 };
 
 const MAX_DELIVER = 5;
@@ -31,6 +35,7 @@ export async function startRegistrationWorker({
   concurrency = 4,
   ackWaitMs = 30_000,
   schemaCompileBudgetMs,
+  listedOnChain,
 }: RegistrationWorkerOptions): Promise<Subscription> {
   const validation = startManifestValidationThreads({
     threads: concurrency,
@@ -78,8 +83,10 @@ export async function startRegistrationWorker({
       }
     },
   );
+  const expiry = startUnlistedAgentExpiry({ db, listedOnChain, log });
   return {
     stop: async () => {
+      expiry.stop();
       await subscription.stop();
       await validation.close();
     },
