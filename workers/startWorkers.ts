@@ -29,6 +29,7 @@ export type WorkersOptions = {
   > &
     Pick<RuntimeDeps, "policy" | "vendors" | "repositoryBaseUrl">;
   chain: SettlementOptions["chain"];
+  settlement?: Pick<SettlementOptions, "reconcilePatienceMs">;
 };
 
 /**
@@ -43,6 +44,7 @@ export async function startWorkers({
   registration: registrationOptions,
   execution: { policy, vendors, repositoryBaseUrl, ...executionOptions },
   chain,
+  settlement: settlementOptions,
 }: WorkersOptions): Promise<{ stop: () => Promise<void> }> {
   const log = createLogger("worker");
   const registration = await startRegistrationWorker({
@@ -65,6 +67,7 @@ export async function startWorkers({
     databaseUrl,
     chain,
     log: createLogger("settlement"),
+    ...settlementOptions,
   });
   return {
     stop: async () => {
