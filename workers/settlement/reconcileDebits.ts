@@ -22,9 +22,10 @@ import { settleRecordedRuns } from "./settleRecordedRuns.ts";
  * their run ids, and only the runs it never settled are released for a new batch. The contract
  * refuses a replayed run id, so even a wrong guess here could not charge twice.
  *
- * A submission that fails to reconcile while the chain answers holds up nothing else: it is tried
- * again each round, and set aside (`quarantineRuns`) once it has failed for `reconcilePatienceMs`.
- * While the chain does not answer at all, the failure is the loop's, which waits for it.
+ * Settling a submission by its receipt, or as lost, can fail where the node will not search its logs
+ * (`findDebits`). Such a submission holds up nothing else: it is tried again each round, and set aside
+ * (`quarantineRuns`) once it has failed for `reconcilePatienceMs` while the chain answered. A failure
+ * to read the receipt, or the chain not answering at all, is the loop's, which waits for the chain.
  */
 export async function reconcileDebits(context: SettlementContext): Promise<number> {
   const submitted = await context.db
@@ -34,30 +35,20 @@ export async function reconcileDebits(context: SettlementContext): Promise<numbe
       and(eq(runs.charge, "debit_pending"), isNotNull(runs.debitTx), isNull(runs.quarantinedAt)),
     );
   for (const { tx } of submitted) {
-    if (tx === null) continue;
-    try {
-      await reconcileSubmission(context, tx as Hex);
-      context.unreconciledSince.delete(tx);
-    } catch (error) {
-      await failedToReconcile(context, tx as Hex, error);
-    }
+    if (tx !== null) await reconcileSubmission(context, tx as Hex);
   }
   return submitted.length;
 }
 
 async function reconcileSubmission(context: SettlementContext, hash: Hex): Promise<void> {
-  const receipt = await receiptIfMined(context, hash);
-  if (receipt) {
-    await applyDebitReceipt(context, receipt, hash);
-    return;
+  const receipt = (await receiptIfMined(context, hash)) ?? (await receiptOnceMined(context, hash));
+  try {
+    if (receipt) await applyDebitReceipt(context, receipt, hash);
+    else await settleLostSubmission(context, hash);
+    context.unreconciledSince.delete(hash);
+  } catch (error) {
+    await failedToReconcile(context, hash, error);
   }
-  if (await isPending(context, hash)) {
-    context.log.info("waiting for a debit batch still pending", { tx: hash });
-    const mined = await context.chain.receiptOf(hash, context.receiptTimeoutMs);
-    await applyDebitReceipt(context, mined, hash);
-    return;
-  }
-  await settleLostSubmission(context, hash);
 }
 
 /**
@@ -134,6 +125,16 @@ async function receiptIfMined(
     if (error instanceof TransactionReceiptNotFoundError) return undefined;
     throw error;
   }
+}
+
+/** The receipt of a transaction the chain still holds pending, waited for; undefined when it holds none. */
+async function receiptOnceMined(
+  context: SettlementContext,
+  hash: Hex,
+): Promise<TransactionReceipt | undefined> {
+  if (!(await isPending(context, hash))) return undefined;
+  context.log.info("waiting for a debit batch still pending", { tx: hash });
+  return context.chain.receiptOf(hash, context.receiptTimeoutMs);
 }
 
 async function isPending({ chain }: SettlementContext, hash: Hex): Promise<boolean> {
