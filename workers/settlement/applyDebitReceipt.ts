@@ -19,8 +19,7 @@ import { settleRecordedRuns } from "./settleRecordedRuns.ts";
  * Moves the runs `tx` carried on by its mined receipt: each debited (at the `QueryConsumed` price, in
  * its block) or refused (skipped for a reason, uncharged, still to be logged). A run skipped as
  * already settled was debited by an earlier transaction, found by its logs, or is set aside
- * (`settleRecordedRuns`). A reverted transaction
- * changed nothing: its runs go into the next batch.
+ * (`settleRecordedRuns`). A reverted transaction changed nothing: its runs go into the next batch.
  */
 export async function applyDebitReceipt(
   context: SettlementContext,

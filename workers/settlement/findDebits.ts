@@ -27,15 +27,14 @@ export type RunToFind = {
 export async function findDebits(
   chain: SettlementChain,
   wanted: RunToFind[],
-  head?: bigint,
+  head: bigint,
 ): Promise<Map<bigint, Debit>> {
   const found = new Map<bigint, Debit>();
   if (wanted.length === 0) return found;
   const byId = new Map(wanted.map((run) => [BigInt(run.onChainRunId), run]));
-  const last = head ?? (await chain.client.getBlockNumber());
   for (
     let from = searchStart(chain.startBlock, wanted);
-    from <= last && found.size < byId.size;
+    from <= head && found.size < byId.size;
     from += LOG_SEARCH_CHUNK_BLOCKS
   ) {
     const to = from + LOG_SEARCH_CHUNK_BLOCKS - 1n;
@@ -45,7 +44,7 @@ export async function findDebits(
       eventName: "QueryConsumed",
       args: { runId: [...byId.keys()].filter((runId) => !found.has(runId)) },
       fromBlock: from,
-      toBlock: to < last ? to : last,
+      toBlock: to < head ? to : head,
       strict: true,
     });
     for (const log of logs) {

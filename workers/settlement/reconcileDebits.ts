@@ -61,7 +61,7 @@ async function settleLostSubmission(context: SettlementContext, tx: Hex): Promis
   const lost = await db
     .select(runToSettle)
     .from(runs)
-    .where(and(eq(runs.debitTx, tx), eq(runs.charge, "debit_pending")));
+    .where(and(eq(runs.debitTx, tx), eq(runs.charge, "debit_pending"), isNull(runs.quarantinedAt)));
   const head = await chain.client.getBlockNumber();
   const recorded = await recordedOnChain(
     chain,

@@ -12,7 +12,7 @@ import type { SettlementContext } from "./settlementContext.ts";
 export async function settleRecordedRuns(
   context: SettlementContext,
   recorded: RunToFind[],
-  head?: bigint,
+  head: bigint,
 ): Promise<string[]> {
   if (recorded.length === 0) return [];
   const debits = await findDebits(context.chain, recorded, head);
