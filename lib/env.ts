@@ -82,6 +82,8 @@ export const ENV_FIELDS = {
   SEALING_KEY: hexKey.optional(),
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
   REGISTRATION_ACK_WAIT_MS: z.coerce.number().int().positive().default(30_000),
+  /** How long a submitted debit batch may fail to reconcile, the chain answering, before it is set aside. */
+  SETTLEMENT_RECONCILE_PATIENCE_MS: z.coerce.number().int().positive().default(60_000),
   SCHEMA_COMPILE_BUDGET_MS: z.coerce.number().int().positive().default(SCHEMA_COMPILE_BUDGET_MS),
   /** A run admitted this long ago that no slot of its listing took is refused (503). */
   RUN_QUEUE_WAIT_MS: z.coerce.number().int().positive().default(30_000),

@@ -23,6 +23,7 @@ const env = parseEnvironment(
       "WORKER_CONCURRENCY",
       "REGISTRATION_ACK_WAIT_MS",
       "SCHEMA_COMPILE_BUDGET_MS",
+      "SETTLEMENT_RECONCILE_PATIENCE_MS",
     ),
     ...EXECUTION_ENV,
   }),
@@ -46,6 +47,7 @@ const workers = await startWorkers({
     deployment: await requireDeployment(deploymentFileOf(env)),
     operatorKey: env.OPERATOR_PRIVATE_KEY,
   },
+  settlement: { reconcilePatienceMs: env.SETTLEMENT_RECONCILE_PATIENCE_MS },
 });
 createLogger("worker").info("workers started", { bus: "jetstream" });
 

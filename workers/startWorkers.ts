@@ -30,6 +30,7 @@ export type WorkersOptions = {
   > &
     Pick<RuntimeDeps, "policy" | "vendors" | "repositoryBaseUrl">;
   chain: SettlementOptions["chain"];
+  settlement?: Pick<SettlementOptions, "reconcilePatienceMs">;
 };
 
 /**
@@ -44,6 +45,7 @@ export async function startWorkers({
   registration: registrationOptions,
   execution: { policy, vendors, repositoryBaseUrl, ...executionOptions },
   chain,
+  settlement: settlementOptions,
 }: WorkersOptions): Promise<{ stop: () => Promise<void> }> {
   const log = createLogger("worker");
   const registration = await startRegistrationWorker({
@@ -67,6 +69,7 @@ export async function startWorkers({
     databaseUrl,
     chain,
     log: createLogger("settlement"),
+    ...settlementOptions,
   });
   return {
     stop: async () => {

@@ -226,6 +226,15 @@ export const runs = appSchema.table(
     leaseUntil: timestamp({ withTimezone: true }),
     debitTx: text(),
     debitBlock: bigint({ mode: "bigint" }),
+    /** The chain's head when the run's debit was first submitted: no debit of it is in an earlier block. */
+    debitSubmittedBlock: bigint({ mode: "bigint" }),
+    /**
+     * Settlement could not tell whether the chain debited this run: set aside, still `debit_pending`
+     * with its `debit_tx`, until an operator decides (docs/execution.md, "Settlement").
+     */
+    quarantinedAt: timestamp({ withTimezone: true }),
+    /** Why it was set aside, for the operator. */
+    quarantineReason: text(),
     /** The run is logged on-chain (by `recordRuns`, or by its debit). */
     logged: boolean().notNull().default(false),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

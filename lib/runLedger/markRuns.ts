@@ -12,6 +12,7 @@ export const runToSettle = {
   reservedWei: runs.reservedWei,
   status: runs.status,
   charge: runs.charge,
+  debitSubmittedBlock: runs.debitSubmittedBlock,
 };
 
 const ids = (rows: { id: string }[]) => rows.map(({ id }) => id);
@@ -72,13 +73,46 @@ export async function markSettledUncharged(db: Database, onChainRunId: bigint): 
 }
 
 /**
- * Records `tx` as carrying the debits of `runIds`, all or none (it is not sent yet): true when every
- * one still waited for its debit.
+ * Sets these runs aside (by on-chain run id): still awaiting their debit, with their `debit_tx`, but no
+ * longer reconciled, for an operator to decide. Their reservation stays held.
  */
-export async function markSubmitted(db: Database, runIds: string[], tx: Hex): Promise<boolean> {
+export async function markQuarantined(
+  db: Database,
+  onChainRunIds: bigint[],
+  reason: string,
+): Promise<string[]> {
+  if (onChainRunIds.length === 0) return [];
+  const updated = await db
+    .update(runs)
+    .set({ quarantinedAt: new Date(), quarantineReason: reason })
+    .where(
+      and(
+        inArray(runs.onChainRunId, onChainRunIds.map(String)),
+        eq(runs.charge, "debit_pending"),
+        isNull(runs.quarantinedAt),
+      ),
+    )
+    .returning({ id: runs.id });
+  return ids(updated);
+}
+
+/**
+ * Records `tx` as carrying the debits of `runIds`, all or none (it is not sent yet): true when every
+ * one still waited for its debit. `head` is the chain's latest block before `tx` was signed, kept from
+ * a run's first submission on: where a search for its debit starts.
+ */
+export async function markSubmitted(
+  db: Database,
+  runIds: string[],
+  tx: Hex,
+  head: bigint,
+): Promise<boolean> {
   const marked = await db
     .update(runs)
-    .set({ debitTx: tx })
+    .set({
+      debitTx: tx,
+      debitSubmittedBlock: sql`coalesce(${runs.debitSubmittedBlock}, ${head.toString()}::bigint)`,
+    })
     .where(and(inArray(runs.id, runIds), eq(runs.charge, "debit_pending"), isNull(runs.debitTx)))
     .returning({ id: runs.id });
   if (marked.length === runIds.length) return true;
@@ -99,6 +133,8 @@ export async function clearSubmission(
       and(
         eq(runs.debitTx, tx),
         eq(runs.charge, "debit_pending"),
+        // A run set aside keeps its transaction, for the operator who decides it.
+        isNull(runs.quarantinedAt),
         onChainRunIds ? inArray(runs.onChainRunId, onChainRunIds.map(String)) : undefined,
       ),
     );

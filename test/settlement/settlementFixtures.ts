@@ -57,6 +57,8 @@ export async function perTaskRenters(
 export type FinishedRun = {
   /** The API's run id; a new one by default. */
   id?: string;
+  /** The id the chain knows it by; the next of the database's by default. */
+  onChainRunId?: bigint;
   wallet: Address;
   listingId: Hex;
   rentalModel: RentalModel;
@@ -72,7 +74,7 @@ export async function insertFinishedRuns(stack: Stack, finished: FinishedRun[]) 
     .values(
       finished.map((run) => ({
         id: run.id ?? newRunId(),
-        onChainRunId: nextOnChainRunId,
+        onChainRunId: run.onChainRunId?.toString() ?? nextOnChainRunId,
         wallet: run.wallet.toLowerCase(),
         onChainListingId: run.listingId,
         rentalModel: run.rentalModel,

@@ -1,5 +1,6 @@
 // A JSON-RPC proxy in front of the chain that records the methods asked through it, and can fail some,
-// to show what a request costs the node and how an outage in the middle of one is answered.
+// to show what a request costs the node and how an outage in the middle of one is answered. Given
+// `maxLogBlocks`, it refuses an `eth_getLogs` over more blocks, as hosted providers do.
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -8,7 +9,13 @@ export type CountingRpcProxy = Awaited<ReturnType<typeof startCountingRpcProxy>>
 /** `fail(EVERY_METHOD)`: the chain is unreachable for every request. */
 export const EVERY_METHOD = "*";
 
-export async function startCountingRpcProxy(rpcUrl: string) {
+/** What providers that cap `eth_getLogs` answer past their range: JSON-RPC "limit exceeded". */
+export const LOG_RANGE_REFUSED = -32005;
+
+export async function startCountingRpcProxy(
+  rpcUrl: string,
+  { maxLogBlocks }: { maxLogBlocks?: number } = {},
+) {
   const methods: string[] = [];
   const failing = new Set<string>();
   let stalling = false;
@@ -24,10 +31,29 @@ export async function startCountingRpcProxy(rpcUrl: string) {
       return;
     }
     const body = await readBody(request);
-    const calls = [JSON.parse(body)].flat() as { method: string }[];
+    const call = JSON.parse(body) as RpcCall | RpcCall[];
+    const calls = [call].flat();
     methods.push(...calls.map((call) => call.method));
     if (failing.has(EVERY_METHOD) || calls.some((call) => failing.has(call.method))) {
       response.writeHead(502).end("the chain is unreachable");
+      return;
+    }
+    if (
+      maxLogBlocks !== undefined &&
+      !Array.isArray(call) &&
+      call.method === "eth_getLogs" &&
+      (await logBlocks(rpcUrl, call)) > maxLogBlocks
+    ) {
+      response.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: call.id,
+          error: {
+            code: LOG_RANGE_REFUSED,
+            message: `query exceeds max block range ${maxLogBlocks}`,
+          },
+        }),
+      );
       return;
     }
     if (stalling) await released;
@@ -75,4 +101,27 @@ async function readBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
+}
+
+type RpcCall = { id: number; method: string; params: unknown[] };
+
+/** How many blocks an `eth_getLogs` call spans, its tags read as the chain's head (none by hash). */
+async function logBlocks(rpcUrl: string, call: RpcCall): Promise<number> {
+  const filter = (call.params[0] ?? {}) as {
+    fromBlock?: string;
+    toBlock?: string;
+    blockHash?: string;
+  };
+  if (filter.blockHash !== undefined) return 1;
+  const block = async (tag = "latest") => {
+    if (tag === "earliest") return 0;
+    if (tag.startsWith("0x")) return Number(tag);
+    const answer = await fetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
+    });
+    return Number(((await answer.json()) as { result: string }).result);
+  };
+  return (await block(filter.toBlock)) - (await block(filter.fromBlock)) + 1;
 }

@@ -104,7 +104,7 @@ export async function sendDebit(deps: Deps, stack: Stack, runId: string) {
     }
   });
   if (!consumed) throw new Error("consumeQuery emitted no QueryConsumed");
-  if (!(await markSubmitted(deps.db, [runId], receipt.transactionHash))) {
+  if (!(await markSubmitted(deps.db, [runId], receipt.transactionHash, receipt.blockNumber))) {
     throw new Error(`run ${runId} was already submitted`);
   }
   return { receipt, price: consumed.price };

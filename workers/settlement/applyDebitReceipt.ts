@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Hex, TransactionReceipt } from "viem";
 import { runs } from "../../lib/db/appSchema.ts";
 import { announceChanged } from "../../lib/runLedger/announce.ts";
@@ -7,19 +7,19 @@ import {
   type Debit,
   markDebited,
   markRefused,
-  markSettledUncharged,
   runToSettle,
 } from "../../lib/runLedger/markRuns.ts";
 import { debitOutcomes } from "./debitOutcomes.ts";
-import { findDebits } from "./findDebits.ts";
+import type { RunToFind } from "./findDebits.ts";
 import { refusalName } from "./refusalName.ts";
 import type { SettlementContext } from "./settlementContext.ts";
+import { settleRecordedRuns } from "./settleRecordedRuns.ts";
 
 /**
  * Moves the runs `tx` carried on by its mined receipt: each debited (at the `QueryConsumed` price, in
  * its block) or refused (skipped for a reason, uncharged, still to be logged). A run skipped as
- * already settled was debited by an earlier transaction, found by its logs. A reverted transaction
- * changed nothing: its runs go into the next batch.
+ * already settled was debited by an earlier transaction, found by its logs, or is set aside
+ * (`settleRecordedRuns`). A reverted transaction changed nothing: its runs go into the next batch.
  */
 export async function applyDebitReceipt(
   context: SettlementContext,
@@ -39,8 +39,8 @@ export async function applyDebitReceipt(
   const carried = await db
     .select(runToSettle)
     .from(runs)
-    .where(and(eq(runs.debitTx, tx), eq(runs.charge, "debit_pending")));
-  const settledBefore: bigint[] = [];
+    .where(and(eq(runs.debitTx, tx), eq(runs.charge, "debit_pending"), isNull(runs.quarantinedAt)));
+  const settledBefore: RunToFind[] = [];
   const unanswered: bigint[] = [];
   const refusals: Record<string, number> = {};
   for (const run of carried) {
@@ -48,14 +48,14 @@ export async function applyDebitReceipt(
     const outcome = outcomes.get(runId);
     if (outcome === undefined) unanswered.push(runId);
     else if (outcome.debited) continue;
-    else if (refusalName(outcome.reason) === "RunAlreadyRecorded") settledBefore.push(runId);
+    else if (refusalName(outcome.reason) === "RunAlreadyRecorded") settledBefore.push(run);
     else {
       changed.push(...(await markRefused(db, runId, tx)));
       const reason = refusalName(outcome.reason);
       refusals[reason] = (refusals[reason] ?? 0) + 1;
     }
   }
-  changed.push(...(await resolveSettledBefore(context, settledBefore)));
+  changed.push(...(await settleRecordedRuns(context, settledBefore, receipt.blockNumber)));
   if (unanswered.length > 0) {
     // Not in this receipt's logs at all: it changed nothing for them, so they are sent again.
     await clearSubmission(db, tx, unanswered);
@@ -72,23 +72,4 @@ export async function applyDebitReceipt(
     debited: [...outcomes.values()].filter((outcome) => outcome.debited).length,
     refused: refusals,
   });
-}
-
-/**
- * Runs the contract already held as settled: debited by an earlier transaction of theirs (found by
- * its `QueryConsumed` log), or, with no debit anywhere, logged uncharged.
- */
-async function resolveSettledBefore(
-  { db, chain, log }: SettlementContext,
-  onChainRunIds: bigint[],
-): Promise<string[]> {
-  if (onChainRunIds.length === 0) return [];
-  const debits = await findDebits(chain, onChainRunIds);
-  const changed = await markDebited(db, debits);
-  for (const runId of onChainRunIds) {
-    if (debits.has(runId)) continue;
-    changed.push(...(await markSettledUncharged(db, runId)));
-    log.warn("a run awaiting its debit was already logged uncharged", { run_id: runId.toString() });
-  }
-  return changed;
 }

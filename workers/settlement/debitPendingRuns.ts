@@ -6,15 +6,16 @@ import { applyDebitReceipt } from "./applyDebitReceipt.ts";
 import type { SettlementContext } from "./settlementContext.ts";
 
 /**
- * Debits the oldest runs awaiting their debit in one `consumeQueries`: the transaction's hash is
- * recorded on them before it is sent, then its receipt settles each. Returns how many it sent.
+ * Debits the oldest runs awaiting their debit in one `consumeQueries`: the transaction's hash (and,
+ * at their first submission, the chain's head) is recorded on them before it is sent, then its
+ * receipt settles each. Returns how many it sent.
  */
 export async function debitPendingRuns(context: SettlementContext): Promise<number> {
   const { db, chain, leadership, log } = context;
   const due = await db
     .select(runToSettle)
     .from(runs)
-    .where(and(eq(runs.charge, "debit_pending"), isNull(runs.debitTx)))
+    .where(and(eq(runs.charge, "debit_pending"), isNull(runs.debitTx), isNull(runs.quarantinedAt)))
     .orderBy(asc(runs.finishedAt), asc(runs.onChainRunId))
     .limit(context.debitBatchSize);
   if (due.length === 0) return 0;
@@ -27,9 +28,11 @@ export async function debitPendingRuns(context: SettlementContext): Promise<numb
     succeeded: run.status === "completed",
   }));
   const runIds = due.map(({ id }) => id);
+  // No block before this one can hold the debits: where a search for them starts.
+  const head = await chain.client.getBlockNumber();
   const tx = await chain.send(
     { functionName: "consumeQueries", args: [debits] },
-    async (hash) => (await leadership.leads()) && (await markSubmitted(db, runIds, hash)),
+    async (hash) => (await leadership.leads()) && (await markSubmitted(db, runIds, hash, head)),
   );
   if (tx === undefined) return 0;
   log.info("debit batch sent", { tx, runs: due.length });

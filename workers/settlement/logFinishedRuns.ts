@@ -5,7 +5,8 @@ import { announceChanged } from "../../lib/runLedger/announce.ts";
 import { markDebited, markLogged, runToSettle } from "../../lib/runLedger/markRuns.ts";
 import { countedOnChain } from "./countedRuns.ts";
 import { recordedRunIds } from "./debitOutcomes.ts";
-import { findDebits } from "./findDebits.ts";
+import { findDebits, type RunToFind } from "./findDebits.ts";
+import { recordedOnChain } from "./recordedOnChain.ts";
 import type { SettlementContext } from "./settlementContext.ts";
 
 /**
@@ -54,10 +55,13 @@ export async function logFinishedRuns(context: SettlementContext): Promise<numbe
     due.map(({ id }) => id),
   );
   // A refused run whose id the chain had settled before: debited after all, by an earlier attempt.
-  const settledBefore = due
-    .filter((run) => run.charge === "refused" && !recorded.has(BigInt(run.onChainRunId)))
-    .map((run) => BigInt(run.onChainRunId));
-  const corrected = await markDebited(db, await findDebits(chain, settledBefore));
+  const settledBefore = due.filter(
+    (run) => run.charge === "refused" && !recorded.has(BigInt(run.onChainRunId)),
+  );
+  const corrected = await markDebited(
+    db,
+    await findDebits(chain, settledBefore, receipt.blockNumber),
+  );
   announceChanged(context.bus, corrected);
   log.info("runs logged", {
     tx,
@@ -74,12 +78,22 @@ export async function logFinishedRuns(context: SettlementContext): Promise<numbe
  */
 async function markUncountedLogged(
   context: SettlementContext,
-  uncounted: { id: string; onChainRunId: string; charge: string }[],
+  uncounted: (RunToFind & { id: string; charge: string })[],
 ): Promise<void> {
-  const refused = uncounted
-    .filter((run) => run.charge === "refused")
-    .map((run) => BigInt(run.onChainRunId));
-  const corrected = await markDebited(context.db, await findDebits(context.chain, refused));
+  const { chain } = context;
+  const refused = uncounted.filter((run) => run.charge === "refused");
+  let corrected: string[] = [];
+  if (refused.length > 0) {
+    // Only a run id the contract holds can have a debit: the others need no search of the logs.
+    const head = await chain.client.getBlockNumber();
+    const recorded = await recordedOnChain(
+      chain,
+      refused.map(({ onChainRunId }) => BigInt(onChainRunId)),
+      head,
+    );
+    const settled = refused.filter(({ onChainRunId }) => recorded.has(BigInt(onChainRunId)));
+    corrected = await markDebited(context.db, await findDebits(chain, settled, head));
+  }
   await markLogged(
     context.db,
     uncounted.map(({ id }) => id),

@@ -1,4 +1,4 @@
-import { and, eq, isNotNull } from "drizzle-orm";
+import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import {
   type Hex,
   TransactionNotFoundError,
@@ -7,59 +7,112 @@ import {
 } from "viem";
 import { runs } from "../../lib/db/appSchema.ts";
 import { announceChanged } from "../../lib/runLedger/announce.ts";
-import { clearSubmission, markDebited } from "../../lib/runLedger/markRuns.ts";
+import { clearSubmission, runToSettle } from "../../lib/runLedger/markRuns.ts";
 import { applyDebitReceipt } from "./applyDebitReceipt.ts";
-import { findDebits } from "./findDebits.ts";
+import { describeFailure } from "./describeFailure.ts";
+import { quarantineRuns } from "./quarantineRuns.ts";
+import { recordedOnChain } from "./recordedOnChain.ts";
 import type { SettlementContext } from "./settlementContext.ts";
+import { settleRecordedRuns } from "./settleRecordedRuns.ts";
 
 /**
  * Settles runs whose debit was submitted but never read back (the leader died, the chain went away,
  * the receipt never came), before any of them is sent again: by the transaction's receipt; by waiting
- * while the chain still holds it pending; else (never sent, or dropped) by the `QueryConsumed` logs of
- * their run ids, and only the runs the chain never debited are released for a new batch. The contract
+ * while the chain still holds it pending; else (never sent, or dropped) by what the contract holds of
+ * their run ids, and only the runs it never settled are released for a new batch. The contract
  * refuses a replayed run id, so even a wrong guess here could not charge twice.
+ *
+ * Settling a submission by its receipt, or as lost, can fail where the node will not search its logs
+ * (`findDebits`). Such a submission holds up nothing else: it is tried again each round, and set aside
+ * (`quarantineRuns`) once it has failed for `reconcilePatienceMs` while the chain answered. A failure
+ * to read the receipt, or the chain not answering at all, is the loop's, which waits for the chain.
  */
 export async function reconcileDebits(context: SettlementContext): Promise<number> {
-  const { db, chain, log } = context;
-  const submitted = await db
+  const submitted = await context.db
     .selectDistinct({ tx: runs.debitTx })
     .from(runs)
-    .where(and(eq(runs.charge, "debit_pending"), isNotNull(runs.debitTx)));
+    .where(
+      and(eq(runs.charge, "debit_pending"), isNotNull(runs.debitTx), isNull(runs.quarantinedAt)),
+    );
   for (const { tx } of submitted) {
-    if (tx === null) continue;
-    const hash = tx as Hex;
-    const receipt = await receiptIfMined(context, hash);
-    if (receipt) {
-      await applyDebitReceipt(context, receipt, hash);
-      continue;
-    }
-    if (await isPending(context, hash)) {
-      log.info("waiting for a debit batch still pending", { tx: hash });
-      await applyDebitReceipt(context, await chain.receiptOf(hash, context.receiptTimeoutMs), hash);
-      continue;
-    }
-    await settleLostSubmission(context, hash);
+    if (tx !== null) await reconcileSubmission(context, tx as Hex);
   }
   return submitted.length;
 }
 
-/** A submission the chain does not know: what it logged of its runs decides, the rest go again. */
+async function reconcileSubmission(context: SettlementContext, hash: Hex): Promise<void> {
+  const receipt = (await receiptIfMined(context, hash)) ?? (await receiptOnceMined(context, hash));
+  try {
+    if (receipt) await applyDebitReceipt(context, receipt, hash);
+    else await settleLostSubmission(context, hash);
+    context.unreconciledSince.delete(hash);
+  } catch (error) {
+    await failedToReconcile(context, hash, error);
+  }
+}
+
+/**
+ * A submission the chain does not know: a run whose id the contract holds as settled was debited by
+ * another transaction (found by its logs) or is set aside; the rest go again. Logs are read only for
+ * runs the contract holds, so a submission that was never mined reads none.
+ */
 async function settleLostSubmission(context: SettlementContext, tx: Hex): Promise<void> {
   const { db, chain, log } = context;
   const lost = await db
-    .select({ onChainRunId: runs.onChainRunId })
+    .select(runToSettle)
     .from(runs)
-    .where(and(eq(runs.debitTx, tx), eq(runs.charge, "debit_pending")));
-  const runIds = lost.map(({ onChainRunId }) => BigInt(onChainRunId));
-  const debits = await findDebits(chain, runIds);
-  const changed = await markDebited(db, debits);
+    .where(and(eq(runs.debitTx, tx), eq(runs.charge, "debit_pending"), isNull(runs.quarantinedAt)));
+  const head = await chain.client.getBlockNumber();
+  const recorded = await recordedOnChain(
+    chain,
+    lost.map(({ onChainRunId }) => BigInt(onChainRunId)),
+    head,
+  );
+  const settledBefore = lost.filter(({ onChainRunId }) => recorded.has(BigInt(onChainRunId)));
+  const changed = await settleRecordedRuns(context, settledBefore, head);
   await clearSubmission(db, tx);
   announceChanged(context.bus, changed);
   log.warn("a debit batch was never mined; its undebited runs go into the next batch", {
     tx,
-    debited_elsewhere: debits.size,
-    to_send_again: runIds.length - debits.size,
+    debited_elsewhere: changed.length,
+    to_send_again: lost.length - settledBefore.length,
   });
+}
+
+async function failedToReconcile(
+  context: SettlementContext,
+  tx: Hex,
+  error: unknown,
+): Promise<void> {
+  if (!(await chainAnswers(context))) throw error;
+  const since = context.unreconciledSince.get(tx) ?? Date.now();
+  context.unreconciledSince.set(tx, since);
+  const failingForMs = Date.now() - since;
+  if (failingForMs < context.reconcilePatienceMs) {
+    context.log.warn("a debit batch could not be reconciled; it is tried again next round", {
+      tx,
+      error: describeFailure(error),
+      failing_for_ms: failingForMs,
+    });
+    return;
+  }
+  context.unreconciledSince.delete(tx);
+  const stuck = await context.db
+    .select({ onChainRunId: runs.onChainRunId })
+    .from(runs)
+    .where(and(eq(runs.debitTx, tx), eq(runs.charge, "debit_pending")));
+  await quarantineRuns(
+    context,
+    stuck.map(({ onChainRunId }) => BigInt(onChainRunId)),
+    `their debit batch ${tx} could not be reconciled for ${Math.round(failingForMs / 1000)} s: ${describeFailure(error)}`,
+  );
+}
+
+async function chainAnswers({ chain }: SettlementContext): Promise<boolean> {
+  return chain.client.getBlockNumber().then(
+    () => true,
+    () => false,
+  );
 }
 
 async function receiptIfMined(
@@ -72,6 +125,16 @@ async function receiptIfMined(
     if (error instanceof TransactionReceiptNotFoundError) return undefined;
     throw error;
   }
+}
+
+/** The receipt of a transaction the chain still holds pending, waited for; undefined when it holds none. */
+async function receiptOnceMined(
+  context: SettlementContext,
+  hash: Hex,
+): Promise<TransactionReceipt | undefined> {
+  if (!(await isPending(context, hash))) return undefined;
+  context.log.info("waiting for a debit batch still pending", { tx: hash });
+  return context.chain.receiptOf(hash, context.receiptTimeoutMs);
 }
 
 async function isPending({ chain }: SettlementContext, hash: Hex): Promise<boolean> {

@@ -17,4 +17,8 @@ export type SettlementContext = {
   logBatchSize: number;
   /** How long to wait for a sent transaction's receipt before looking again on the next round. */
   receiptTimeoutMs: number;
+  /** How long a submitted batch may fail to reconcile, while the chain answers, before it is set aside. */
+  reconcilePatienceMs: number;
+  /** When each submitted batch that fails to reconcile first failed, in this run of failures. */
+  unreconciledSince: Map<string, number>;
 };

@@ -1,6 +1,5 @@
 import type { Hex } from "viem";
 import type { Bus } from "../../lib/bus/bus.ts";
-import { contractErrorName } from "../../lib/chain/contractErrorName.ts";
 import type { Deployment } from "../../lib/chain/deployMarketplace.ts";
 import { isChainUnavailable } from "../../lib/chain/isChainUnavailable.ts";
 import { operatorAccount } from "../../lib/chain/operatorAccount.ts";
@@ -10,6 +9,7 @@ import type { Logger } from "../../lib/log.ts";
 import { SETTLEMENT_TOPIC } from "../../lib/runLedger/notices.ts";
 import { createAlarm } from "./alarm.ts";
 import { debitPendingRuns } from "./debitPendingRuns.ts";
+import { describeFailure } from "./describeFailure.ts";
 import { logFinishedRuns } from "./logFinishedRuns.ts";
 import { reconcileDebits } from "./reconcileDebits.ts";
 import { connectSettlementChain } from "./settlementChain.ts";
@@ -32,6 +32,8 @@ export type SettlementOptions = {
   receiptTimeoutMs?: number;
   /** The longest wait between attempts while the chain (or Postgres) fails. */
   maxBackoffMs?: number;
+  /** How long a submitted batch may fail to reconcile, while the chain answers, before it is set aside. */
+  reconcilePatienceMs?: number;
 };
 
 /**
@@ -53,6 +55,7 @@ export async function startSettlement({
   leadershipRetryMs = 1_000,
   receiptTimeoutMs = 60_000,
   maxBackoffMs = 5_000,
+  reconcilePatienceMs = 60_000,
 }: SettlementOptions): Promise<{ stop: () => Promise<void> }> {
   const account = operatorAccount(deployment.chainId, operatorKey);
   const connected = connectSettlementChain({
@@ -87,6 +90,8 @@ export async function startSettlement({
     debitBatchSize,
     logBatchSize,
     receiptTimeoutMs,
+    reconcilePatienceMs,
+    unreconciledSince: new Map(),
   };
   const notices = bus.listen(SETTLEMENT_TOPIC, () => wake.ring());
 
@@ -112,7 +117,10 @@ export async function startSettlement({
             attempt: failures,
           });
         } else {
-          log.error("settlement step failed", { error: describe(error), retry_in_ms: retryInMs });
+          log.error("settlement step failed", {
+            error: describeFailure(error),
+            retry_in_ms: retryInMs,
+          });
         }
         await idle.sleep(retryInMs);
       }
@@ -122,7 +130,9 @@ export async function startSettlement({
   const loop = (async () => {
     while (running) {
       const leading = await leadership.tryLead().catch((error: unknown) => {
-        log.warn("settlement cannot reach Postgres for its leadership", { error: describe(error) });
+        log.warn("settlement cannot reach Postgres for its leadership", {
+          error: describeFailure(error),
+        });
         return false;
       });
       if (!leading) {
@@ -160,13 +170,4 @@ async function untilChainAnswers(log: Logger, maxBackoffMs: number, check: () =>
       await new Promise((resolve) => setTimeout(resolve, retryInMs));
     }
   }
-}
-
-/** A failure in a line: the contract error's name when there is one, never a request's full dump. */
-function describe(error: unknown): string {
-  const name = contractErrorName(error);
-  if (name) return `the contract refused: ${name}`;
-  if (error instanceof Error)
-    return (error as { shortMessage?: string }).shortMessage ?? error.message;
-  return String(error);
 }

@@ -1,0 +1,213 @@
+// Reconciling a debit batch the chain never received, on the real stack, through a node that refuses
+// an `eth_getLogs` over more than 1,000 blocks as hosted providers do: the search for a run's debit
+// starts at its first submission and goes in bounded steps, a debit of the same run id by another
+// renter or listing is not this run's, and a batch that cannot be reconciled is set aside, loudly,
+// while the others are debited.
+import { eq } from "drizzle-orm";
+import { type Hex, parseEther, toHex } from "viem";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { rpcRequest } from "../../devStack/startAnvil.ts";
+import { devAccount, LOCAL_ROLES } from "../../lib/chain/devAccounts.ts";
+import { runs } from "../../lib/db/appSchema.ts";
+import {
+  type CountingRpcProxy,
+  LOG_RANGE_REFUSED,
+  startCountingRpcProxy,
+} from "../support/countingRpcProxy.ts";
+import { until } from "../support/registration.ts";
+import { useStack } from "../support/useStack.ts";
+import {
+  balanceOf,
+  debitPendingRun,
+  insertDebitPendingRuns,
+  insertFinishedRuns,
+  newListing,
+  perTaskRenters,
+  runEvents,
+  runRow,
+  runRows,
+  settlementLeader,
+} from "./settlementFixtures.ts";
+
+const PRICE = parseEther("0.001");
+const MAX_LOG_BLOCKS = 1_000;
+const output: string[] = [];
+const stack = useStack({
+  chain: true,
+  postgres: true,
+  nats: true,
+  ponder: false,
+  onOutput: (line) => output.push(line),
+});
+let proxy: CountingRpcProxy;
+
+beforeAll(async () => {
+  proxy = await startCountingRpcProxy(stack().anvil.rpcUrl, { maxLogBlocks: MAX_LOG_BLOCKS });
+  await stack().addWorker({ RPC_URL: proxy.url, SETTLEMENT_RECONCILE_PATIENCE_MS: "3000" });
+  await until("a settlement leader", () => settlementLeader(stack()));
+});
+
+afterEach(() => {
+  proxy.restore();
+});
+
+afterAll(async () => {
+  await proxy?.close();
+});
+
+/** Runs whose debit batch is recorded but never reaches the chain: the node refuses the broadcast. */
+async function loseSubmission(
+  listing: { listingId: Hex; price: bigint },
+  renter: { address: Hex },
+  count: number,
+) {
+  proxy.fail("eth_sendRawTransaction");
+  const inserted = await insertDebitPendingRuns(stack(), listing, [renter], count);
+  await until("the batch recorded but never sent", async () => {
+    const rows = await runRows(stack(), inserted.ids);
+    return rows.every((row) => row.debitTx !== null);
+  });
+  expect(await runEvents(stack(), "QueryConsumed", inserted.onChainRunIds)).toEqual([]);
+  return inserted;
+}
+
+/** The run's debit as another transaction of the operator's made it: one the node has forgotten. */
+async function debitElsewhere(runId: string): Promise<Hex> {
+  const row = await runRow(stack(), runId);
+  const receipt = await stack().marketplace.mined(
+    stack()
+      .marketplace.as(devAccount(LOCAL_ROLES.operator))
+      .write.consumeQuery([
+        row.onChainListingId as Hex,
+        row.wallet as Hex,
+        BigInt(row.onChainRunId),
+        BigInt(row.reservedWei),
+        true,
+      ]),
+  );
+  return receipt.transactionHash;
+}
+
+function debitedRuns(ids: string[]) {
+  return until(
+    `${ids.length} runs debited`,
+    async () => {
+      const rows = await runRows(stack(), ids);
+      return rows.every((row) => row.charge === "debited") && rows;
+    },
+    30_000,
+  );
+}
+
+/** The settlement's error lines since output line `from` that name `runId`. */
+function errorsNaming(from: number, runId: string) {
+  return output
+    .slice(from)
+    .join("")
+    .split("\n")
+    .filter((line) => line.includes('"level":"error"') && line.includes(runId));
+}
+
+describe("reconciling a lost debit batch", () => {
+  it("finding M-2: reconciles through a node capping eth_getLogs at 1,000 blocks, and goes on debiting", async () => {
+    const listing = await newListing(stack(), "per_query", PRICE);
+    const [renter] = await perTaskRenters(stack(), listing, 1, PRICE * 10n);
+    if (!renter) throw new Error("a renter expected");
+    const lost = await loseSubmission(listing, renter, 3);
+    await rpcRequest(stack().anvil.rpcUrl, "anvil_mine", [toHex(MAX_LOG_BLOCKS + 100)]);
+    // One of them reached the chain after all, by a transaction the node no longer knows.
+    const elsewhere = await debitElsewhere(lost.ids[0] as string);
+    const refused = await fetch(proxy.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "eth_getLogs",
+        params: [{ fromBlock: toHex(stack().deployment.startBlock), toBlock: "latest" }],
+      }),
+    });
+    expect(((await refused.json()) as { error?: { code: number } }).error?.code).toBe(
+      LOG_RANGE_REFUSED,
+    );
+
+    proxy.restore();
+    const rows = await debitedRuns(lost.ids);
+    expect(rows.find((row) => row.id === lost.ids[0])?.debitTx).toBe(elsewhere);
+    const consumed = await runEvents(stack(), "QueryConsumed", lost.onChainRunIds);
+    expect(consumed).toHaveLength(3);
+    expect(new Set(consumed.map((log) => log.args.runId)).size).toBe(3);
+    expect(rows.reduce((sum, row) => sum + BigInt(row.costWei), 0n)).toBe(3n * PRICE);
+    expect(await balanceOf(stack(), listing.listingId, renter.address)).toBe(7n * PRICE);
+
+    const next = await insertDebitPendingRuns(stack(), listing, [renter], 2);
+    await debitedRuns(next.ids);
+    expect(await balanceOf(stack(), listing.listingId, renter.address)).toBe(5n * PRICE);
+  });
+
+  it("finding L-3: a debit of the same run id for another renter on another listing is not this run's", async () => {
+    const first = await newListing(stack(), "per_query", PRICE);
+    const [firstRenter] = await perTaskRenters(stack(), first, 1, PRICE * 10n);
+    const other = await newListing(stack(), "per_query", PRICE);
+    const [otherRenter] = await perTaskRenters(stack(), other, 1, PRICE * 10n);
+    if (!firstRenter || !otherRenter) throw new Error("renters expected");
+    const debited = await insertDebitPendingRuns(stack(), first, [firstRenter], 1);
+    await debitedRuns(debited.ids);
+    const reused = debited.onChainRunIds[0] as bigint;
+
+    // A database restored from a backup taken before that run hands its on-chain id out again.
+    await stack()
+      .db.delete(runs)
+      .where(eq(runs.id, debited.ids[0] as string));
+    const heardBefore = output.length;
+    const [again] = await insertFinishedRuns(stack(), [
+      { ...debitPendingRun(other, otherRenter.address), onChainRunId: reused },
+    ]);
+    if (!again) throw new Error("a run expected");
+    const row = await until("the run settled or set aside", async () => {
+      const row = await runRow(stack(), again.id);
+      return (row.charge !== "debit_pending" || row.quarantinedAt !== null) && row;
+    });
+
+    expect(row).toMatchObject({ charge: "debit_pending", costWei: "0" });
+    expect(row.quarantinedAt).not.toBeNull();
+    expect(await balanceOf(stack(), other.listingId, otherRenter.address)).toBe(10n * PRICE);
+    const consumed = await runEvents(stack(), "QueryConsumed", [reused]);
+    expect(consumed.map((log) => log.args.buyer)).toEqual([firstRenter.address]);
+    await until("an error naming the run", () => errorsNaming(heardBefore, again.id).length > 0);
+  });
+
+  it("sets aside, loudly, a batch it cannot reconcile; the other runs are debited meanwhile", async () => {
+    const listing = await newListing(stack(), "per_query", PRICE);
+    const [renter] = await perTaskRenters(stack(), listing, 1, PRICE * 10n);
+    if (!renter) throw new Error("a renter expected");
+    const stuck = await loseSubmission(listing, renter, 1);
+    const stuckId = stuck.ids[0] as string;
+    await debitElsewhere(stuckId);
+    const heardBefore = output.length;
+    // The node answers everything but the logs that would tell the run's debit.
+    proxy.restore();
+    proxy.fail("eth_getLogs");
+
+    const others = await insertDebitPendingRuns(stack(), listing, [renter], 2);
+    await debitedRuns(others.ids);
+    const setAside = await until("the run set aside", async () => {
+      const row = await runRow(stack(), stuckId);
+      return row.quarantinedAt !== null && row;
+    });
+    expect(setAside).toMatchObject({ charge: "debit_pending", costWei: "0" });
+    expect(setAside.quarantineReason).toMatch(/could not be reconciled/);
+    await until("an error naming the run", () => errorsNaming(heardBefore, stuckId).length > 0);
+
+    // Set aside, it is neither sent again nor taken as debited once the logs can be read.
+    proxy.restore();
+    const more = await insertDebitPendingRuns(stack(), listing, [renter], 1);
+    await debitedRuns(more.ids);
+    expect(await runRow(stack(), stuckId)).toMatchObject({
+      charge: "debit_pending",
+      debitTx: setAside.debitTx,
+    });
+    expect(await runEvents(stack(), "QueryConsumed", stuck.onChainRunIds)).toHaveLength(1);
+    expect(await balanceOf(stack(), listing.listingId, renter.address)).toBe(6n * PRICE);
+  });
+});
