@@ -72,8 +72,13 @@ export type ApiDeps = {
 };
 
 export type Identity =
-  | { method: "api_key"; wallet: Address; keyId: string }
-  | { method: "jwt"; wallet: Address };
+  | { method: "api_key"; wallet: Address; keyId: string; keyHash: string }
+  | {
+      method: "jwt";
+      wallet: Address;
+      /** When the token expires, in seconds since the epoch. */
+      expiresAt: number;
+    };
 
 export type AppEnv = {
   Variables: {
@@ -87,9 +92,14 @@ export type AppEnv = {
   };
 };
 
-/** The authenticated caller's wallet (routes behind `requireIdentity` always have one). */
-export function callerWallet(c: Context<AppEnv>): Address {
+/** The authenticated caller (routes behind `requireIdentity` always have one). */
+export function callerIdentity(c: Context<AppEnv>): Identity {
   const identity = c.get("identity");
   if (!identity) throw new ApiError("unauthorized", "Authentication required");
-  return identity.wallet;
+  return identity;
+}
+
+/** The authenticated caller's wallet. */
+export function callerWallet(c: Context<AppEnv>): Address {
+  return callerIdentity(c).wallet;
 }

@@ -122,8 +122,12 @@ export const MAX_REVIEW_TEXT_LENGTH = 2_000;
 /** Reviews, edits and replies a wallet may write per minute, across processes. */
 export const REVIEW_WRITES_PER_MINUTE = 5;
 
-/** `GET /v1/creators/me/listings/events` streams a wallet may hold open at once in one API process. */
+/** `GET /v1/creators/me/listings/events` streams a wallet may hold open at once in one API process… */
 export const LISTINGS_STREAMS_PER_WALLET = 5;
+/** …and that one API process holds open at once, all wallets together… */
+export const LISTINGS_STREAMS_PER_PROCESS = 1_000;
+/** …beyond which a stream is refused (429, or 503 for the process) with this `Retry-After`. */
+export const LISTINGS_STREAM_RETRY_AFTER_SECONDS = 5;
 /**
  * An open listings stream reads its listings again this often without a notice: the bound for a
  * change that sends none (a reorg, a views schema moved to a new build), as for catalogue answers.

@@ -37,6 +37,8 @@ export function createApiKeyCache({
   const entries = new Map<string, Entry>();
   const hashById = new Map<string, string>();
   const lookups = new Map<string, { since: number; answer: Promise<ActiveKey | undefined> }>();
+  /** By key id, what to call when the key's revocation is heard. */
+  const revocationWatchers = new Map<string, Set<() => void>>();
   /** Changes whenever cached answers may have become wrong: a lookup begun before must not stay. */
   let epoch = 0;
 
@@ -55,6 +57,7 @@ export function createApiKeyCache({
     const keyHash = hashById.get(keyId);
     if (keyHash) forget(keyHash);
     onRevoked(keyId);
+    for (const watcher of revocationWatchers.get(keyId) ?? []) watcher();
   });
   listener.onListening(forgetAll);
   listener.onLost(forgetAll);
@@ -95,6 +98,20 @@ export function createApiKeyCache({
       });
       lookups.set(keyHash, { since, answer });
       return answer;
+    },
+    /**
+     * Calls `onRevoked` when this process hears that the key `keyId` was revoked (a notice missed
+     * while not listening is not heard); answers the function that stops watching.
+     */
+    watchRevocation(keyId: string, onRevoked: () => void): () => void {
+      const watchers = revocationWatchers.get(keyId) ?? new Set();
+      revocationWatchers.set(keyId, watchers.add(onRevoked));
+      return () => {
+        watchers.delete(onRevoked);
+        if (watchers.size === 0 && revocationWatchers.get(keyId) === watchers) {
+          revocationWatchers.delete(keyId);
+        }
+      };
     },
   };
 }

@@ -34,12 +34,15 @@ export async function issueToken(wallet: Address, settings: JwtSettings, nowSeco
   return { token, expiresAt };
 }
 
-/** The wallet a token speaks for; only HS256 with our key, issuer and audience is accepted. */
+/**
+ * The wallet a token speaks for, and when it expires (seconds since the epoch); only HS256 with our
+ * key, issuer and audience is accepted.
+ */
 export async function verifyToken(
   token: string,
   settings: JwtSettings,
   nowSeconds: number,
-): Promise<Address> {
+): Promise<{ wallet: Address; expiresAt: number }> {
   try {
     const { payload } = await jwtVerify(token, settings.secret, {
       algorithms: ["HS256"],
@@ -50,7 +53,7 @@ export async function verifyToken(
       requiredClaims: ["exp", "sub"],
     });
     if (!/^0x[0-9a-f]{40}$/.test(payload.sub ?? "")) throw new Error("subject is not a wallet");
-    return payload.sub as Address;
+    return { wallet: payload.sub as Address, expiresAt: payload.exp as number };
   } catch (error) {
     if (error instanceof errors.JWTExpired) {
       throw new ApiError("jwt_expired", "The token has expired; authenticate again");

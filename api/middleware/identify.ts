@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import type { ActiveKey } from "../auth/apiKeyCache.ts";
 import { hashApiKey, isApiKeyOf, looksLikeApiKey } from "../auth/apiKeys.ts";
 import { verifyToken } from "../auth/jwt.ts";
 import type { ApiDeps, AppEnv, Identity } from "../context.ts";
@@ -49,16 +50,15 @@ function identityOf(header: string | undefined, deps: ApiDeps): Identity | Promi
         `API keys here begin with intl_${deps.settings.network}_`,
       );
     }
-    const key = deps.apiKeys.find(hashApiKey(token));
-    return key instanceof Promise ? key.then(keyIdentity) : keyIdentity(key);
+    const keyHash = hashApiKey(token);
+    const identityOfKey = (key: ActiveKey | undefined): Identity => {
+      if (!key) throw new ApiError("invalid_api_key", "The API key is invalid or revoked");
+      return { method: "api_key", wallet: key.wallet, keyId: key.id, keyHash };
+    };
+    const key = deps.apiKeys.find(keyHash);
+    return key instanceof Promise ? key.then(identityOfKey) : identityOfKey(key);
   }
-  return verifyToken(token, deps.settings.jwt, Math.floor(deps.now() / 1000)).then((wallet) => ({
-    method: "jwt",
-    wallet,
-  }));
-}
-
-function keyIdentity(key: { id: string; wallet: Identity["wallet"] } | undefined): Identity {
-  if (!key) throw new ApiError("invalid_api_key", "The API key is invalid or revoked");
-  return { method: "api_key", wallet: key.wallet, keyId: key.id };
+  return verifyToken(token, deps.settings.jwt, Math.floor(deps.now() / 1000)).then(
+    ({ wallet, expiresAt }) => ({ method: "jwt", wallet, expiresAt }),
+  );
 }

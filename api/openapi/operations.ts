@@ -374,8 +374,11 @@ export const OPERATIONS: Operation[] = [
       "Server-Sent Events: a `listings` event with the body of `GET /v1/creators/me/listings` at " +
       "once, and again whenever a newly indexed block (or a registration) changes it; comment " +
       "lines keep an idle stream open. An `error` event carries an error object when the " +
-      "listings can no longer be read; the stream then ends and may be opened again. A wallet " +
-      "holds at most 5 such streams open on one API process (429 `rate_limit_exceeded` beyond).",
+      "listings can no longer be read, when the JWT the stream was opened with expires " +
+      "(`jwt_expired`) or when its API key is revoked (`invalid_api_key`); the stream then ends " +
+      "and may be opened again with a valid credential. A wallet holds at most 5 such streams " +
+      "open on one API process (429 `rate_limit_exceeded` beyond), and the process at most " +
+      "1,000 (503 `service_unavailable`), both with `Retry-After`.",
     security: "bearer",
     answer: { status: 200, description: "The event stream", eventStream: true },
     errors: AUTHENTICATED,

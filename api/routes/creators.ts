@@ -1,16 +1,26 @@
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { isDatabaseUnavailable } from "../../lib/db/databaseUnavailable.ts";
-import { type AppEnv, callerWallet } from "../context.ts";
+import { watchCredential } from "../auth/watchCredential.ts";
+import { type AppEnv, callerIdentity, callerWallet } from "../context.ts";
 import { creatorListingsBody } from "../creators/creatorListings.ts";
 import { createOpenStreams } from "../creators/openStreams.ts";
 import { ApiError, errorBody } from "../errors.ts";
-import { LISTINGS_STREAM_REREAD_MS, LISTINGS_STREAMS_PER_WALLET } from "../limits.ts";
+import {
+  LISTINGS_STREAM_REREAD_MS,
+  LISTINGS_STREAM_RETRY_AFTER_SECONDS,
+  LISTINGS_STREAMS_PER_PROCESS,
+  LISTINGS_STREAMS_PER_WALLET,
+} from "../limits.ts";
 
 /** The caller's own listings, as their creator: once, or as a stream that follows the indexer. */
 export function creatorRoutes() {
   const routes = new Hono<AppEnv>();
-  const openStreams = createOpenStreams(LISTINGS_STREAMS_PER_WALLET);
+  const openStreams = createOpenStreams({
+    perWallet: LISTINGS_STREAMS_PER_WALLET,
+    perProcess: LISTINGS_STREAMS_PER_PROCESS,
+    retryAfterSeconds: LISTINGS_STREAM_RETRY_AFTER_SECONDS,
+  });
 
   routes.get("/me/listings", async (c) => {
     const body = await creatorListingsBody(c.get("deps"), callerWallet(c));
@@ -19,11 +29,13 @@ export function creatorRoutes() {
 
   /**
    * A `listings` event with the same body at once, and again each time the indexer's projections
-   * (or the agents' titles) change it. A failure to read them ends the stream with an `error` event.
+   * (or the agents' titles) change it. A failure to read them ends the stream with an `error` event,
+   * and so does the end of the credential it was opened with: its JWT's expiry, its key's revocation.
    */
   routes.get("/me/listings/events", async (c) => {
     const deps = c.get("deps");
-    const wallet = callerWallet(c);
+    const identity = callerIdentity(c);
+    const wallet = identity.wallet;
     const release = openStreams.claim(wallet);
     let sent: string;
     try {
@@ -37,7 +49,8 @@ export function creatorRoutes() {
     return streamSSE(c, async (stream) => {
       const ended = new AbortController();
       stream.onAbort(() => ended.abort());
-      const over = AbortSignal.any([ended.signal, deps.stopping]);
+      const credential = watchCredential(identity, deps);
+      const over = AbortSignal.any([ended.signal, deps.stopping, credential.signal]);
       // One write at a time, in order: events and heartbeats never interleave.
       let writing: Promise<unknown> = Promise.resolve();
       const write = (text: string) => {
@@ -68,6 +81,9 @@ export function creatorRoutes() {
             write(sseEvent("listings", body));
           }
         }
+        if (credential.signal.aborted) {
+          write(sseEvent("error", JSON.stringify(errorBody(credential.signal.reason))));
+        }
       } catch (error) {
         if (!isDatabaseUnavailable(error)) {
           deps.log.error("listings stream failed", {
@@ -84,6 +100,7 @@ export function creatorRoutes() {
           : new ApiError("internal_error", "Unexpected error; open the stream again");
         write(sseEvent("error", JSON.stringify(errorBody(failure))));
       } finally {
+        credential.stop();
         stopWatching();
         clearInterval(reread);
         clearInterval(heartbeat);

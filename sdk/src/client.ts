@@ -180,7 +180,9 @@ export class ServiceClient {
     /**
      * The caller's listings now, then again each time they change (a purchase, a run, a
      * withdrawal), until the signal aborts; then the iteration simply ends. A stream the API ends
-     * (its process stopping) throws a `ServiceConnectionError`: watch again to follow on.
+     * (its process stopping) throws a `ServiceConnectionError`: watch again to follow on. One it
+     * ends with an error event (the listings unreadable, the token expired, the key revoked) throws
+     * the error it carries (`jwt_expired`, `invalid_api_key`, …).
      */
     watchMyListings: (
       options: CallOptions = {},

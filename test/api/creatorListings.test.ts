@@ -1,13 +1,15 @@
 // A creator's own listings from the indexer's projections, once and as Server-Sent Events: a purchase
 // by another wallet reaches an open stream as a new `listings` event without anyone asking again.
+import { decodeJwt } from "jose";
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LISTINGS_STREAMS_PER_WALLET } from "../../api/limits.ts";
 import { ONE_TIME } from "../../devStack/marketplace.ts";
+import type { Api } from "../../devStack/startApi.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import type { CreatorListing } from "../../sdk/src/index.ts";
 import { ServiceClient } from "../../sdk/src/index.ts";
-import { expectError, http, signIn } from "../support/http.ts";
+import { createApiKey, expectError, http, signIn } from "../support/http.ts";
 import { agentDrafts, publishListings } from "../support/listingFixtures.ts";
 import { createTestApp } from "../support/testApp.ts";
 import { useStack } from "../support/useStack.ts";
@@ -37,10 +39,60 @@ beforeAll(async () => {
   creatorToken = await signIn(stack().api.url, creator);
 });
 
-const events = (token: string) =>
-  fetch(`${stack().api.url}/v1/creators/me/listings/events`, {
+const events = (token: string, apiUrl = stack().api.url) =>
+  fetch(`${apiUrl}/v1/creators/me/listings/events`, {
     headers: { authorization: `Bearer ${token}` },
   });
+
+type SseEvent = { event: string; data: string };
+
+/** A stream's events, one at a time, heartbeats skipped. */
+function sseEvents(response: Response) {
+  const body = response.body;
+  if (!body) throw new Error("the answer has no body");
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  const next = async (withinMs: number): Promise<SseEvent | undefined> => {
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      void reader.cancel();
+    }, withinMs);
+    try {
+      for (;;) {
+        const end = buffered.indexOf("\n\n");
+        if (end >= 0) {
+          const block = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          if (block.startsWith(":")) continue;
+          return {
+            event: /^event: (.*)$/m.exec(block)?.[1] ?? "message",
+            data: /^data: (.*)$/m.exec(block)?.[1] ?? "",
+          };
+        }
+        const read = await reader.read();
+        if (late) throw new Error(`the stream sent nothing more within ${withinMs} ms`);
+        if (read.done) return undefined;
+        buffered += read.value;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return {
+    /** The next event, or undefined once the server ended the stream; throws past `withinMs`. */
+    next,
+    /** The first event that is not `listings`, or undefined if the stream ends before one. */
+    async firstNotListings(withinMs: number): Promise<SseEvent | undefined> {
+      const deadline = Date.now() + withinMs;
+      for (;;) {
+        const event = await next(Math.max(1, deadline - Date.now()));
+        if (event?.event !== "listings") return event;
+      }
+    },
+    close: () => reader.cancel(),
+  };
+}
 
 describe("GET /v1/creators/me/listings", () => {
   it("answers every listing of the caller's wallet with its books, and another wallet none of them", async () => {
@@ -112,31 +164,6 @@ describe("GET /v1/creators/me/listings/events", () => {
     expect(await updates.next()).toEqual({ done: true, value: undefined });
   }, 30_000);
 
-  it(`holds at most ${LISTINGS_STREAMS_PER_WALLET} open per wallet; one closed makes room`, async () => {
-    const open = await Promise.all(
-      Array.from({ length: LISTINGS_STREAMS_PER_WALLET }, () => events(creatorToken)),
-    );
-    for (const response of open) {
-      expect(response.status).toBe(200);
-      expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
-    }
-    const refused = await events(creatorToken);
-    expectError({ status: refused.status, body: await refused.json() }, 429, "rate_limit_exceeded");
-    // Another wallet is not counted against this one.
-    const other = await events(await signIn(stack().api.url, devAccount(6)));
-    expect(other.status).toBe(200);
-    await other.body?.cancel();
-
-    await open[0]?.body?.cancel();
-    await expect
-      .poll(async () => {
-        const again = await events(creatorToken);
-        await again.body?.cancel();
-        return again.status;
-      })
-      .toBe(200);
-    await Promise.all(open.slice(1).map((response) => response.body?.cancel()));
-  });
   it("keeps an idle stream open with comment lines, and ends it when the process begins to stop", async () => {
     const local = createTestApp(stack(), { streamHeartbeatMs: 100 });
     try {
@@ -158,4 +185,80 @@ describe("GET /v1/creators/me/listings/events", () => {
       await local.close();
     }
   });
+});
+
+describe("finding L-5: listings streams are capped and end with their credential", () => {
+  /** Issues JWTs valid this long (the least `JWT_LIFETIME_SECONDS` allows). */
+  const SHORT_JWT_SECONDS = 5;
+  /** A stream's first event comes within this long. */
+  const FIRST_EVENT_WITHIN_MS = 10_000;
+  /**
+   * A revoked key's stream ends within this long of the revocation's answer: less than a key's
+   * revalidation (`API_KEY_REVALIDATE_MS`), so the revocation's notice is what ends it.
+   */
+  const REVOCATION_ENDS_STREAM_WITHIN_MS = 3_000;
+  let shortLivedApi: Api;
+  beforeAll(async () => {
+    shortLivedApi = await stack().addApi({ JWT_LIFETIME_SECONDS: String(SHORT_JWT_SECONDS) });
+  });
+
+  it(`holds at most ${LISTINGS_STREAMS_PER_WALLET} open per wallet: the next is refused with Retry-After, other wallets' go on`, async () => {
+    const open = await Promise.all(
+      Array.from({ length: LISTINGS_STREAMS_PER_WALLET }, () => events(creatorToken)),
+    );
+    for (const response of open) {
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    }
+    const refused = await events(creatorToken);
+    expectError({ status: refused.status, body: await refused.json() }, 429, "rate_limit_exceeded");
+    expect(refused.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
+    // Another wallet is not counted against this one: its stream opens and sends its listings.
+    const other = sseEvents(await events(await signIn(stack().api.url, devAccount(6))));
+    expect((await other.next(FIRST_EVENT_WITHIN_MS))?.event).toBe("listings");
+    await other.close();
+
+    await open[0]?.body?.cancel();
+    await expect
+      .poll(async () => {
+        const again = await events(creatorToken);
+        await again.body?.cancel();
+        return again.status;
+      })
+      .toBe(200);
+    await Promise.all(open.slice(1).map((response) => response.body?.cancel()));
+  });
+
+  it("ends a stream opened with a JWT at the token's expiry, with a jwt_expired error event", async () => {
+    const token = await signIn(shortLivedApi.url, creator);
+    const expiresAtMs = (decodeJwt(token).exp ?? 0) * 1000;
+    const stream = sseEvents(await events(token, shortLivedApi.url));
+    expect((await stream.next(FIRST_EVENT_WITHIN_MS))?.event).toBe("listings");
+
+    const last = await stream.firstNotListings(SHORT_JWT_SECONDS * 1000 + 5_000);
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAtMs);
+    expect(last?.event).toBe("error");
+    expect(JSON.parse(last?.data ?? "null")).toMatchObject({
+      error: { code: "jwt_expired", status: 401 },
+    });
+    expect(await stream.next(FIRST_EVENT_WITHIN_MS)).toBeUndefined();
+  }, 30_000);
+
+  it("ends a stream opened with an API key once the key is revoked, with an invalid_api_key error event", async () => {
+    const owner = devAccount(7);
+    const { id, key } = await createApiKey(stack().api.url, owner, "listings stream");
+    const stream = sseEvents(await events(key));
+    expect((await stream.next(FIRST_EVENT_WITHIN_MS))?.event).toBe("listings");
+
+    const ownerToken = await signIn(stack().api.url, owner);
+    expect(
+      (await http(stack().api.url, { bearer: ownerToken }).del(`/v1/api-keys/${id}`)).status,
+    ).toBe(200);
+    const last = await stream.firstNotListings(REVOCATION_ENDS_STREAM_WITHIN_MS);
+    expect(last?.event).toBe("error");
+    expect(JSON.parse(last?.data ?? "null")).toMatchObject({
+      error: { code: "invalid_api_key", status: 401 },
+    });
+    expect(await stream.next(FIRST_EVENT_WITHIN_MS)).toBeUndefined();
+  }, 30_000);
 });
