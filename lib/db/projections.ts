@@ -44,6 +44,10 @@ export function connectWithDeadlines(databaseUrl: string, viewsSchema: string, l
       postgres(databaseUrl, {
         max: 1,
         onnotice: () => {},
+        // postgres.js reads a new connection's array types in a promise no one can handle: a
+        // connection the pool ends in the middle of it (a silent server's) would end the process.
+        // Nothing on the request path reads a Postgres array.
+        fetch_types: false,
         ...countedTransactions(),
         connection: {
           application_name: limits.applicationName,

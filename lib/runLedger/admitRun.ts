@@ -78,9 +78,10 @@ export async function admitRun(
           charge: runs.charge,
           debitTx: runs.debitTx,
           // Only runs being debited may be waited for: no list of every reservation.
+          // JSON, not a Postgres array: the request path's connections parse no array types.
           runIds: sql<
             string[]
-          >`coalesce(array_agg(${runs.id}) filter (where ${runs.charge} = 'debit_pending'), '{}')`,
+          >`coalesce(json_agg(${runs.id}) filter (where ${runs.charge} = 'debit_pending'), '[]')`,
           reservedWei: sql<string>`sum(${runs.reservedWei})::text`,
           atPriceWei: sql<string>`sum(least(${runs.reservedWei}, ${perTask.price.toString()}::numeric))::text`,
           costWei: sql<string>`sum(${runs.costWei})::text`,

@@ -123,3 +123,31 @@ it("fails every call once the server has been silent for the bound, and serves o
     return (await connectionsOfThePool()) <= LIMITS.size;
   });
 });
+
+it("ends no process when it gives up a connection still in its first statements", async () => {
+  const unhandled: unknown[] = [];
+  const record = (reason: unknown) => unhandled.push(reason);
+  process.on("unhandledRejection", record);
+  // A fresh pool's first connection waits on the type catalogue, locked by another session: the
+  // server answers the connection, then nothing more, as a stalling one would.
+  const fresh = connectWithDeadlines(stack().postgres.databaseUrl, "marketplace", {
+    ...LIMITS,
+    // The server's own bound past the pool's: the pool gives the connection up, as a silent one's.
+    statementTimeoutMs: LIMITS.silenceMs * 5,
+    applicationName: "bounded pool first statements",
+  });
+  try {
+    await stack().db.transaction(async (tx) => {
+      await tx.execute(sql`lock table pg_catalog.pg_type in access exclusive mode`);
+      const { error } = await failure(() => fresh.db.execute(sql`select 1`));
+      expect(error).toBeInstanceOf(DatabaseDeadlineError);
+      // The connection given up is ended now; whatever it left pending settles in these turns.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    });
+    expect(unhandled).toEqual([]);
+    expect(await fresh.db.execute(sql`select 1 as one`)).toEqual([{ one: 1 }]);
+  } finally {
+    process.off("unhandledRejection", record);
+    await fresh.close();
+  }
+});
