@@ -87,6 +87,8 @@ export type AppEnv = {
     identity?: Identity;
     /** Why the request could not be authenticated, raised once the rate limit is counted. */
     authError?: ApiError;
+    /** Who sent the request, as its budgets count it: its client address, an IPv6 one's /64. */
+    requester?: string;
     /** The caller's general budget, as counted for this request. */
     rateLimit?: RateLimitBudget;
   };
@@ -102,4 +104,11 @@ export function callerIdentity(c: Context<AppEnv>): Identity {
 /** The authenticated caller's wallet. */
 export function callerWallet(c: Context<AppEnv>): Address {
   return callerIdentity(c).wallet;
+}
+
+/** Who sent the request, as the rate limit (which every route is behind) resolved it. */
+export function callerRequester(c: Context<AppEnv>): string {
+  const requester = c.get("requester");
+  if (requester === undefined) throw new Error("The rate limit did not resolve the requester");
+  return requester;
 }

@@ -13,7 +13,10 @@ import { ApiError, type ErrorCode } from "../errors.ts";
 export const CHALLENGE_LIFETIME_SECONDS = 60;
 /** How long a key-creation challenge waits for the wallet to confirm. */
 export const API_KEY_CHALLENGE_LIFETIME_SECONDS = 300;
-/** Unused challenges of one purpose kept per wallet: a new one beyond this replaces the oldest. */
+/**
+ * Unused challenges of one purpose kept per wallet and requester: a requester's new one beyond this
+ * replaces its own oldest, never another requester's.
+ */
 export const MAX_OUTSTANDING_CHALLENGES = 5;
 
 /** What a challenge is for: its text begins with `prefix`, and a failed check answers `refusal`. */
@@ -42,16 +45,18 @@ export function apiKeyChallenge(
 
 /**
  * `<prefix><unix_seconds>:<hex_random>`, for one wallet, once. Anyone may ask for a sign-in
- * challenge, for any wallet, so the table stays bounded: expired challenges go, and a wallet keeps
- * its newest few of each purpose (replacing rather than refusing, so nobody can lock a wallet out).
+ * challenge, for any wallet, so the table stays bounded: expired challenges go, and a requester
+ * keeps its newest few of each purpose for a wallet (replacing rather than refusing, so it cannot
+ * lock itself out). Others' challenges are never touched: nobody can evict a wallet's own.
  */
 export async function createChallenge(
   db: Database,
   {
     purpose,
     wallet,
+    requester,
     nowSeconds,
-  }: { purpose: ChallengePurpose; wallet: Address; nowSeconds: number },
+  }: { purpose: ChallengePurpose; wallet: Address; requester: string; nowSeconds: number },
 ) {
   const challenge = challengeMessage(purpose.prefix, nowSeconds, randomBytes(16).toString("hex"));
   const expiresAt = nowSeconds + purpose.lifetimeSeconds;
@@ -62,12 +67,14 @@ export async function createChallenge(
     await tx.insert(authChallenges).values({
       challenge,
       wallet: wallet.toLowerCase(),
+      requester,
       expiresAt: new Date(expiresAt * 1000),
     });
     await tx.execute(sql`
       delete from ${authChallenges} where ${authChallenges.challenge} in (
         select ${authChallenges.challenge} from ${authChallenges}
-        where ${authChallenges.wallet} = ${wallet.toLowerCase()} and ${authChallenges.usedAt} is null
+        where ${authChallenges.wallet} = ${wallet.toLowerCase()}
+          and ${authChallenges.requester} = ${requester} and ${authChallenges.usedAt} is null
           and starts_with(${authChallenges.challenge}, ${purpose.prefix})
         order by ${authChallenges.challenge} = ${challenge} desc, ${authChallenges.expiresAt} desc
         offset ${MAX_OUTSTANDING_CHALLENGES})`);

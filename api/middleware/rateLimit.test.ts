@@ -124,7 +124,7 @@ describe("one subject's requests answered one after another, in each of two proc
   it("leases blocks in each side by side, though no two of them are ever in flight at once", async () => {
     const windowStart = WINDOW_START + 360;
     const apps = await twoProcessesIn(windowStart);
-    const { id, key } = await servedOverHttp(apps[0] as TestApp, (url) =>
+    const { key } = await servedOverHttp(apps[0] as TestApp, (url) =>
       createApiKey(url, devAccount(19), "one turn"),
     );
     const clients = apps.map((app) => app.http(key));
@@ -137,7 +137,7 @@ describe("one subject's requests answered one after another, in each of two proc
       for (const client of clients) {
         for (let i = 0; i < 4; i++) expect((await client.get("/v1/nope")).status).toBe(404);
       }
-      versions.add((await windowOf(`key:${id}`, windowStart))?.version);
+      versions.add((await windowOf(walletSubject(devAccount(19).address), windowStart))?.version);
     }
     // As when their requests are in flight together: a block per doubling in each process. Taking
     // each for a process serving one request at a time would recall the other's block every step.
@@ -188,6 +188,62 @@ describe("the sign-in budget under a flood", () => {
     expect((await other.get(`/v1/auth/challenge?wallet=${wallet}`)).status).toBe(200);
     expectError(await flooder.get("/v1/listings"), 401, "unauthorized");
     expect((await windowOf("address:198.51.100.9", windowStart))?.granted).toBe(1);
+    await app.close();
+  });
+});
+
+describe("finding L-8: one budget per wallet, and per /64", () => {
+  it("counts all of a wallet's API keys and tokens against one budget", async () => {
+    const limit = 5;
+    const windowStart = WINDOW_START + 420;
+    // The keys are made in the window before (making one spends 2 of the wallet's requests).
+    let now = (windowStart - 60) * 1000 + 5_000;
+    const app = createTestApp(stack(), { rateLimitPerMinute: limit, now: () => now });
+    const owner = devAccount(20);
+    const [one, two] = await servedOverHttp(app, async (url) => [
+      (await createApiKey(url, owner, "one")).key,
+      (await createApiKey(url, owner, "two")).key,
+    ]);
+    now = windowStart * 1000 + 5_000;
+
+    const remaining: (string | null)[] = [];
+    for (const key of [one, two, one, two, one]) {
+      const reply = await app.http(key).get("/v1/nope");
+      expect(reply.status).toBe(404);
+      remaining.push(reply.headers.get("x-ratelimit-remaining"));
+    }
+    expect(remaining).toEqual(["4", "3", "2", "1", "0"]);
+    for (const bearer of [one, two, await app.tokenFor(owner)]) {
+      expectError(await app.http(bearer).get("/v1/nope"), 429, "rate_limit_exceeded");
+    }
+    // Another wallet's budget is its own.
+    expect((await app.http(await app.tokenFor(devAccount(21))).get("/v1/api-keys")).status).toBe(
+      200,
+    );
+    await app.close();
+  });
+
+  it("counts IPv6 addresses by their /64: one /64 shares a budget, another has its own", async () => {
+    const now = (WINDOW_START + 480) * 1000 + 5_000;
+    const app = createTestApp(stack(), {
+      rateLimitPerMinute: LIMIT,
+      authRateLimitPerMinute: LIMIT,
+      now: () => now,
+    });
+    const from = (peer: string) => app.http(undefined, { peer });
+    const sameSlash64 = ["2001:db8:1:2::1", "2001:db8:1:2::2", "2001:db8:1:2:ffff:ffff:ffff:3"];
+    const challenge = `/v1/auth/challenge?wallet=${devAccount(22).address}`;
+
+    for (const peer of sameSlash64) {
+      expectError(await from(peer).get("/v1/listings"), 401, "unauthorized");
+      expect((await from(peer).get(challenge)).status).toBe(200);
+    }
+    expectError(await from("2001:db8:1:2::4").get("/v1/listings"), 429, "rate_limit_exceeded");
+    expectError(await from("2001:db8:1:2::4").get(challenge), 429, "rate_limit_exceeded");
+
+    const otherSlash64 = from("2001:db8:1:3::1");
+    expectError(await otherSlash64.get("/v1/listings"), 401, "unauthorized");
+    expect((await otherSlash64.get(challenge)).status).toBe(200);
     await app.close();
   });
 });

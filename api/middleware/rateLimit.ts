@@ -5,6 +5,7 @@ import { clientAddressResolver } from "../clientAddress.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { createOverlappingRequests } from "../rateLimit/overlappingRequests.ts";
+import { requesterOf } from "../requester.ts";
 import { setResponseHeaders } from "../responseHeader.ts";
 
 const WINDOW_SECONDS = 60;
@@ -40,10 +41,11 @@ export function setRateLimitHeaders(c: Context, budget: RateLimitBudget, nowSeco
 
 /**
  * Fixed one-minute windows shared by every API process (leased from Postgres, `LeasedBudgets`): per
- * API key, per wallet for JWTs, per client address for unauthenticated callers, and signing in
- * (everything under `signInPath`) per client address in a budget of its own, so that no other
- * traffic can use it up. Headers go on every response. A subject over its limit is refused for the
- * rest of the window without another database write.
+ * wallet for authenticated callers (all its API keys and tokens together), per requester (the
+ * client address, an IPv6 one's /64) for unauthenticated ones, and signing in (everything under
+ * `signInPath`) per requester in a budget of its own, so that no other traffic can use it up. The
+ * requester goes into the context for the routes. Headers go on every response. A subject over its
+ * limit is refused for the rest of the window without another database write.
  */
 export function rateLimit({
   signInPath,
@@ -55,26 +57,25 @@ export function rateLimit({
   const clientAddress = clientAddressResolver(trustProxy);
   const underSignIn = `${signInPath}/`;
   const overlapping = createOverlappingRequests();
-  const addressOf = (c: Context<AppEnv>) =>
-    clientAddress(peerAddress(c), c.req.header("x-forwarded-for"));
 
   /** Whose budget a request spends, and how large it is. */
-  function budgetOf(c: Context<AppEnv>): { subject: string; limit: number } {
+  function budgetOf(c: Context<AppEnv>, requester: string): { subject: string; limit: number } {
     const { settings } = c.get("deps");
     if (c.req.path === signInPath || c.req.path.startsWith(underSignIn)) {
-      return { subject: `sign-in:${addressOf(c)}`, limit: settings.authRateLimitPerMinute };
+      return { subject: `sign-in:${requester}`, limit: settings.authRateLimitPerMinute };
     }
     const identity = c.get("identity");
     const limit = settings.rateLimitPerMinute;
-    if (identity?.method === "api_key") return { subject: `key:${identity.keyId}`, limit };
-    if (identity) return { subject: `wallet:${identity.wallet}`, limit };
-    return { subject: `address:${addressOf(c)}`, limit };
+    if (identity) return { subject: `wallet:${identity.wallet.toLowerCase()}`, limit };
+    return { subject: `address:${requester}`, limit };
   }
 
   return createMiddleware<AppEnv>(async (c, next) => {
     const { budgets, now } = c.get("deps");
     const { nowSeconds, windowStart, reset } = rateLimitWindow(now());
-    const { subject, limit } = budgetOf(c);
+    const requester = requesterOf(clientAddress(peerAddress(c), c.req.header("x-forwarded-for")));
+    c.set("requester", requester);
+    const { subject, limit } = budgetOf(c, requester);
 
     const { busy, end } = overlapping.start(subject);
     try {

@@ -13,7 +13,7 @@ import {
   findUsableChallenge,
 } from "../auth/challenges.ts";
 import { verifyWalletSignature } from "../auth/verifyWalletSignature.ts";
-import { type ApiDeps, type AppEnv, callerWallet } from "../context.ts";
+import { type ApiDeps, type AppEnv, callerRequester, callerWallet } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { parseJsonBody } from "../validation.ts";
 import { challengeSchema, signatureSchema } from "../walletSchema.ts";
@@ -43,6 +43,7 @@ apiKeyRoutes.get("/challenge", async (c) => {
   const { challenge, expiresAt } = await createChallenge(deps.db, {
     purpose: keyCreation(deps),
     wallet: callerWallet(c),
+    requester: callerRequester(c),
     nowSeconds: Math.floor(deps.now() / 1000),
   });
   return c.json({ challenge, expires_at: expiresAt });

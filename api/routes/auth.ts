@@ -8,7 +8,7 @@ import {
 } from "../auth/challenges.ts";
 import { issueToken } from "../auth/jwt.ts";
 import { verifyWalletSignature } from "../auth/verifyWalletSignature.ts";
-import type { AppEnv } from "../context.ts";
+import { type AppEnv, callerRequester } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { parseJsonBody, parseQuery } from "../validation.ts";
 import { challengeSchema, signatureSchema, walletSchema } from "../walletSchema.ts";
@@ -24,6 +24,7 @@ authRoutes.get("/challenge", async (c) => {
   const { challenge, expiresAt } = await createChallenge(db, {
     purpose: signInChallenge(settings.serviceName),
     wallet,
+    requester: callerRequester(c),
     nowSeconds,
   });
   return c.json({ challenge, expires_at: expiresAt });

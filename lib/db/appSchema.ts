@@ -43,10 +43,12 @@ export const authChallenges = appSchema.table(
   {
     challenge: text().primaryKey(),
     wallet: text().notNull(),
+    /** Who asked for it (`api/requester.ts`): its unused challenges for a wallet are its own budget. */
+    requester: text().notNull(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     usedAt: timestamp({ withTimezone: true }),
   },
-  (table) => [index().on(table.expiresAt)],
+  (table) => [index().on(table.expiresAt), index().on(table.wallet, table.requester)],
 );
 
 /** A registered agent's public face; its private part lives elsewhere, encrypted. */

@@ -6,12 +6,14 @@ import { decodeJwt, SignJWT, UnsecuredJWT } from "jose";
 import type { Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
+import { MAX_OUTSTANDING_CHALLENGES } from "../../api/auth/challenges.ts";
 import { JWT_SECRET } from "../../devStack/startStack.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { authChallenges } from "../../lib/db/appSchema.ts";
 import { expectError, http } from "../support/http.ts";
 import { until } from "../support/registration.ts";
 import { secretScan } from "../support/secretScan.ts";
+import { sendFrom } from "../support/sendFrom.ts";
 import { createTestApp } from "../support/testApp.ts";
 import { useStack } from "../support/useStack.ts";
 
@@ -235,6 +237,7 @@ describe("wallet sign-in", () => {
         .values({
           challenge,
           wallet: alice.address.toLowerCase(),
+          requester: "127.0.0.1",
           expiresAt: new Date((issuedAt + 60) * 1000),
         });
       return { wallet: alice.address, challenge, signature: await sign(alice, challenge) };
@@ -321,6 +324,50 @@ describe("wallet sign-in", () => {
     const reply = await postToken({ wallet: alice.address, challenge, signature: good });
     expect(reply.status).toBe(200);
     rememberToken(reply.body.token);
+  });
+});
+
+describe("finding L-1: nobody can evict a wallet's challenges", () => {
+  it("signs a wallet in with its challenge though another address asked for a dozen more since", async () => {
+    const victim = devAccount(7);
+    const challengeFrom = async (address: string) => {
+      const reply = await http(() => url, { send: sendFrom(address) }).get(
+        `/v1/auth/challenge?wallet=${victim.address}`,
+      );
+      expect(reply.status).toBe(200);
+      return reply.body.challenge as string;
+    };
+    const signed = async (challenge: string) => ({
+      wallet: victim.address,
+      challenge,
+      signature: await sign(victim, challenge),
+    });
+
+    const own = await challengeFrom("127.0.1.2");
+    // The flood comes in a later second, so that the wallet's own challenge is the oldest of all.
+    const issuedAt = Number(CHALLENGE.exec(own)?.[1]);
+    await until("the next second", () => nowSeconds() > issuedAt, 5_000);
+    const flood: string[] = [];
+    for (let i = 0; i < 2 * MAX_OUTSTANDING_CHALLENGES + 2; i++) {
+      flood.push(await challengeFrom("127.0.1.3"));
+    }
+
+    const token = await http(() => url, { send: sendFrom("127.0.1.2") }).post(
+      "/v1/auth/token",
+      await signed(own),
+    );
+    expect(token.status).toBe(200);
+    rememberToken(token.body.token);
+    // The flooder's own challenges stay bounded: it keeps five, its newest among them.
+    const usable: boolean[] = [];
+    for (const challenge of flood) {
+      const reply = await postToken(await signed(challenge));
+      if (reply.status === 200) rememberToken(reply.body.token);
+      else expectError(reply, 401, "unauthorized");
+      usable.push(reply.status === 200);
+    }
+    expect(usable.filter(Boolean)).toHaveLength(MAX_OUTSTANDING_CHALLENGES);
+    expect(usable.at(-1)).toBe(true);
   });
 });
 
@@ -504,6 +551,7 @@ describe("API keys", () => {
       .values({
         challenge: stale,
         wallet: carol.address.toLowerCase(),
+        requester: "127.0.0.1",
         expiresAt: new Date((old + 300) * 1000),
       });
     expectError(

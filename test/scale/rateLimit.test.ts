@@ -1,5 +1,5 @@
 // The rate limit of the scale-out stack: three API processes over a three-node NATS cluster admit
-// exactly the limit on one key in a minute, and refuse the next request whichever process serves it.
+// exactly the limit of one wallet in a minute, and refuse the next request whichever process serves it.
 import { expect, it } from "vitest";
 import type { Api } from "../../devStack/startApi.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
@@ -13,7 +13,8 @@ const LANES = 6;
 
 // The rate limit needs no indexer; the default 100 a minute.
 const stack = useStack({ ...SCALE_STACK, ponder: false });
-const owner = devAccount(7);
+/** What making its key costs the wallet's budget: a challenge and a confirmation. */
+const KEY_MAKING = 2;
 
 /** `count` requests with `key`, `LANES` at a time, request `i` to process `i % 3`. */
 async function sendRoundRobin(key: string, count: number): Promise<JsonResponse[]> {
@@ -29,13 +30,15 @@ async function sendRoundRobin(key: string, count: number): Promise<JsonResponse[
   return replies;
 }
 
-it("admits the 100 requests of a minute spread over three processes, and refuses the 101st at each of them", async () => {
+it("admits the 100 requests of a minute (its key's making included) spread over three processes, and refuses the 101st at each of them", async () => {
   const { admitted, refusals } = await inOneWindow(async (attempt) => {
+    // A wallet of its own each attempt: all of a wallet's keys spend one budget.
+    const owner = devAccount(6 + attempt);
     const { key } = await createApiKey(stack().api.url, owner, `scale ${attempt}`);
     const startedAt = Date.now();
-    const replies = await sendRoundRobin(key, LIMIT);
+    const replies = await sendRoundRobin(key, LIMIT - KEY_MAKING);
     console.info(
-      `${LIMIT} requests over 3 API processes, ${LANES} at a time: ${Date.now() - startedAt} ms`,
+      `${LIMIT - KEY_MAKING} requests over 3 API processes, ${LANES} at a time: ${Date.now() - startedAt} ms`,
     );
     const refusals = await Promise.all(
       stack().apis.map((api) => http(api.url).get("/v1/no-such-endpoint", { bearer: key })),
