@@ -37,6 +37,8 @@ describe("isForbiddenAddress", () => {
     ["::ffff:224.0.0.1", "IPv4-mapped multicast"],
     ["::127.0.0.1", "IPv4-compatible loopback"],
     ["64:ff9b::127.0.0.1", "NAT64 loopback"],
+    ["64:FF9B::7F00:1", "NAT64 loopback, upper-case hex"],
+    ["0:0:0:0:0:ffff:127.0.0.1", "IPv4-mapped loopback, every group written"],
     ["64:ff9b::a9fe:a9fe", "NAT64 metadata"],
     ["2002:7f00:1::", "6to4 of loopback"],
     ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo"],

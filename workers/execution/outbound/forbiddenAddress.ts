@@ -1,4 +1,5 @@
 import { BlockList, isIPv4, isIPv6 } from "node:net";
+import ipaddr from "ipaddr.js";
 
 /**
  * Ranges no creator's endpoint may sit in: everything that is not ordinary public unicast
@@ -54,38 +55,16 @@ export function isForbiddenAddress(address: string): boolean {
   // A zone (`fe80::1%eth0`) only ever follows a link-local address.
   if (address.includes("%")) return true;
   if (!isIPv6(address)) return true;
-  const embedded = embeddedIpv4(ipv6Bytes(address));
+  const embedded = embeddedIpv4(ipaddr.IPv6.parse(address));
   if (embedded !== undefined) return forbiddenV4.check(embedded, "ipv4");
   return forbiddenV6.check(address, "ipv6");
 }
 
-/** The IPv4 address an IPv4-mapped or NAT64 (64:ff9b::/96) address reaches, if it is one. */
-function embeddedIpv4(bytes: Uint8Array): string | undefined {
-  const prefix = Array.from(bytes.subarray(0, 12));
-  const mapped = prefix.every((byte, index) => (index < 10 ? byte === 0 : byte === 0xff));
-  const nat64 = prefix.join(".") === "0.100.255.155.0.0.0.0.0.0.0.0";
-  return mapped || nat64 ? Array.from(bytes.subarray(12)).join(".") : undefined;
-}
+const NAT64 = ipaddr.IPv6.parseCIDR("64:ff9b::/96");
 
-/** The 16 bytes of a valid IPv6 address, `::` and a trailing dotted IPv4 part expanded. */
-function ipv6Bytes(address: string): Uint8Array {
-  let text = address;
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)?.[1];
-  if (dotted) {
-    const [a, b, c, d] = dotted.split(".").map(Number) as [number, number, number, number];
-    text = `${text.slice(0, -dotted.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = "", tail] = text.split("::");
-  const groups = (part: string) => (part === "" ? [] : part.split(":"));
-  const headGroups = groups(head);
-  const tailGroups = tail === undefined ? [] : groups(tail);
-  const missing = 8 - headGroups.length - tailGroups.length;
-  const all = [...headGroups, ...Array<string>(missing).fill("0"), ...tailGroups];
-  const bytes = new Uint8Array(16);
-  all.forEach((group, index) => {
-    const value = Number.parseInt(group, 16);
-    bytes[index * 2] = value >> 8;
-    bytes[index * 2 + 1] = value & 0xff;
-  });
-  return bytes;
+/** The IPv4 address an IPv4-mapped or NAT64 (64:ff9b::/96) address reaches, if it is one. */
+function embeddedIpv4(address: ipaddr.IPv6): string | undefined {
+  if (address.isIPv4MappedAddress()) return address.toIPv4Address().toString();
+  if (address.match(NAT64)) return ipaddr.fromByteArray(address.toByteArray().slice(12)).toString();
+  return undefined;
 }
