@@ -67,7 +67,7 @@ export const INPUT_CHECKS_BUSY_PER_LISTING = Math.max(1, INPUT_VALIDATION_THREAD
  */
 export const INPUT_CHECK_WAIT_MS = 2_000;
 /** …and at most this many of one listing's checks wait at once; one more is refused (503) at once. */
-export const INPUT_CHECKS_WAITING_PER_LISTING = 16;
+export const INPUT_CHECKS_WAITING_PER_LISTING = 1_024;
 /**
  * One input's check against its compiled schema gets this long before its thread is terminated and
  * the input is a mismatch: a tenth of the compile budget, `SCHEMA_COMPILE_BUDGET_MS`.
