@@ -97,18 +97,30 @@ export async function startSettlement({
 
   async function settleWhileLeading() {
     let failures = 0;
+    // Submissions not read back exist only where a leader stopped or a step failed before reading
+    // them: looked for when leading starts and after a failure, until none is left.
+    let mayHoldSubmissions = true;
+    let leadershipCheckedAt = 0;
     while (running) {
       try {
-        if (!(await leadership.leads())) {
-          log.warn("settlement leadership lost");
-          return;
+        // Each send checks it again; between sends, a leader that lost the lock learns it soon enough.
+        if (Date.now() - leadershipCheckedAt >= pollIntervalMs) {
+          if (!(await leadership.leads())) {
+            log.warn("settlement leadership lost");
+            return;
+          }
+          leadershipCheckedAt = Date.now();
         }
-        await reconcileDebits(context);
-        const sent = (await debitPendingRuns(context)) + (await logFinishedRuns(context));
+        if (mayHoldSubmissions) mayHoldSubmissions = (await reconcileDebits(context)) > 0;
+        const debited = await debitPendingRuns(context);
+        const logged = await logFinishedRuns(context);
         failures = 0;
-        if (sent === 0) await wake.sleep(pollIntervalMs);
+        // A full batch may have left more behind; otherwise a notice that came meanwhile (kept by
+        // the alarm) or the poll says when to look again.
+        if (debited < debitBatchSize && logged < logBatchSize) await wake.sleep(pollIntervalMs);
       } catch (error) {
         if (!running) return;
+        mayHoldSubmissions = true;
         failures += 1;
         const retryInMs = Math.min(maxBackoffMs, 250 * 2 ** (failures - 1));
         if (isChainUnavailable(error)) {
