@@ -63,10 +63,14 @@ export function runAgent({
       resolve(outcome);
     };
     const onInterrupt = () => end(failed(RUN_INTERRUPTED), true);
-    const timer = setTimeout(
-      () => end(failed(runTimedOut(request.timeoutSeconds)), true),
-      deadline - Date.now(),
-    );
+    // A timer may fire a fraction of a millisecond early: the run is given all of its time.
+    const timedOutAt = performance.now() + request.timeoutSeconds * 1000;
+    const onTimeout = () => {
+      const left = timedOutAt - performance.now();
+      if (left > 0) timer = setTimeout(onTimeout, Math.ceil(left));
+      else end(failed(runTimedOut(request.timeoutSeconds)), true);
+    };
+    let timer = setTimeout(onTimeout, deadline - Date.now());
     interrupt.addEventListener("abort", onInterrupt);
     if (interrupt.aborted) onInterrupt();
 
