@@ -83,6 +83,8 @@ export function watchRun(
   let lastRead = Date.now();
   /** Pieces of the whole output's JSON text, by where they start. */
   const outputParts = new Map<number, string>();
+  /** The answer its end announced, awaiting a debit: a debit's notice completes it. */
+  let awaitingDebit: RunAnswer | undefined;
   const subscription = bus.listen(runTopic(runId), (data) => {
     let notice: ReturnType<typeof decodeNotice>;
     try {
@@ -96,17 +98,14 @@ export function watchRun(
       if (typeof notice.part === "string" && Number.isSafeInteger(notice.at)) {
         outputParts.set(notice.at, notice.part);
       }
+    } else if (notice.kind === "changed") {
+      const answer = notice.answer?.id === runId ? notice.answer : debitedAnswer(notice);
+      if (answer?.charge === "debit_pending") awaitingDebit = answer;
+      heard.push({ status: notice.status, charge: notice.charge, answer });
+      wake?.();
     } else {
       // Anything else tells nothing of where the run stands: read it.
-      heard.push(
-        notice.kind === "changed"
-          ? {
-              status: notice.status,
-              charge: notice.charge,
-              answer: notice.answer?.id === runId ? notice.answer : undefined,
-            }
-          : {},
-      );
+      heard.push({});
       wake?.();
     }
   });
@@ -152,6 +151,12 @@ export function watchRun(
       if (!read && Date.now() >= lastRead + RUN_REREAD_MS) read = true;
     }
     return undefined;
+  }
+
+  /** The whole answer of a run whose end was heard awaiting its debit, once a debit's notice comes. */
+  function debitedAnswer({ charge, costWei }: Changed): RunAnswer | undefined {
+    if (charge !== "debited" || typeof costWei !== "string" || !awaitingDebit) return undefined;
+    return { ...awaitingDebit, charge, costWei };
   }
 
   function admitted(status: RunStatus) {

@@ -1,5 +1,6 @@
 import type { Bus } from "../bus/bus.ts";
 import type { RunCharge, RunStatus } from "../db/appSchema.ts";
+import type { DebitedRun } from "./markRuns.ts";
 import {
   encodeNotice,
   type RunAnswer,
@@ -25,6 +26,13 @@ export function announceChanged(
 ): void {
   for (const runId of runIds) send(bus, runTopic(runId), { kind: "changed", ...to });
   if (settle) send(bus, SETTLEMENT_TOPIC, { kind: "changed" });
+}
+
+/** Runs the chain debited, each with what it was charged: whoever answers one needs no read. */
+export function announceDebited(bus: Bus, debited: DebitedRun[]): void {
+  for (const { id, costWei } of debited) {
+    send(bus, runTopic(id), { kind: "changed", charge: "debited", costWei });
+  }
 }
 
 /** Output of a running run as its agent produced it, `at` characters into the output. */

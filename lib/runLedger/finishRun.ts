@@ -63,8 +63,7 @@ export async function finishRun(
       announceChanged(bus, [runId], debitPending, {
         status: end.outcome.status,
         charge: finished.charge,
-        // Final unless a debit is still to come.
-        ...(!debitPending && { answer }),
+        answer,
       });
       await announceGranted(bus, granted);
       return finished;

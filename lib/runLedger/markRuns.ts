@@ -19,17 +19,20 @@ const ids = (rows: { id: string }[]) => rows.map(({ id }) => id);
 
 export type Debit = { price: bigint; block: bigint; tx: Hex };
 
+/** A run marked debited, and what it was charged. */
+export type DebitedRun = { id: string; costWei: string };
+
 /**
  * The chain debited these runs (by on-chain run id): each charged at its `price` in `block` by
  * `tx`, and logged with it; one statement for them all. The chain is the truth, so this also
  * corrects a run marked refused that a later transaction debited after all.
  */
-export async function markDebited(db: Database, debits: Map<bigint, Debit>): Promise<string[]> {
+export async function markDebited(db: Database, debits: Map<bigint, Debit>): Promise<DebitedRun[]> {
   if (debits.size === 0) return [];
   const entries = [...debits];
   const column = (value: (debit: Debit) => bigint | string) =>
     `{${entries.map(([, debit]) => value(debit)).join(",")}}`;
-  const updated = await db.execute<{ id: string }>(sql`
+  const updated = await db.execute<{ id: string; cost_wei: string }>(sql`
     update ${runs} set charge = 'debited', cost_wei = d.price, debit_block = d.block,
       debit_tx = d.tx, logged = true
     from unnest(
@@ -39,8 +42,8 @@ export async function markDebited(db: Database, debits: Map<bigint, Debit>): Pro
       ${column((debit) => debit.tx)}::text[]
     ) as d(run_id, price, block, tx)
     where ${runs.onChainRunId} = d.run_id and ${runs.charge} in ('debit_pending', 'refused')
-    returning ${runs.id}`);
-  return ids(updated);
+    returning ${runs.id}, ${runs.costWei}`);
+  return updated.map(({ id, cost_wei }) => ({ id, costWei: String(cost_wei) }));
 }
 
 /**

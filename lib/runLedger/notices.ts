@@ -18,9 +18,17 @@ export type RunNotice =
    * The run's row changed state (granted, taken, finished, settled, refused). `status` and `charge`,
    * when given, are what the change wrote: a waiter that they tell nothing it waits for has happened
    * need not read the row; without them it reads the row again. `answer`, on the end of a run whose
-   * answer that end made final, is what the row then holds for it: no one need read it.
+   * answer that end made final, is what the row then holds for it: no one need read it; on the end
+   * of a run awaiting its debit, what its answer will be once debited. `costWei`, on a debit, is
+   * what it charged: with that answer, the whole answer.
    */
-  | { kind: "changed"; status?: RunStatus; charge?: RunCharge; answer?: RunAnswer };
+  | {
+      kind: "changed";
+      status?: RunStatus;
+      charge?: RunCharge;
+      answer?: RunAnswer;
+      costWei?: string;
+    };
 
 /** What a run's answer is made of: the columns of its row that `POST /v1/execute` answers with. */
 export type RunAnswer = Pick<

@@ -144,11 +144,23 @@ describe.each([
       expect(run?.durationMs).toBeGreaterThanOrEqual(0);
       expect(run?.startedAt?.getTime()).toBeLessThanOrEqual(run?.finishedAt?.getTime() ?? 0);
       await until("the notices", () => notices.heard.length >= 3 && settlement.heard.length > 0);
-      // Granted a slot, taken by a worker, ended: each saying what it wrote.
+      // Granted a slot, taken by a worker, ended: each saying what it wrote; the end, the answer its
+      // debit will complete.
       expect(notices.heard).toEqual([
         { kind: "changed", status: "queued" },
         { kind: "changed", status: "running" },
-        { kind: "changed", status: "completed", charge: "debit_pending" },
+        {
+          kind: "changed",
+          status: "completed",
+          charge: "debit_pending",
+          answer: expect.objectContaining({
+            id,
+            status: "completed",
+            charge: "debit_pending",
+            output: "looks good",
+            costWei: "0",
+          }),
+        },
       ]);
       await settled();
       expect(calls.get(id as string)).toBe(1);

@@ -6,7 +6,7 @@ import type { ApiDeps } from "../../api/context.ts";
 import type { Stack } from "../../devStack/startStack.ts";
 import { devAccount, LOCAL_ROLES } from "../../lib/chain/devAccounts.ts";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
-import { announceChanged, announceDelta } from "../../lib/runLedger/announce.ts";
+import { announceChanged, announceDebited, announceDelta } from "../../lib/runLedger/announce.ts";
 import { interruptLapsedRuns, refuseWaitingRuns } from "../../lib/runLedger/endStrandedRuns.ts";
 import { finishRun as writeEnd } from "../../lib/runLedger/finishRun.ts";
 import { grantSlots } from "../../lib/runLedger/grantSlots.ts";
@@ -115,7 +115,7 @@ export async function debitRun(deps: Deps, stack: Stack, runId: string) {
   const { receipt, price } = await sendDebit(deps, stack, runId);
   const row = await readRun(deps, runId);
   const debit = { price, block: receipt.blockNumber, tx: receipt.transactionHash };
-  announceChanged(
+  announceDebited(
     deps.bus,
     await markDebited(deps.db, new Map([[BigInt(row.onChainRunId), debit]])),
   );

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Hex, TransactionReceipt } from "viem";
 import { runs } from "../../lib/db/appSchema.ts";
-import { announceChanged } from "../../lib/runLedger/announce.ts";
+import { announceChanged, announceDebited } from "../../lib/runLedger/announce.ts";
 import {
   clearSubmission,
   type Debit,
@@ -20,11 +20,14 @@ import { settleRecordedRuns } from "./settleRecordedRuns.ts";
  * its block) or refused (skipped for a reason, uncharged, still to be logged). A run skipped as
  * already settled was debited by an earlier transaction, found by its logs, or is set aside
  * (`settleRecordedRuns`). A reverted transaction changed nothing: its runs go into the next batch.
+ * `runsSent`, when known, is how many runs `tx` carried: when it debited them all, nothing is left
+ * to look at.
  */
 export async function applyDebitReceipt(
   context: SettlementContext,
   receipt: TransactionReceipt,
   tx: Hex,
+  runsSent?: number,
 ): Promise<void> {
   const { db, chain, log } = context;
   if (receipt.status === "reverted") {
@@ -35,11 +38,18 @@ export async function applyDebitReceipt(
   const outcomes = debitOutcomes(receipt, chain.marketplace);
   const debits = new Map<bigint, Debit>();
   for (const [runId, outcome] of outcomes) if (outcome.debited) debits.set(runId, outcome);
-  const changed = await markDebited(db, debits);
-  const carried = await db
-    .select(runToSettle)
-    .from(runs)
-    .where(and(eq(runs.debitTx, tx), eq(runs.charge, "debit_pending"), isNull(runs.quarantinedAt)));
+  const debited = await markDebited(db, debits);
+  announceDebited(context.bus, debited);
+  const refused: string[] = [];
+  const carried =
+    debited.length === runsSent
+      ? []
+      : await db
+          .select(runToSettle)
+          .from(runs)
+          .where(
+            and(eq(runs.debitTx, tx), eq(runs.charge, "debit_pending"), isNull(runs.quarantinedAt)),
+          );
   const settledBefore: RunToFind[] = [];
   const unanswered: bigint[] = [];
   const refusals: Record<string, number> = {};
@@ -50,12 +60,13 @@ export async function applyDebitReceipt(
     else if (outcome.debited) continue;
     else if (refusalName(outcome.reason) === "RunAlreadyRecorded") settledBefore.push(run);
     else {
-      changed.push(...(await markRefused(db, runId, tx)));
+      refused.push(...(await markRefused(db, runId, tx)));
       const reason = refusalName(outcome.reason);
       refusals[reason] = (refusals[reason] ?? 0) + 1;
     }
   }
-  changed.push(...(await settleRecordedRuns(context, settledBefore, receipt.blockNumber)));
+  const debitedBefore = await settleRecordedRuns(context, settledBefore, receipt.blockNumber);
+  announceDebited(context.bus, debitedBefore);
   if (unanswered.length > 0) {
     // Not in this receipt's logs at all: it changed nothing for them, so they are sent again.
     await clearSubmission(db, tx, unanswered);
@@ -64,12 +75,12 @@ export async function applyDebitReceipt(
       runs: unanswered.length,
     });
   }
-  announceChanged(context.bus, changed);
+  announceChanged(context.bus, refused);
   log.info("debit batch settled", {
     tx,
     block: receipt.blockNumber.toString(),
     gas_used: receipt.gasUsed.toString(),
-    debited: [...outcomes.values()].filter((outcome) => outcome.debited).length,
+    debited: debited.length,
     refused: refusals,
   });
 }

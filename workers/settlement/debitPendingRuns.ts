@@ -36,6 +36,11 @@ export async function debitPendingRuns(context: SettlementContext): Promise<numb
   );
   if (tx === undefined) return 0;
   log.info("debit batch sent", { tx, runs: due.length });
-  await applyDebitReceipt(context, await chain.receiptOf(tx, context.receiptTimeoutMs), tx);
+  await applyDebitReceipt(
+    context,
+    await chain.receiptOf(tx, context.receiptTimeoutMs),
+    tx,
+    due.length,
+  );
   return due.length;
 }

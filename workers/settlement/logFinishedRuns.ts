@@ -1,8 +1,13 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Hex } from "viem";
 import { agents, runs } from "../../lib/db/appSchema.ts";
-import { announceChanged } from "../../lib/runLedger/announce.ts";
-import { markDebited, markLogged, runToSettle } from "../../lib/runLedger/markRuns.ts";
+import { announceDebited } from "../../lib/runLedger/announce.ts";
+import {
+  type DebitedRun,
+  markDebited,
+  markLogged,
+  runToSettle,
+} from "../../lib/runLedger/markRuns.ts";
 import { countedOnChain } from "./countedRuns.ts";
 import { recordedRunIds } from "./debitOutcomes.ts";
 import { findDebits, type RunToFind } from "./findDebits.ts";
@@ -62,7 +67,7 @@ export async function logFinishedRuns(context: SettlementContext): Promise<numbe
     db,
     await findDebits(chain, settledBefore, receipt.blockNumber),
   );
-  announceChanged(context.bus, corrected);
+  announceDebited(context.bus, corrected);
   log.info("runs logged", {
     tx,
     block: receipt.blockNumber.toString(),
@@ -82,7 +87,7 @@ async function markUncountedLogged(
 ): Promise<void> {
   const { chain } = context;
   const refused = uncounted.filter((run) => run.charge === "refused");
-  let corrected: string[] = [];
+  let corrected: DebitedRun[] = [];
   if (refused.length > 0) {
     // Only a run id the contract holds can have a debit: the others need no search of the logs.
     const head = await chain.client.getBlockNumber();
@@ -98,6 +103,6 @@ async function markUncountedLogged(
     context.db,
     uncounted.map(({ id }) => id),
   );
-  announceChanged(context.bus, corrected);
+  announceDebited(context.bus, corrected);
   context.log.info("runs left uncounted", { runs: uncounted.length });
 }

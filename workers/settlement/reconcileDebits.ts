@@ -6,7 +6,7 @@ import {
   TransactionReceiptNotFoundError,
 } from "viem";
 import { runs } from "../../lib/db/appSchema.ts";
-import { announceChanged } from "../../lib/runLedger/announce.ts";
+import { announceDebited } from "../../lib/runLedger/announce.ts";
 import { clearSubmission, runToSettle } from "../../lib/runLedger/markRuns.ts";
 import { applyDebitReceipt } from "./applyDebitReceipt.ts";
 import { describeFailure } from "./describeFailure.ts";
@@ -69,12 +69,12 @@ async function settleLostSubmission(context: SettlementContext, tx: Hex): Promis
     head,
   );
   const settledBefore = lost.filter(({ onChainRunId }) => recorded.has(BigInt(onChainRunId)));
-  const changed = await settleRecordedRuns(context, settledBefore, head);
+  const debited = await settleRecordedRuns(context, settledBefore, head);
   await clearSubmission(db, tx);
-  announceChanged(context.bus, changed);
+  announceDebited(context.bus, debited);
   log.warn("a debit batch was never mined; its undebited runs go into the next batch", {
     tx,
-    debited_elsewhere: changed.length,
+    debited_elsewhere: debited.length,
     to_send_again: lost.length - settledBefore.length,
   });
 }

@@ -1,4 +1,4 @@
-import { markDebited } from "../../lib/runLedger/markRuns.ts";
+import { type DebitedRun, markDebited } from "../../lib/runLedger/markRuns.ts";
 import { findDebits, type RunToFind } from "./findDebits.ts";
 import { quarantineRuns } from "./quarantineRuns.ts";
 import type { SettlementContext } from "./settlementContext.ts";
@@ -13,10 +13,10 @@ export async function settleRecordedRuns(
   context: SettlementContext,
   recorded: RunToFind[],
   head: bigint,
-): Promise<string[]> {
+): Promise<DebitedRun[]> {
   if (recorded.length === 0) return [];
   const debits = await findDebits(context.chain, recorded, head);
-  const changed = await markDebited(context.db, debits);
+  const debited = await markDebited(context.db, debits);
   const unexplained = recorded
     .map(({ onChainRunId }) => BigInt(onChainRunId))
     .filter((runId) => !debits.has(runId));
@@ -27,5 +27,5 @@ export async function settleRecordedRuns(
       "the chain holds the run id as settled, but no debit of this run's renter on its listing since it was first submitted",
     );
   }
-  return changed;
+  return debited;
 }
