@@ -53,6 +53,8 @@ export const credential = onchainTable(
     balance: t.bigint().notNull(),
     /** Per-task only: the price per task agreed at the last deposit; a run costs at most this. */
     agreedPrice: t.bigint().notNull(),
+    /** Per-task only: when the renter may reclaim the balance it asked back; null when no exit pends. */
+    exitReclaimableAt: t.bigint(),
     totalPaid: t.bigint().notNull(),
     tasksConsumed: t.integer().notNull(),
     updatedAt: t.bigint().notNull(),

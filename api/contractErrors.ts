@@ -33,6 +33,8 @@ export const CONTRACT_ERROR_CODES = {
   ZeroAddress: "invalid_request",
   Reentrancy: "forbidden",
   RunAlreadyRecorded: "invalid_request",
+  ExitPending: "insufficient_balance",
+  ListingNotPaused: "invalid_request",
 } as const satisfies Record<MarketplaceError, ErrorCode>;
 
 const MARKETPLACE_CONTRACT = "ServiceMarketplace";

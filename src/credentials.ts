@@ -96,9 +96,11 @@ ponder.on("ServiceMarketplace:PerQueryPurchased", async ({ event, context }) => 
 ponder.on("ServiceMarketplace:BalanceToppedUp", async ({ event, context }) => {
   const { listingId, buyer, amount, balance, agreedPrice } = event.args;
   const timestamp = event.block.timestamp;
+  // A deposit ends a pending exit: the renter stays.
   await context.db.update(credential, { listingId, buyer }).set((row) => ({
     balance,
     agreedPrice,
+    exitReclaimableAt: null,
     totalPaid: row.totalPaid + amount,
     updatedAt: timestamp,
   }));
@@ -155,11 +157,21 @@ ponder.on("ServiceMarketplace:PerQueryAccessRevoked", async ({ event, context })
   await revoke(context, event, { listingId, buyer, balance });
 });
 
-ponder.on("ServiceMarketplace:BalanceReclaimed", async ({ event, context }) => {
-  const { listingId, buyer, amount } = event.args;
+ponder.on("ServiceMarketplace:ExitRequested", async ({ event, context }) => {
+  const { listingId, buyer, reclaimableAt } = event.args;
   await context.db
     .update(credential, { listingId, buyer })
-    .set((row) => ({ balance: row.balance - amount, updatedAt: event.block.timestamp }));
+    .set({ exitReclaimableAt: BigInt(reclaimableAt), updatedAt: event.block.timestamp });
+});
+
+ponder.on("ServiceMarketplace:BalanceReclaimed", async ({ event, context }) => {
+  const { listingId, buyer, amount } = event.args;
+  // A reclaim ends an exit: the credential stays, empty, and a deposit opens it again.
+  await context.db.update(credential, { listingId, buyer }).set((row) => ({
+    balance: row.balance - amount,
+    exitReclaimableAt: null,
+    updatedAt: event.block.timestamp,
+  }));
   await context.db.insert(withdrawalEvent).values({
     id: event.id,
     kind: "reclaim",
@@ -187,9 +199,13 @@ async function openCredential(
     | "totalPaid"
   >,
 ) {
-  await context.db
-    .insert(credential)
-    .values({ ...opened, isRevoked: false, tasksConsumed: 0, updatedAt: opened.purchasedAt });
+  await context.db.insert(credential).values({
+    ...opened,
+    isRevoked: false,
+    exitReclaimableAt: null,
+    tasksConsumed: 0,
+    updatedAt: opened.purchasedAt,
+  });
   await context.db
     .update(listing, { id: opened.listingId })
     .set((row) => ({ credentialCount: row.credentialCount + 1 }));

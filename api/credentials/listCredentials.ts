@@ -41,6 +41,7 @@ export async function listCredentials(
       ${credential.isRevoked} as is_revoked, ${credential.expiresAt} as expires_at,
       ${credential.balance} as balance, ${listing.price} as price,
       ${credential.agreedPrice} as agreed_price,
+      ${credential.exitReclaimableAt} as exit_reclaimable_at,
       ${credential.purchasedAt} as purchased_at
     from ${credential}
     join ${listing} on ${listing.id} = ${credential.listingId}
@@ -60,6 +61,7 @@ export async function listCredentials(
           balance: BigInt(row.balance as string),
           price: BigInt(row.price as string),
           agreedPrice: BigInt(row.agreed_price as string),
+          exiting: row.exit_reclaimable_at !== null,
         },
         options.nowSeconds,
       );

@@ -118,6 +118,7 @@ async function readAt(
       balance: state.balance,
       price: state.price,
       agreedPrice: state.agreedPrice,
+      exiting: state.reclaimableAt !== 0,
     },
   };
 }

@@ -37,6 +37,12 @@ export function accessRefusal({
     case "expired":
       return contractApiError("CredentialExpired", "The subscription has expired; renew it");
     case "low_balance":
+      if (credential.exiting) {
+        return contractApiError(
+          "ExitPending",
+          "You asked for this per-task balance back; a top-up keeps it and runs again",
+        );
+      }
       return contractApiError(
         "InsufficientBalance",
         "The per-task balance cannot pay for a run; top it up",

@@ -12,6 +12,9 @@ contract ServiceMarketplace is IServiceMarketplace {
     uint256 public constant MIN_PRICE = 0.000001 ether;
     uint256 public constant MAX_METADATA_URI_LENGTH = 200;
     uint256 public constant SUBSCRIPTION_PERIOD = 30 days;
+    /// @dev From a renter's `requestExit` to its reclaim: runs in flight settle in minutes; two days also
+    /// cover a settlement outage an operator needs a working day to mend (docs/decisions.md).
+    uint256 public constant EXIT_DELAY = 2 days;
     uint256 private constant BASIS_POINTS = 10_000;
 
     /// @dev One slot read by every sale and every debit: the operator (the hot key that debits and logs
@@ -29,6 +32,7 @@ contract ServiceMarketplace is IServiceMarketplace {
     mapping(bytes32 listingId => Listing) public listings;
     mapping(bytes32 listingId => mapping(address buyer => AccessCredential)) public credentials;
     mapping(bytes32 listingId => mapping(address buyer => PerQueryBalance)) public perQueryBalances;
+    mapping(bytes32 listingId => mapping(address buyer => uint40 reclaimableAt)) public exitReclaimableAt;
     /// @dev Settled run ids as a bitmap: sequential ids share a word, so settling costs a warm write.
     mapping(uint256 word => uint256 bits) private _recordedRuns;
 
@@ -144,6 +148,18 @@ contract ServiceMarketplace is IServiceMarketplace {
         _sendEth(msg.sender, amount);
     }
 
+    function withdrawAndClose(bytes32 listingId) external nonReentrant {
+        Listing storage listing = _creatorListing(listingId);
+        if (listing.status != ListingStatus.Paused) revert ListingNotPaused(listingId);
+        uint256 escrow = listing.escrow;
+
+        listing.escrow = 0;
+        listing.status = ListingStatus.Closed;
+        if (escrow != 0) emit EarningsWithdrawn(listingId, msg.sender, escrow);
+        emit ListingStatusChanged(listingId, ListingStatus.Closed);
+        if (escrow != 0) _sendEth(msg.sender, escrow);
+    }
+
     // ─── Renters ──────────────────────────────────────────────────────────────
 
     function purchaseOneTime(bytes32 listingId) external payable {
@@ -178,7 +194,7 @@ contract ServiceMarketplace is IServiceMarketplace {
         if (record.isRevoked) revert CredentialRevoked(listingId, msg.sender);
         if (record.purchasedAt != 0) revert CredentialAlreadyExists(listingId, msg.sender);
 
-        record.balance = uint112(msg.value);
+        record.balance = uint96(msg.value);
         record.agreedPrice = agreedPrice;
         record.purchasedAt = uint40(block.timestamp);
         emit PerQueryPurchased(listingId, msg.sender, msg.value, agreedPrice);
@@ -206,21 +222,41 @@ contract ServiceMarketplace is IServiceMarketplace {
         if (record.isRevoked) revert CredentialRevoked(listingId, msg.sender);
 
         uint256 balance = record.balance + msg.value;
-        record.balance = uint112(balance);
+        if (record.isExiting) _endExit(record, listingId, msg.sender);
+        record.balance = uint96(balance);
         record.agreedPrice = agreedPrice;
         emit BalanceToppedUp(listingId, msg.sender, msg.value, balance, agreedPrice);
+    }
+
+    function requestExit(bytes32 listingId) external {
+        PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
+        if (record.purchasedAt == 0) revert CredentialNotFound(listingId, msg.sender);
+        if (record.isRevoked) revert CredentialRevoked(listingId, msg.sender);
+        if (record.isExiting) {
+            revert ExitPending(listingId, msg.sender, exitReclaimableAt[listingId][msg.sender]);
+        }
+        uint256 balance = record.balance;
+        if (balance == 0) revert NothingToWithdraw();
+
+        uint40 reclaimableAt = uint40(block.timestamp + EXIT_DELAY);
+        record.isExiting = true;
+        exitReclaimableAt[listingId][msg.sender] = reclaimableAt;
+        emit ExitRequested(listingId, msg.sender, balance, reclaimableAt);
     }
 
     function reclaimBalance(bytes32 listingId) external nonReentrant {
         PerQueryBalance storage record = perQueryBalances[listingId][msg.sender];
         if (record.purchasedAt == 0) revert CredentialNotFound(listingId, msg.sender);
         if (!record.isRevoked && listings[listingId].status != ListingStatus.Closed) {
-            revert Unauthorized(msg.sender);
+            if (!record.isExiting) revert Unauthorized(msg.sender);
+            uint256 reclaimableAt = exitReclaimableAt[listingId][msg.sender];
+            if (block.timestamp < reclaimableAt) revert ExitPending(listingId, msg.sender, reclaimableAt);
         }
         uint256 amount = record.balance;
         if (amount == 0) revert NothingToWithdraw();
 
         record.balance = 0;
+        if (record.isExiting) _endExit(record, listingId, msg.sender);
         emit BalanceReclaimed(listingId, msg.sender, amount);
         _sendEth(msg.sender, amount);
     }
@@ -325,7 +361,8 @@ contract ServiceMarketplace is IServiceMarketplace {
             state.purchasedAt = record.purchasedAt;
             state.balance = record.balance;
             state.agreedPrice = record.agreedPrice;
-            state.isValid = state.balance >= _debitPrice(state.price, state.agreedPrice);
+            if (record.isExiting) state.reclaimableAt = exitReclaimableAt[listingId][buyer];
+            state.isValid = state.balance >= _debitPrice(state.price, state.agreedPrice) && !record.isExiting;
         } else {
             AccessCredential memory credential = credentials[listingId][buyer];
             state.hasCredential = credential.purchasedAt != 0;
@@ -344,6 +381,7 @@ contract ServiceMarketplace is IServiceMarketplace {
         if (state.listingStatus != ListingStatus.Active) revert ListingNotActive(listingId);
         if (!state.hasCredential) revert CredentialNotFound(listingId, buyer);
         if (state.isRevoked) revert CredentialRevoked(listingId, buyer);
+        if (state.reclaimableAt != 0) revert ExitPending(listingId, buyer, state.reclaimableAt);
         if (state.model == RentalModel.Subscription && state.expiresAt <= block.timestamp) {
             revert CredentialExpired(listingId, buyer, state.expiresAt);
         }
@@ -421,6 +459,12 @@ contract ServiceMarketplace is IServiceMarketplace {
         listing.escrow += uint112(amount - fee);
     }
 
+    /// @dev Ends `buyer`'s exit: by its reclaim, or by a deposit (the renter stays).
+    function _endExit(PerQueryBalance storage record, bytes32 listingId, address buyer) private {
+        record.isExiting = false;
+        delete exitReclaimableAt[listingId][buyer];
+    }
+
     function _requireNotPaused() private view {
         if (_config.paused) revert ProtocolPaused();
     }
@@ -471,8 +515,9 @@ contract ServiceMarketplace is IServiceMarketplace {
 
     /// @dev Debits one run as `consumeQuery` and `consumeQueries` both do, at `_chargedPrice`, or changes
     /// nothing and returns the selector of the error that refuses it (0 when debited). A run settles on an
-    /// active or paused listing (it may have started before the pause), never a closed one. `succeeded` only
-    /// travels to `QueryConsumed`: a run's outcome never changes what it costs.
+    /// active or paused listing (it may have started before the pause), never a closed one, and on a balance
+    /// being exited only before the exit comes due. `succeeded` only travels to `QueryConsumed`: a run's
+    /// outcome never changes what it costs.
     function _consume(
         bytes32 listingId,
         address buyer,
@@ -487,20 +532,39 @@ contract ServiceMarketplace is IServiceMarketplace {
         if (status == ListingStatus.Closed) return ListingNotActive.selector;
         if (listing.model != RentalModel.PerQuery) return InvalidAccessType.selector;
         PerQueryBalance storage record = perQueryBalances[listingId][buyer];
-        if (record.purchasedAt == 0) return CredentialNotFound.selector;
-        if (record.isRevoked) return CredentialRevoked.selector;
-        uint256 price = _chargedPrice(listing.price, record.agreedPrice, maxPrice);
-        uint256 balance = record.balance;
-        if (balance < price) return InsufficientBalance.selector;
+        uint256 price;
+        uint256 balance;
+        (refusal, price, balance) = _debitTerms(record, listingId, buyer, listing.price, maxPrice);
+        if (refusal != 0) return refusal;
         if (!_markRunRecorded(runId)) return RunAlreadyRecorded.selector;
 
         unchecked {
             balance -= price;
         }
-        record.balance = uint112(balance);
+        record.balance = uint96(balance);
         uint256 fee = _collect(listing, price, feeBasisPoints_);
         emit QueryConsumed(listingId, buyer, runId, price, fee, balance, succeeded);
         return 0;
+    }
+
+    /// @dev What a debit of `buyer`'s balance would charge and the balance it would be charged from, read in
+    /// one storage read, or the selector of the error that refuses it.
+    function _debitTerms(
+        PerQueryBalance storage record,
+        bytes32 listingId,
+        address buyer,
+        uint256 listingPrice,
+        uint256 maxPrice
+    ) private view returns (bytes4 refusal, uint256 price, uint256 balance) {
+        PerQueryBalance memory read = record;
+        if (read.purchasedAt == 0) return (CredentialNotFound.selector, 0, 0);
+        if (read.isRevoked || read.isExiting) {
+            if (read.isRevoked) return (CredentialRevoked.selector, 0, 0);
+            if (block.timestamp >= exitReclaimableAt[listingId][buyer]) return (ExitPending.selector, 0, 0);
+        }
+        price = _chargedPrice(listingPrice, read.agreedPrice, maxPrice);
+        balance = read.balance;
+        if (balance < price) refusal = InsufficientBalance.selector;
     }
 
     /// @dev Reverts with the error `_consume` refused a run for, with the numbers that explain it.
@@ -513,6 +577,9 @@ contract ServiceMarketplace is IServiceMarketplace {
         if (refusal == InvalidAccessType.selector) revert InvalidAccessType(listings[listingId].model);
         if (refusal == CredentialNotFound.selector) revert CredentialNotFound(listingId, buyer);
         if (refusal == CredentialRevoked.selector) revert CredentialRevoked(listingId, buyer);
+        if (refusal == ExitPending.selector) {
+            revert ExitPending(listingId, buyer, exitReclaimableAt[listingId][buyer]);
+        }
         if (refusal == InsufficientBalance.selector) {
             PerQueryBalance storage record = perQueryBalances[listingId][buyer];
             revert InsufficientBalance(

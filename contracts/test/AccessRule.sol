@@ -26,6 +26,11 @@ library AccessRule {
         if (state.isRevoked) {
             return abi.encodeWithSelector(IServiceMarketplace.CredentialRevoked.selector, listingId, buyer);
         }
+        if (state.reclaimableAt != 0) {
+            return abi.encodeWithSelector(
+                IServiceMarketplace.ExitPending.selector, listingId, buyer, state.reclaimableAt
+            );
+        }
         if (state.model == IServiceMarketplace.RentalModel.Subscription && state.expiresAt <= nowSeconds) {
             return abi.encodeWithSelector(
                 IServiceMarketplace.CredentialExpired.selector, listingId, buyer, state.expiresAt

@@ -173,11 +173,11 @@ abstract contract BaseTest is Test {
     }
 
     function _balance(bytes32 listingId, address buyer) internal view returns (uint256 balance) {
-        (balance,,,) = market.perQueryBalances(listingId, buyer);
+        (balance,,,,) = market.perQueryBalances(listingId, buyer);
     }
 
     function _agreedPrice(bytes32 listingId, address buyer) internal view returns (uint256 agreedPrice) {
-        (, agreedPrice,,) = market.perQueryBalances(listingId, buyer);
+        (, agreedPrice,,,) = market.perQueryBalances(listingId, buyer);
     }
 
     /// @dev What the next run costs, as admission reads it: the lower of the agreed and the current price.
@@ -187,7 +187,7 @@ abstract contract BaseTest is Test {
     }
 
     function _perQueryRevoked(bytes32 listingId, address buyer) internal view returns (bool revoked) {
-        (,,, revoked) = market.perQueryBalances(listingId, buyer);
+        (,,, revoked,) = market.perQueryBalances(listingId, buyer);
     }
 
     function _valid(bytes32 listingId, address buyer) internal view returns (bool) {

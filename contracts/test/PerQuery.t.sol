@@ -15,7 +15,7 @@ contract PerQueryTest is BaseTest {
         emit IServiceMarketplace.PerQueryPurchased(perQuery, renter, deposit, PRICE);
         _buyPerQuery(renter, perQuery, deposit);
 
-        (uint112 balance, uint96 agreedPrice, uint40 purchasedAt, bool isRevoked) =
+        (uint96 balance, uint96 agreedPrice, uint40 purchasedAt, bool isRevoked,) =
             market.perQueryBalances(perQuery, renter);
         assertEq(balance, deposit);
         assertEq(agreedPrice, PRICE);
@@ -112,7 +112,7 @@ contract PerQueryTest is BaseTest {
         emit IServiceMarketplace.BalanceToppedUp(perQuery, renter, PRICE * 2, PRICE * 3, PRICE);
         _topUp(renter, perQuery, PRICE * 2);
 
-        (uint112 balance,, uint40 purchasedAt,) = market.perQueryBalances(perQuery, renter);
+        (uint96 balance,, uint40 purchasedAt,,) = market.perQueryBalances(perQuery, renter);
         assertEq(balance, PRICE * 3);
         assertEq(purchasedAt, START);
         assertEq(_escrow(perQuery), 0);
@@ -600,7 +600,7 @@ contract PerQueryTest is BaseTest {
         vm.prank(creator);
         market.revokePerQueryAccess(perQuery, renter);
 
-        (uint112 balance,,, bool isRevoked) = market.perQueryBalances(perQuery, renter);
+        (uint96 balance,,, bool isRevoked,) = market.perQueryBalances(perQuery, renter);
         assertTrue(isRevoked);
         assertEq(balance, PRICE * 3);
         assertFalse(_valid(perQuery, renter));

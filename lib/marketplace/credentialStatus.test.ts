@@ -10,6 +10,7 @@ const subscription: CredentialFacts = {
   balance: 0n,
   price: 10n,
   agreedPrice: 0n,
+  exiting: false,
 };
 const perTask: CredentialFacts = {
   ...subscription,
@@ -32,6 +33,12 @@ describe("the status of a credential", () => {
   it("never expires for one-time access", () => {
     const oneTime = { ...subscription, rentalModel: "one_time" as const, expiresAt: 0n };
     expect(credentialStatus(oneTime, NOW)).toBe("active");
+  });
+
+  it("is low_balance while its renter asks for the balance back (finding M-1), whatever it holds", () => {
+    expect(credentialStatus({ ...perTask, balance: 1_000n, exiting: true }, NOW)).toBe(
+      "low_balance",
+    );
   });
 
   it("is low_balance once a per-task balance cannot pay for one task", () => {

@@ -13,6 +13,8 @@ export type CredentialFacts = {
   price: bigint;
   /** Wei per task the renter agreed to at their last deposit; meaningful for per-task credentials only. */
   agreedPrice: bigint;
+  /** Per-task only: the renter asked for the balance back (`requestExit`); it starts no run. */
+  exiting: boolean;
 };
 
 /**
@@ -27,7 +29,8 @@ export function nextDebit(facts: Pick<CredentialFacts, "price" | "agreedPrice">)
 /**
  * The status of a credential at `nowSeconds` (the chain's time), by the contract's own rule
  * (`getAccessState`): a subscription is valid while `expiresAt > now`, a per-task balance while it
- * covers the next run's debit, and nothing is valid once revoked or its listing is closed.
+ * covers the next run's debit and no exit is pending, and nothing is valid once revoked or its
+ * listing is closed. A balance being exited is `low_balance`: a top-up ends the exit and runs again.
  */
 export function credentialStatus(facts: CredentialFacts, nowSeconds: bigint): CredentialStatus;
 export function credentialStatus(
@@ -41,6 +44,8 @@ export function credentialStatus(
   if (!facts) return "not_found";
   if (facts.isRevoked || facts.listingStatus === "closed") return "revoked";
   if (facts.rentalModel === "subscription" && facts.expiresAt <= nowSeconds) return "expired";
-  if (facts.rentalModel === "per_query" && facts.balance < nextDebit(facts)) return "low_balance";
+  if (facts.rentalModel === "per_query" && (facts.exiting || facts.balance < nextDebit(facts))) {
+    return "low_balance";
+  }
   return "active";
 }

@@ -44,6 +44,7 @@ const returning = devAccount(5); // renews and tops up
 const newcomer = devAccount(6); // holds nothing
 const subscriber = devAccount(7); // subscribes as the chain nears the end of a subscription
 const prepaid = devAccount(9); // holds a per-task balance whose listing's price is raised
+const leaving = devAccount(10); // asks a per-task balance back
 
 const DAY = 24n * 60n * 60n;
 const PRICE = parseEther("0.01");
@@ -60,6 +61,7 @@ const KEY_OWNERS = {
   newcomer,
   subscriber,
   prepaid,
+  leaving,
 };
 let keys: Record<keyof typeof KEY_OWNERS, string>;
 
@@ -97,6 +99,7 @@ const drafts = {
   unpublished: draft("Unregistered", ONE_TIME, PRICE, false),
   ending: draft("Quarterly Brief", SUBSCRIPTION, PRICE),
   raisedTask: draft("Clause Extractor", PER_QUERY, TASK_PRICE),
+  exitingTask: draft("Redline Helper", PER_QUERY, TASK_PRICE),
 };
 const listings = Object.fromEntries(
   Object.entries(drafts).map(([key, one]) => [
@@ -544,6 +547,38 @@ describe("finding: per-task price lock", () => {
     expect(await statuses()).toEqual({ list: ["active"], verify: "active" });
     await mineIndexedBlock(stack(), [debit(103n, TASK_PRICE / 2n)]);
     expect(await balance()).toBe(TASK_PRICE / 2n);
+  });
+});
+
+describe("finding M-1: a per-task balance its renter asks back", () => {
+  const listing = listings.exitingTask;
+  const statuses = async () => ({
+    list: (await api.get("/v1/credentials", { bearer: keys.leaving })).body.credentials.map(
+      (one: Item) => one.status,
+    ),
+    verify: (await api.get(`/v1/credentials/${listing.id}`, { bearer: keys.leaving })).body.status,
+  });
+
+  it("is low_balance in both endpoints from the request on, and active again after a top-up", async () => {
+    // anvil funds the first ten dev accounts only.
+    await rpcRequest(stack().anvil.rpcUrl, "anvil_setBalance", [
+      leaving.address,
+      "0xde0b6b3a7640000",
+    ]);
+    await mineIndexedBlock(stack(), [
+      deposit(leaving, listing, "purchasePerQuery", 3n * TASK_PRICE),
+    ]);
+    expect(await statuses()).toEqual({ list: ["active"], verify: "active" });
+
+    // The balance still covers three runs, but it starts none while its renter takes it back.
+    await mineIndexedBlock(stack(), [
+      transaction(leaving, (market) => market.write.requestExit([listing.onChainId])),
+    ]);
+    expect(await statuses()).toEqual({ list: ["low_balance"], verify: "low_balance" });
+
+    // A deposit ends the exit: the renter stays.
+    await mineIndexedBlock(stack(), [deposit(leaving, listing, "topUpBalance", TASK_PRICE)]);
+    expect(await statuses()).toEqual({ list: ["active"], verify: "active" });
   });
 });
 

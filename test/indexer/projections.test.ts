@@ -510,6 +510,78 @@ describe("projections follow every marketplace operation", () => {
     expect(await withdrawalRows()).toEqual(withdrawals);
   });
 
+  it("finding M-1: a renter asks its per-task balance back, then reclaims it after the delay", async () => {
+    const deposit = 3n * TASK_PRICE;
+    const bought = await indexed(
+      marketplace().as(dave).write.purchasePerQuery([perQueryId, TASK_PRICE], { value: deposit }),
+    );
+    let davePerQuery = newCredentialRow(perQuery, dave.address, {
+      timestamp: bought.timestamp,
+      totalPaid: deposit,
+      balance: deposit,
+      agreedPrice: TASK_PRICE,
+    });
+    perQuery = { ...perQuery, credentialCount: perQuery.credentialCount + 1 };
+    await expectPurchased(davePerQuery, { amount: deposit, fee: 0n, landed: bought });
+
+    const exit = await indexed(marketplace().as(dave).write.requestExit([perQueryId]));
+    const delay = await marketplace().as(dave).read.EXIT_DELAY();
+    davePerQuery = {
+      ...davePerQuery,
+      exitReclaimableAt: exit.timestamp + delay,
+      updatedAt: exit.timestamp,
+    };
+    expect(await credentialRows(db(), perQueryId, dave.address)).toEqual([davePerQuery]);
+
+    await rpcRequest(stack().anvil.rpcUrl, "evm_increaseTime", [Number(delay)]);
+    const reclaimed = await indexed(marketplace().as(dave).write.reclaimBalance([perQueryId]));
+    davePerQuery = {
+      ...davePerQuery,
+      balance: 0n,
+      exitReclaimableAt: null,
+      updatedAt: reclaimed.timestamp,
+    };
+    expect(await credentialRows(db(), perQueryId, dave.address)).toEqual([davePerQuery]);
+    await expectAggregates();
+    withdrawals.push({
+      id: anyId,
+      kind: "reclaim",
+      listingId: perQueryId,
+      account: lower(dave.address),
+      amount: deposit,
+      ...reclaimed,
+    });
+    expect(await withdrawalRows()).toEqual(withdrawals);
+  });
+
+  it("finding L-7: empties and closes a paused listing in one transaction", async () => {
+    const paused = await indexed(marketplace().as(bob).write.setListingActive([perQueryId, false]));
+    perQuery = { ...perQuery, status: "paused", updatedAt: paused.timestamp };
+    await expectAggregates();
+
+    const escrow = perQuery.escrow;
+    expect(escrow).toBeGreaterThan(0n);
+    const closed = await indexed(marketplace().as(bob).write.withdrawAndClose([perQueryId]));
+    perQuery = {
+      ...perQuery,
+      escrow: 0n,
+      totalWithdrawn: perQuery.totalWithdrawn + escrow,
+      status: "closed",
+      updatedAt: closed.timestamp,
+    };
+    bobCreator = { ...bobCreator, totalWithdrawn: bobCreator.totalWithdrawn + escrow };
+    await expectAggregates();
+    withdrawals.push({
+      id: anyId,
+      kind: "earnings",
+      listingId: perQueryId,
+      account: lower(bob.address),
+      amount: escrow,
+      ...closed,
+    });
+    expect(await withdrawalRows()).toEqual(withdrawals);
+  });
+
   it("withdraws earnings from escrow in parts, then closes the emptied listing", async () => {
     const escrow = oneTime.escrow;
     const firstPart = escrow / 3n;

@@ -73,6 +73,7 @@ export function newCredentialRow(
     isRevoked: false,
     balance: purchase.balance ?? 0n,
     agreedPrice: purchase.agreedPrice ?? 0n,
+    exitReclaimableAt: null,
     totalPaid: purchase.totalPaid,
     tasksConsumed: 0,
     updatedAt: purchase.timestamp,

@@ -39,12 +39,15 @@ interface IServiceMarketplace {
     /// @dev A prepaid per-task balance, in one slot; `purchasedAt` is 0 when none was ever bought. A run
     /// debits the lower of `agreedPrice`, the listing's price at the renter's last deposit, and the
     /// listing's current price (never more than its price at admission, `consumeQuery`'s `maxPrice`): a
-    /// price raise reaches a balance only through the renter's next deposit.
+    /// price raise reaches a balance only through the renter's next deposit. `isExiting` is set from the
+    /// renter's `requestExit` until its reclaim or its next deposit; the exit's time lives apart
+    /// (`exitReclaimableAt`), read only when the flag is set.
     struct PerQueryBalance {
-        uint112 balance;
+        uint96 balance;
         uint96 agreedPrice;
         uint40 purchasedAt;
         bool isRevoked;
+        bool isExiting;
     }
 
     /// @notice Everything an execution check needs, read in one call. `price` is the listing's; for a
@@ -60,6 +63,9 @@ interface IServiceMarketplace {
         uint256 balance;
         uint256 agreedPrice;
         bool isValid;
+        /// @dev Per-task only: when the renter may reclaim the balance it asked back with `requestExit`;
+        /// 0 when no exit is pending. A balance being exited starts no run.
+        uint40 reclaimableAt;
     }
 
     /// @notice One run to log on-chain, charged or not.
@@ -134,6 +140,11 @@ interface IServiceMarketplace {
     error Reentrancy();
     /// @notice Thrown when a run id was already settled, so a replay never debits twice.
     error RunAlreadyRecorded(uint256 runId);
+    /// @notice Thrown when the renter asked for its per-task balance back (`requestExit`): the balance starts
+    /// no run, is not reclaimable before `reclaimableAt`, and takes no debit from then on.
+    error ExitPending(bytes32 listingId, address buyer, uint256 reclaimableAt);
+    /// @notice Thrown when `withdrawAndClose` is called on a listing that is not paused.
+    error ListingNotPaused(bytes32 listingId);
 
     // ─── Events ───────────────────────────────────────────────────────────────
 
@@ -193,7 +204,13 @@ interface IServiceMarketplace {
     event AccessRevoked(bytes32 indexed listingId, address indexed buyer);
     /// @notice Emitted when a creator revokes a per-task balance; the renter may reclaim what is left.
     event PerQueryAccessRevoked(bytes32 indexed listingId, address indexed buyer, uint256 balance);
-    /// @notice Emitted when a renter takes back an unspent balance of a revoked credential or closed listing.
+    /// @notice Emitted when a renter asks for its per-task `balance` back: runs in flight may still be debited
+    /// until `reclaimableAt`, from which the renter may reclaim what is left.
+    event ExitRequested(
+        bytes32 indexed listingId, address indexed buyer, uint256 balance, uint40 reclaimableAt
+    );
+    /// @notice Emitted when a renter takes back an unspent balance: of a revoked credential, a closed listing
+    /// or an exit that came due. It ends the exit.
     event BalanceReclaimed(bytes32 indexed listingId, address indexed buyer, uint256 amount);
     /// @notice Emitted when a creator withdraws escrowed earnings.
     event EarningsWithdrawn(bytes32 indexed listingId, address indexed creator, uint256 amount);
@@ -237,6 +254,11 @@ interface IServiceMarketplace {
     /// @notice Sends `amount` of the listing's escrow to its creator.
     function withdrawEarnings(bytes32 listingId, uint256 amount) external;
 
+    /// @notice Sends a paused listing's whole escrow to its creator and closes it, in one transaction, so no
+    /// debit landing in between can leave escrow behind (`closeListing` would revert `EscrowNotEmpty`). A
+    /// paused listing takes no purchase, so nobody buys access the close ends at once.
+    function withdrawAndClose(bytes32 listingId) external;
+
     // ─── Renters ──────────────────────────────────────────────────────────────
 
     /// @notice Buys permanent access; `msg.value` must equal the price.
@@ -254,10 +276,17 @@ interface IServiceMarketplace {
     function renewSubscription(bytes32 listingId, uint256 duration) external payable;
 
     /// @notice Adds `msg.value`, at least one task's price, to a per-task balance; the renter agrees to the
-    /// listing's current price for the whole balance, if it is at most `maxPrice`.
+    /// listing's current price for the whole balance, if it is at most `maxPrice`. It ends a pending exit:
+    /// the renter stays.
     function topUpBalance(bytes32 listingId, uint256 maxPrice) external payable;
 
-    /// @notice Returns the unspent per-task balance of a revoked credential or a closed listing.
+    /// @notice Asks for the per-task balance back, whatever the listing's state (paused, abandoned) and the
+    /// protocol's: from now on it starts no run, runs already in flight may still be debited for
+    /// `EXIT_DELAY`, and from then on nothing more is debited and `reclaimBalance` returns what is left.
+    function requestExit(bytes32 listingId) external;
+
+    /// @notice Returns the unspent per-task balance of a revoked credential, a closed listing, or an exit
+    /// requested at least `EXIT_DELAY` ago.
     function reclaimBalance(bytes32 listingId) external;
 
     // ─── Protocol operator ────────────────────────────────────────────────────
@@ -277,8 +306,9 @@ interface IServiceMarketplace {
         external;
 
     /// @notice Debits a batch of runs, each exactly as `consumeQuery` would, in order. A debit `consumeQuery`
-    /// would revert (a settled run id, a revoked credential, a short balance, a closed or unknown listing) is
-    /// skipped with `QueryNotConsumed` instead of failing the batch; a paused protocol reverts the whole batch.
+    /// would revert (a settled run id, a revoked credential, a balance whose exit came due, a short balance, a
+    /// closed or unknown listing) is skipped with `QueryNotConsumed` instead of failing the batch; a paused
+    /// protocol reverts the whole batch.
     function consumeQueries(Debit[] calldata debits) external;
 
     /// @notice Logs uncharged runs (one-time, subscription, failed); already-settled run ids are skipped.
@@ -310,15 +340,16 @@ interface IServiceMarketplace {
     function deriveListingId(address creator, bytes32 seed) external pure returns (bytes32);
 
     /// @notice True when the credential exists, is not revoked, is unexpired (subscription) or covers the
-    /// next run's debit (per-query), and the listing is not closed.
+    /// next run's debit with no exit pending (per-query), and the listing is not closed.
     function isCredentialValid(bytes32 listingId, address buyer) external view returns (bool);
 
     /// @notice Listing status, rental model, price and the caller's credential in one read.
     function getAccessState(bytes32 listingId, address buyer) external view returns (AccessState memory);
 
     /// @notice Returns when `buyer` may start a run on `listingId`, else reverts with why not: `ListingNotFound`,
-    /// `ListingNotActive` (paused or closed), `CredentialNotFound`, `CredentialRevoked`, `CredentialExpired` or
-    /// `InsufficientBalance` (the balance and the next run's debit). It succeeds iff `getAccessState` is valid
+    /// `ListingNotActive` (paused or closed), `CredentialNotFound`, `CredentialRevoked`, `ExitPending` (the renter
+    /// asked its per-task balance back), `CredentialExpired` or `InsufficientBalance` (the balance and the next
+    /// run's debit). It succeeds iff `getAccessState` is valid
     /// and the listing active: a paused listing's credentials stay valid (a run already started may settle),
     /// but start no run.
     function requireAccess(bytes32 listingId, address buyer) external view;
@@ -346,7 +377,13 @@ interface IServiceMarketplace {
     function perQueryBalances(bytes32 listingId, address buyer)
         external
         view
-        returns (uint112 balance, uint96 agreedPrice, uint40 purchasedAt, bool isRevoked);
+        returns (uint96 balance, uint96 agreedPrice, uint40 purchasedAt, bool isRevoked, bool isExiting);
+
+    /// @notice When `buyer` may reclaim the balance it asked back with `requestExit`; 0 when no exit pends.
+    function exitReclaimableAt(bytes32 listingId, address buyer) external view returns (uint40);
+
+    /// @notice How long after `requestExit` runs in flight may still be debited before the renter reclaims.
+    function EXIT_DELAY() external view returns (uint256);
 
     function isRunRecorded(uint256 runId) external view returns (bool);
 

@@ -82,6 +82,12 @@ contract Handler is CommonBase, StdCheats, StdUtils {
     uint256 public ghost_outcomeMismatches;
     /// @dev Debits of runs that failed (charged all the same: their output had reached the renter).
     uint256 public ghost_failedRunDebits;
+    /// @dev Finding M-1: debits the contract accepted on a balance whose exit had come due: must stay 0.
+    uint256 public ghost_debitsAfterExitDue;
+    /// @dev Finding M-1: debits of runs in flight during an exit's delay (allowed: the creator is paid).
+    uint256 public ghost_debitsDuringExit;
+    /// @dev Finding M-1: balances reclaimed by an exit that came due.
+    uint256 public ghost_exitReclaims;
     mapping(uint256 runId => uint256 count) public ghost_consumedEvents;
     mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_depositedOf;
     mapping(bytes32 listingId => mapping(address buyer => uint256)) public ghost_debitedOf;
@@ -151,6 +157,20 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         ++calls["closeListing"];
     }
 
+    /// @dev Finding L-7: a paused listing emptied and closed in one call, whatever debits landed before it.
+    function withdrawAndClose(uint256 listingSeed) external {
+        if (listingSeed % 3 != 0) return;
+        (bytes32 id, bool found) = _pickListing(listingSeed, 0x7, 1 << 2);
+        if (!found) return;
+        address creator = _creatorOf(id);
+        uint256 before = creator.balance;
+        vm.prank(creator);
+        market.withdrawAndClose(id);
+        ghost_earningsWithdrawn += creator.balance - before;
+        _closed.push(id);
+        ++calls["withdrawAndClose"];
+    }
+
     function revokeAccess(uint256 listingSeed, uint256 renterSeed) external {
         // One-time or subscription listings, in any status.
         (bytes32 id, bool found) = _pickListing(listingSeed, 0x3, ANY_STATUS);
@@ -173,7 +193,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         if (!found) return;
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
-            (,, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
+            (,, uint40 purchasedAt, bool isRevoked,) = market.perQueryBalances(id, buyer);
             if (purchasedAt == 0 || isRevoked) continue;
             address creator = _creatorOf(id);
             vm.prank(creator);
@@ -266,7 +286,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         if (!found) return;
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
-            (,, uint40 purchasedAt,) = market.perQueryBalances(id, buyer);
+            (,, uint40 purchasedAt,,) = market.perQueryBalances(id, buyer);
             if (purchasedAt != 0) continue;
             uint256 price = _priceOf(id);
             uint256 amount = _bound(amountSeed, price, price * 20);
@@ -287,7 +307,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         if (!found) return;
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
-            (,, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
+            (,, uint40 purchasedAt, bool isRevoked,) = market.perQueryBalances(id, buyer);
             if (purchasedAt == 0 || isRevoked) continue;
             uint256 price = _priceOf(id);
             uint256 amount = _bound(amountSeed, price, price * 10);
@@ -299,6 +319,42 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             ghost_agreedPriceOf[id][buyer] = price;
             ++calls["topUpBalance"];
             return;
+        }
+    }
+
+    /// @dev Finding M-1: a renter asks for its balance back, on any listing, paused protocol or not.
+    function requestExit(uint256 listingSeed, uint256 renterSeed) external {
+        (bytes32 id, bool found) = _pickListing(listingSeed, 0x4, ANY_STATUS);
+        if (!found) return;
+        for (uint256 i; i < renters.length; ++i) {
+            address buyer = renters[_at(renterSeed, i, renters.length)];
+            (uint96 balance,, uint40 purchasedAt, bool isRevoked, bool isExiting) =
+                market.perQueryBalances(id, buyer);
+            if (purchasedAt == 0 || isRevoked || isExiting || balance == 0) continue;
+            vm.prank(buyer);
+            market.requestExit(id);
+            ++calls["requestExit"];
+            return;
+        }
+    }
+
+    /// @dev Finding M-1: the operator tries to debit a balance whose exit came due; the contract must refuse.
+    function debitDueExit(uint256 listingSeed, uint256 renterSeed) external {
+        if (market.paused()) return;
+        uint256 n = listingIds.length;
+        for (uint256 j; j < n; ++j) {
+            bytes32 id = listingIds[_at(listingSeed, j, n)];
+            for (uint256 i; i < renters.length; ++i) {
+                address buyer = renters[_at(renterSeed, i, renters.length)];
+                if (!_exitDue(id, buyer)) continue;
+                uint256 runId = nextRunId++;
+                vm.prank(operator);
+                try market.consumeQuery(id, buyer, runId, _nextDebit(id, buyer), true) {
+                    ++ghost_debitsAfterExitDue;
+                } catch {}
+                ++calls["debitDueExit"];
+                return;
+            }
         }
     }
 
@@ -320,8 +376,10 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         bool closed_ = status == IServiceMarketplace.ListingStatus.Closed;
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
-            (uint112 balance,, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
-            if (purchasedAt == 0 || balance == 0 || !(isRevoked || closed_)) continue;
+            (uint96 balance,, uint40 purchasedAt, bool isRevoked,) = market.perQueryBalances(id, buyer);
+            bool exitDue = _exitDue(id, buyer);
+            if (purchasedAt == 0 || balance == 0 || !(isRevoked || closed_ || exitDue)) continue;
+            if (exitDue && !isRevoked && !closed_) ++ghost_exitReclaims;
             vm.prank(buyer);
             market.reclaimBalance(id);
             ghost_reclaimed += balance;
@@ -397,8 +455,10 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         }
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
-            (uint112 balance,, uint40 purchasedAt, bool isRevoked) = market.perQueryBalances(id, buyer);
-            if (purchasedAt != 0 && !isRevoked && balance >= _nextDebit(id, buyer)) return (buyer, true);
+            (uint96 balance,, uint40 purchasedAt, bool isRevoked,) = market.perQueryBalances(id, buyer);
+            if (purchasedAt != 0 && !isRevoked && !_exitDue(id, buyer) && balance >= _nextDebit(id, buyer)) {
+                return (buyer, true);
+            }
         }
         return (address(0), false);
     }
@@ -409,7 +469,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         if (!found) return;
         for (uint256 i; i < renters.length; ++i) {
             address buyer = renters[_at(renterSeed, i, renters.length)];
-            (uint112 balance,,,) = market.perQueryBalances(id, buyer);
+            (uint96 balance,,,,) = market.perQueryBalances(id, buyer);
             if (balance < MIN_PRICE || balance > type(uint96).max) continue;
             vm.prank(_creatorOf(id));
             market.updateListing(id, uint96(balance), "ipfs://agent-v3");
@@ -532,15 +592,16 @@ contract Handler is CommonBase, StdCheats, StdUtils {
     function _consumeFresh(bytes32 id, address buyer, uint256 maxPrice, bool succeeded) internal {
         uint256 runId = nextRunId++;
         (uint256 escrowBefore, uint256 feesBefore, uint256 bps) = _snapshot(id);
-        (uint112 balanceBefore,,,) = market.perQueryBalances(id, buyer);
+        (uint96 balanceBefore,,,,) = market.perQueryBalances(id, buyer);
         uint256 agreed = ghost_agreedPriceOf[id][buyer];
         uint256 expected = _expectedDebit(id, buyer, maxPrice);
         vm.recordLogs();
         vm.prank(operator);
         market.consumeQuery(id, buyer, runId, maxPrice, succeeded);
         ghost_consumedEvents[runId] += _countDebits(runId, succeeded);
+        if (market.exitReclaimableAt(id, buyer) != 0) ++ghost_debitsDuringExit;
         usedRunIds.push(runId);
-        (uint112 balanceAfter,,,) = market.perQueryBalances(id, buyer);
+        (uint96 balanceAfter,,,,) = market.perQueryBalances(id, buyer);
         uint256 debited = balanceBefore - balanceAfter;
         if (debited > agreed) ++ghost_debitsAboveAgreedPrice;
         if (debited != expected) ++ghost_debitsOffPrice;
@@ -635,10 +696,11 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         if (model != IServiceMarketplace.RentalModel.PerQuery) {
             return IServiceMarketplace.InvalidAccessType.selector;
         }
-        (uint112 balance,, uint40 purchasedAt, bool isRevoked) =
+        (uint96 balance,, uint40 purchasedAt, bool isRevoked,) =
             market.perQueryBalances(debit.listingId, debit.buyer);
         if (purchasedAt == 0) return IServiceMarketplace.CredentialNotFound.selector;
         if (isRevoked) return IServiceMarketplace.CredentialRevoked.selector;
+        if (_exitDue(debit.listingId, debit.buyer)) return IServiceMarketplace.ExitPending.selector;
         if (balance - alreadySpent < _expectedDebit(debit.listingId, debit.buyer, debit.maxPrice)) {
             return IServiceMarketplace.InsufficientBalance.selector;
         }
@@ -687,6 +749,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             ghost_consumed += price;
             ghost_debitedOf[debit.listingId][debit.buyer] += price;
             ghost_expectedFees += price * bps / 10_000;
+            if (market.exitReclaimableAt(debit.listingId, debit.buyer) != 0) ++ghost_debitsDuringExit;
             ++ghost_batchDebits;
         }
         if (seen != debits.length) ++ghost_batchMismatches;
@@ -740,7 +803,7 @@ contract Handler is CommonBase, StdCheats, StdUtils {
     }
 
     function _replay(bytes32 id, address buyer, uint256 runId) internal {
-        (uint112 balanceBefore,,,) = market.perQueryBalances(id, buyer);
+        (uint96 balanceBefore,,,,) = market.perQueryBalances(id, buyer);
         (uint256 escrowBefore, uint256 feesBefore,) = _snapshot(id);
         uint256 maxPrice = _nextDebit(id, buyer);
         ++ghost_replaysAttempted;
@@ -758,12 +821,18 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             }
         }
         ghost_consumedEvents[runId] += _countLogs(QUERY_CONSUMED, runId, true);
-        (uint112 balanceAfter,,,) = market.perQueryBalances(id, buyer);
+        (uint96 balanceAfter,,,,) = market.perQueryBalances(id, buyer);
         (uint256 escrowAfter, uint256 feesAfter,) = _snapshot(id);
         if (balanceAfter != balanceBefore || escrowAfter != escrowBefore || feesAfter != feesBefore) {
             ++ghost_replayStateChanges;
         }
         ++calls["consumeQuery.replay"];
+    }
+
+    /// @dev Whether `buyer` asked for its balance on `id` back at least `EXIT_DELAY` ago (and has not had it).
+    function _exitDue(bytes32 id, address buyer) internal view returns (bool) {
+        uint256 reclaimableAt = market.exitReclaimableAt(id, buyer);
+        return reclaimableAt != 0 && block.timestamp >= reclaimableAt;
     }
 
     function _withdraw(bytes32 id, address creator, uint256 amount) internal {

@@ -33,7 +33,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         handler.purchasePerQuery(2, 2, 0.01 ether);
         handler.purchasePerQuery(2, 3, 0.005 ether);
 
-        bytes4[] memory selectors = new bytes4[](28);
+        bytes4[] memory selectors = new bytes4[](31);
         selectors[0] = Handler.createListing.selector;
         selectors[1] = Handler.updatePrice.selector;
         selectors[2] = Handler.setListingActive.selector;
@@ -63,6 +63,9 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         selectors[25] = Handler.rotateOperator.selector;
         selectors[26] = Handler.consumeQueries.selector;
         selectors[27] = Handler.consumeQueries.selector;
+        selectors[28] = Handler.requestExit.selector;
+        selectors[29] = Handler.debitDueExit.selector;
+        selectors[30] = Handler.withdrawAndClose.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
         targetContract(address(handler));
     }
@@ -79,6 +82,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         _checkRotatedOutOperatorIsRefused();
         _checkBatchDebitsSettleAsSingleDebits();
         _checkDebitCarriesTheRunsOutcome();
+        _checkExitsHoldNoBalanceHostage();
     }
 
     /// @notice (a) The contract holds exactly every listing's escrow and fees plus every per-task balance.
@@ -91,7 +95,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
             (,, uint112 escrow, uint112 fees,,) = market.listings(id);
             owed += uint256(escrow) + fees;
             for (uint256 j; j < r; ++j) {
-                (uint112 balance,,,) = market.perQueryBalances(id, handler.renters(j));
+                (uint96 balance,,,,) = market.perQueryBalances(id, handler.renters(j));
                 owed += balance;
             }
         }
@@ -132,7 +136,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
                 address buyer = handler.renters(j);
                 uint256 deposited = handler.ghost_depositedOf(id, buyer);
                 uint256 debited = handler.ghost_debitedOf(id, buyer);
-                (uint112 balance,,,) = market.perQueryBalances(id, buyer);
+                (uint96 balance,,,,) = market.perQueryBalances(id, buyer);
                 assertLe(debited, deposited, "debited more than deposited");
                 assertEq(deposited, debited + handler.ghost_reclaimedOf(id, buyer) + balance, "balance drift");
             }
@@ -199,6 +203,23 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         assertEq(handler.ghost_outcomeMismatches(), 0, "a debit's event carried another outcome");
     }
 
+    /// @notice (l) Finding M-1: a balance being exited starts no run, and once its exit is due no debit lands
+    /// on it, single or batched (the handler's own debits stop there too, and never revert); its renter
+    /// reclaims it (`reclaimBalance` in the handler), and (a) to (c) hold through every exit.
+    function _checkExitsHoldNoBalanceHostage() internal view {
+        assertEq(handler.ghost_debitsAfterExitDue(), 0, "a debit landed on a balance whose exit was due");
+        uint256 n = handler.listingCount();
+        uint256 r = handler.renterCount();
+        for (uint256 i; i < n; ++i) {
+            bytes32 id = handler.listingIds(i);
+            for (uint256 j; j < r; ++j) {
+                address buyer = handler.renters(j);
+                if (market.exitReclaimableAt(id, buyer) == 0) continue;
+                assertFalse(market.isCredentialValid(id, buyer), "a balance being exited is valid");
+            }
+        }
+    }
+
     /// @notice (j) `requireAccess` refuses every credential with the access rule's error (the API's, over
     /// `getAccessState`), and lets run exactly the valid ones on active listings. Checked in the state each run
     /// ends in (from `afterInvariant`): after every call it would triple the suite's time.
@@ -254,6 +275,14 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         );
         _exercised(runs, "TOP_UPS", handler.calls("topUpBalance"), "no balance was ever topped up");
         _exercised(runs, "RECLAIMS", handler.calls("reclaimBalance"), "no balance was ever reclaimed");
+        _exercised(runs, "EXIT_RECLAIMS", handler.ghost_exitReclaims(), "no exit was ever reclaimed");
+        _exercised(
+            runs, "DEBITS_DURING_EXIT", handler.ghost_debitsDuringExit(), "no run was debited during an exit"
+        );
+        _exercised(runs, "DUE_EXIT_DEBITS", handler.calls("debitDueExit"), "no debit was tried on a due exit");
+        _exercised(
+            runs, "WITHDRAW_AND_CLOSE", handler.calls("withdrawAndClose"), "no listing was emptied and closed"
+        );
         _exercised(runs, "RENEWALS", handler.calls("renewSubscription"), "no subscription was ever renewed");
         _exercised(
             runs,
