@@ -1,0 +1,39 @@
+import { ToolRefusal } from "./builtInTool.ts";
+
+/**
+ * Refuses a GET whose query string the model wrote itself, on a host outside the manifest's
+ * `tool_domains` (a domain covers its subdomains): a query string is where a model talked into it
+ * would put what it must not send out (its instructions, the renter's input). A query string copied
+ * whole from what the model was given (the task, the input, a page a tool read) carries nothing the
+ * model composed, so a link found on a page is still followed.
+ */
+export function refuseComposedQuery(
+  url: string,
+  toolDomains: readonly string[],
+  wasRead: (text: string) => boolean,
+): void {
+  const query = queryOf(url);
+  if (query === "") return;
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase().replace(/\.$/, "");
+  } catch {
+    return; // Not a URL: the outbound guard refuses it.
+  }
+  if (toolDomains.some((domain) => host === domain || host.endsWith(`.${domain}`))) return;
+  // A link copied from an HTML page has its `&` written `&amp;` there.
+  if (wasRead(query) || wasRead(query.replaceAll("&", "&amp;"))) return;
+  throw new ToolRefusal(
+    `the URL's query string is not one the task, the input or a page read gave, and ${host} is ` +
+      "not one of the agent's tool_domains: on other hosts, only URLs without a query string of " +
+      "the model's own are fetched",
+  );
+}
+
+/** The query string as written, without its "?": from the first "?" to the fragment. */
+function queryOf(url: string): string {
+  const start = url.indexOf("?");
+  if (start === -1) return "";
+  const end = url.indexOf("#", start);
+  return url.slice(start + 1, end === -1 ? undefined : end);
+}
