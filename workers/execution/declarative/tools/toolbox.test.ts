@@ -25,7 +25,10 @@ beforeAll(async () => {
     "/octo/hello/HEAD/README.md": { body: "# hello\n" },
     "/other/secrets/HEAD/token.txt": { body: "never read" },
     "/hang": () => {},
-    "/links": { body: `see https://127.0.0.1/collect?ref=page-7&amp;lang=en` },
+    "/links": (_, response) => {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end(`<a href="${server.url("/collect")}?ref=page-7&amp;lang=en">more</a>`);
+    },
     "/collect": (request, response) => {
       collected.push(request.path);
       response.writeHead(200, { "content-type": "text/plain" }).end("thanks");
@@ -252,7 +255,7 @@ describe("finding M-3: query strings the model writes reach only the manifest's 
     const box = toolbox(listed);
     const url = `${server.url("/collect")}?d=${encodeURIComponent(INPUT_SECRET)}`;
     expect(await box.call("fetch_url", fetchOf(url))).toMatch(
-      /^refused: the URL's query string is not one the task, the input or a page read gave, and 127\.0\.0\.1 is not one of the agent's tool_domains/,
+      /^refused: the URL, with its query string, is not one the task, the input or a page read gave, and 127\.0\.0\.1 is not one of the agent's tool_domains/,
     );
     expect(await box.call("fetch_url", fetchOf(`${server.url("/collect")}?`))).toBe(THANKS);
     expect(collected).toEqual(["/collect"]);
@@ -282,8 +285,8 @@ describe("finding M-3: query strings the model writes reach only the manifest's 
       ...listed,
       run: {
         runId: `run_tools_${++runs}`,
-        task: "Read https://127.0.0.1/collect?from=task",
-        input: { link: "https://127.0.0.1/collect?from=input" },
+        task: `Read ${server.url("/collect")}?from=task`,
+        input: { link: `${server.url("/collect")}?from=input`, secret: "?d=INPUT" },
       },
     });
     expect(await box.call("fetch_url", fetchOf(server.url("/links")))).toContain("ref=page-7");
@@ -294,6 +297,10 @@ describe("finding M-3: query strings the model writes reach only the manifest's 
     }
     const composed = `${server.url("/collect")}?ref=page-7&lang=en&x=1`;
     expect(await box.call("fetch_url", fetchOf(composed))).toMatch(/^refused: /);
+    // A piece of the input is no link the input gave: sent as a query, it is refused.
+    expect(await box.call("fetch_url", fetchOf(`${server.url("/collect")}?d=INPUT`))).toMatch(
+      /^refused: /,
+    );
     expect(collected).toEqual([
       "/collect?ref=page-7&lang=en",
       "/collect?from=input",

@@ -149,7 +149,6 @@ export function openToolbox(options: ToolboxOptions): Toolbox {
         }),
       );
       const text = capped(answer.text, limits.maxResultBytes);
-      given.push(text);
       try {
         await options.db.insert(runToolCalls).values({
           runId: options.run.runId,
@@ -167,6 +166,7 @@ export function openToolbox(options: ToolboxOptions): Toolbox {
       } catch {
         return "failed: the call could not be recorded, so what it read is withheld";
       }
+      given.push(text);
       return text;
     },
   };
