@@ -39,10 +39,10 @@ function withoutScheme(url: string): string {
   return url.slice(start === -1 ? 0 : start + 3, end === -1 ? undefined : end);
 }
 
-/** The query string as written, without its "?": from the first "?" to the fragment. */
+/** The query string as written, without its "?": from the first "?" before the fragment. */
 function queryOf(url: string): string {
-  const start = url.indexOf("?");
-  if (start === -1) return "";
-  const end = url.indexOf("#", start);
-  return url.slice(start + 1, end === -1 ? undefined : end);
+  const end = url.indexOf("#");
+  const beforeFragment = end === -1 ? url : url.slice(0, end);
+  const start = beforeFragment.indexOf("?");
+  return start === -1 ? "" : beforeFragment.slice(start + 1);
 }
