@@ -31,6 +31,14 @@ export const manifest = z
       .array(z.object({ name: z.enum(TOOL_NAMES), scope: z.enum(TOOL_SCOPES) }))
       .max(10)
       .optional(),
+    tool_domains: z
+      .array(z.string())
+      .max(20)
+      .optional()
+      .describe(
+        "Domains (and their subdomains) on which read_only tools may send query strings the model " +
+          "wrote; elsewhere only query strings copied from the task, the input or a page read",
+      ),
     input_schema: jsonSchema,
     output_schema: jsonSchema,
     timeout_seconds: z.int().min(1).max(MAX_TIMEOUT_SECONDS).default(60),

@@ -13,6 +13,7 @@ export function publicManifest(manifest: Manifest) {
     kind: manifest.entrypoint_url ? "connected" : "declarative",
     model: { provider: manifest.model.provider, model: manifest.model.model },
     tools: manifest.tools ?? [],
+    tool_domains: manifest.tool_domains,
     input_schema: manifest.input_schema,
     output_schema: manifest.output_schema,
     timeout_seconds: manifest.timeout_seconds,

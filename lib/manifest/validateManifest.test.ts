@@ -226,6 +226,32 @@ describe("validateManifest", () => {
     expect(violationsOf(manifest)).toEqual([{ field: "tools[2].name", rule: "duplicate_tool" }]);
   });
 
+  it("accepts tool_domains, optional, as lowercase domain names", () => {
+    const result = validateManifest(declarativeWith({ tool_domains: ["api.example.com", "x.io"] }));
+    expect(result.ok && result.manifest.tool_domains).toEqual(["api.example.com", "x.io"]);
+    const without = validateManifest(declarativeManifest());
+    expect(without.ok && "tool_domains" in without.manifest).toBe(false);
+  });
+
+  it("rejects tool_domains that are not domain names, or more than 20", () => {
+    const domains = ["com", "https://example.com", "Example.com", "*.example.com", "", 7];
+    expect(violationsOf(declarativeWith({ tool_domains: domains }))).toEqual([
+      { field: "tool_domains[0]", rule: "domain_name" },
+      { field: "tool_domains[1]", rule: "domain_name" },
+      { field: "tool_domains[2]", rule: "domain_name" },
+      { field: "tool_domains[3]", rule: "domain_name" },
+      { field: "tool_domains[4]", rule: "min_length" },
+      { field: "tool_domains[5]", rule: "type" },
+    ]);
+    const many = Array.from({ length: 21 }, (_, index) => `host${index}.example.com`);
+    expect(violationsOf(declarativeWith({ tool_domains: many }))).toEqual([
+      { field: "tool_domains", rule: "max_items" },
+    ]);
+    expect(violationsOf(declarativeWith({ tool_domains: "example.com" }))).toEqual([
+      { field: "tool_domains", rule: "type" },
+    ]);
+  });
+
   it("accepts every built-in tool in its own scope", () => {
     const result = validateManifest(declarativeWith({ tools: tools(TOOL_NAMES.length) }));
     expect(result.ok && result.manifest.tools).toEqual(tools(TOOL_NAMES.length));

@@ -20,6 +20,8 @@ export type Manifest = {
   system_prompt?: string;
   entrypoint_url?: string;
   tools?: { name: string; scope: ToolScope }[];
+  /** Hosts (and their subdomains) whose URLs `read_only` tools may give query strings of their own. */
+  tool_domains?: string[];
   input_schema: JsonObject;
   output_schema: JsonObject;
   timeout_seconds: number;
@@ -39,6 +41,10 @@ export const DEFAULT_TIMEOUT_SECONDS = 60;
 /** The longest run a manifest may declare, in seconds. */
 export const MAX_TIMEOUT_SECONDS = 300;
 const MAX_TOOLS = 10;
+const MAX_TOOL_DOMAINS = 20;
+/** A lowercase DNS name of at least two labels: "com" alone would open a whole top-level domain. */
+const DOMAIN_NAME =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
 const MAX_SAMPLE_OUTPUTS = 3;
 const MAX_URL_LENGTH = 2048;
 const MAX_SYSTEM_PROMPT_LENGTH = 100_000;
@@ -53,6 +59,7 @@ const MANIFEST_FIELDS = [
   "system_prompt",
   "entrypoint_url",
   "tools",
+  "tool_domains",
   "input_schema",
   "output_schema",
   "timeout_seconds",
@@ -98,6 +105,7 @@ export function validateManifest(
   });
   const entrypoint_url = readHttpsUrl(report, "entrypoint_url", input.entrypoint_url);
   const tools = readTools(report, input.tools);
+  const tool_domains = readToolDomains(report, input.tool_domains);
   onSchemaCheck?.("input_schema");
   const input_schema = readJsonSchema(report, "input_schema", input.input_schema);
   onSchemaCheck?.("output_schema");
@@ -136,6 +144,7 @@ export function validateManifest(
       ...(system_prompt !== undefined && { system_prompt }),
       ...(entrypoint_url !== undefined && { entrypoint_url }),
       ...(tools !== undefined && { tools }),
+      ...(tool_domains !== undefined && { tool_domains }),
       input_schema,
       output_schema,
       timeout_seconds,
@@ -302,6 +311,31 @@ function readTools(report: Report, value: unknown): Manifest["tools"] {
     tools.push({ name, scope });
   });
   return tools;
+}
+
+function readToolDomains(report: Report, value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) {
+    report("tool_domains", "type", "must be an array of domain names");
+    return undefined;
+  }
+  if (value.length > MAX_TOOL_DOMAINS) {
+    report("tool_domains", "max_items", `must have at most ${MAX_TOOL_DOMAINS} domains`);
+  }
+  return value.flatMap((domain: unknown, index) => {
+    const field = `tool_domains[${index}]`;
+    const name = readString(report, field, domain, { maxLength: 253 });
+    if (name === undefined) return [];
+    if (!DOMAIN_NAME.test(name)) {
+      report(
+        field,
+        "domain_name",
+        'must be a lowercase domain name of two labels or more, like "api.example.com"',
+      );
+      return [];
+    }
+    return [name];
+  });
 }
 
 /** A built-in tool's name (lib/manifest/toolCatalog.ts), not one `listed` before it. */

@@ -32,6 +32,8 @@ export function testContext<Scope extends ToolScope>(
     {
       signal: AbortSignal.timeout(10_000),
       maxResultBytes: 16 * 1024,
+      toolDomains: [],
+      wasRead: () => false,
       ...options,
       input: () => runInput,
       allowance: outboundAllowance(maxOutboundBytes),

@@ -21,7 +21,7 @@ const cannotRun =
   async () => ({ status: "failed", output: "", failure });
 
 /** The public part of a manifest a declarative run needs. */
-type PublicManifest = Pick<Manifest, "model" | "tools" | "output_schema">;
+type PublicManifest = Pick<Manifest, "model" | "tools" | "tool_domains" | "output_schema">;
 
 export type RuntimeDeps = {
   db: Database;
@@ -73,7 +73,8 @@ function declarativeRuntime(
       openTools: (run, inputText, signal) =>
         openToolbox({
           tools: manifest.tools ?? [],
-          run: { runId: run.runId, input: run.input, inputText },
+          toolDomains: manifest.tool_domains ?? [],
+          run: { runId: run.runId, task: run.task, input: run.input, inputText },
           policy,
           repositoryBaseUrl,
           db,

@@ -89,13 +89,13 @@ export function declarativeAgent(agent: DeclarativeAgent, log: Logger): Runtime 
         // The vendors' clients end a stream stopped mid-way as if it were whole.
         signal.throwIfAborted();
         if (answer.toolCalls.length === 0) {
-          guard.flush();
+          if (!guard.flush()) throw new RunFailed(PROMPT_REPEATED);
           return { status: "completed", output: readOutput(agent, written, answer.text, guard) };
         }
         if (turn === MAX_MODEL_TURNS) throw new RunFailed(TOO_MANY_TURNS);
         messages.push({ role: "assistant", text: answer.text, toolCalls: answer.toolCalls });
         for (const [index, call] of answer.toolCalls.entries()) {
-          if (guard.repeats(call.arguments)) throw new RunFailed(PROMPT_REPEATED);
+          if (sendsPrompt(guard, call.arguments)) throw new RunFailed(PROMPT_REPEATED);
           // Every call needs an answer; past the cap, one that costs nothing.
           const content =
             index < MAX_TOOL_CALLS_PER_TURN
@@ -105,7 +105,7 @@ export function declarativeAgent(agent: DeclarativeAgent, log: Logger): Runtime 
         }
       }
     } catch (error) {
-      // What was held back is clean (a repeat of the prompt is never sent): the renter keeps it.
+      // What was held back is the renter's once read clean (a repeat of the prompt is never sent).
       guard.flush();
       if (error instanceof RunFailed || error instanceof OutboundFailure)
         return failed(error.message);
@@ -138,6 +138,19 @@ function readOutput(
   }
   if (guard.repeats(stringsOf(answer).join(" "))) throw new RunFailed(PROMPT_REPEATED);
   return agent.output.read(answer);
+}
+
+/**
+ * Whether a tool call's arguments carry the prompt, as written or as the tool would send them: JSON
+ * escapes decoded (the URL a read_only tool GETs, the path a repo_scoped one reads).
+ */
+function sendsPrompt(guard: { repeats: (text: string) => boolean }, rawArguments: string): boolean {
+  if (guard.repeats(rawArguments)) return true;
+  try {
+    return guard.repeats(stringsOf(JSON.parse(rawArguments)).join(" "));
+  } catch {
+    return false;
+  }
 }
 
 function stringsOf(value: unknown): string[] {

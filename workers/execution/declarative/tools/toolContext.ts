@@ -2,6 +2,7 @@ import type { ToolScope } from "../../../../lib/manifest/validateManifest.ts";
 import type { Lookup } from "../../outbound/guardedRequest.ts";
 import type { OutboundPolicy } from "../../outbound/outboundPolicy.ts";
 import type { ToolContext } from "./builtInTool.ts";
+import { refuseComposedQuery } from "./composedQuery.ts";
 import { type FetchTextOptions, fetchText } from "./fetchText.ts";
 import type { OutboundAllowance } from "./outboundAllowance.ts";
 import { DEFAULT_REPOSITORY_BASE_URL, repoFileUrl } from "./repoFileUrl.ts";
@@ -11,6 +12,10 @@ import type { RunInput } from "./runInput.ts";
 export type ToolContextOptions = {
   /** The run's input, made once on first use. */
   input: () => RunInput;
+  /** The manifest's `tool_domains` (`refuseComposedQuery`). */
+  toolDomains: readonly string[];
+  /** Whether the model was given `text` to read: the task, the input, a tool's answer. */
+  wasRead: (text: string) => boolean;
   policy: OutboundPolicy;
   lookup?: Lookup;
   signal: AbortSignal;
@@ -36,6 +41,8 @@ function contextOf(
   scope: ToolScope,
   {
     input,
+    toolDomains,
+    wasRead,
     policy,
     lookup,
     signal,
@@ -54,7 +61,13 @@ function contextOf(
     onRead,
   };
   if (scope === "read_only") {
-    return { fetchText: (url, accept) => fetchText(url, accept, outbound), maxResultBytes };
+    return {
+      fetchText: (url, accept) => {
+        refuseComposedQuery(url, toolDomains, wasRead);
+        return fetchText(url, accept, outbound);
+      },
+      maxResultBytes,
+    };
   }
   const repository = () => repositoryOfInput(input().value);
   const baseUrl = repositoryBaseUrl ?? DEFAULT_REPOSITORY_BASE_URL;

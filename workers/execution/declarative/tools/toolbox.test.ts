@@ -14,6 +14,8 @@ const stack = useStack({ chain: false });
 /** Never sent to the model's record: it stands for what a tool reads. */
 const PAGE_SECRET = "PAGE-CONTENT-7c1f";
 const INPUT_SECRET = "INPUT-CONTENT-2b9e";
+/** What the page server's /collect saw: where a sent-out query string would arrive. */
+const collected: string[] = [];
 
 let server: Awaited<ReturnType<typeof startPageServer>>;
 beforeAll(async () => {
@@ -23,6 +25,14 @@ beforeAll(async () => {
     "/octo/hello/HEAD/README.md": { body: "# hello\n" },
     "/other/secrets/HEAD/token.txt": { body: "never read" },
     "/hang": () => {},
+    "/links": (_, response) => {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end(`<a href="${server.url("/collect")}?ref=page-7&amp;lang=en">more</a>`);
+    },
+    "/collect": (request, response) => {
+      collected.push(request.path);
+      response.writeHead(200, { "content-type": "text/plain" }).end("thanks");
+    },
   });
 });
 afterAll(() => server.close());
@@ -231,6 +241,71 @@ describe("attacks through the tools are refused and recorded", () => {
     );
     expect(server.received.length).toBe(before);
     expect((await recordOf(box.runId)).map(({ outboundBytes }) => outboundBytes)).toEqual([0, 0]);
+  });
+});
+
+describe("finding M-3: query strings the model writes reach only the manifest's tool_domains", () => {
+  // The page server answers at 127.0.0.1 and at localhost; only localhost is listed.
+  const listed = { toolDomains: ["localhost"] };
+  const fetchOf = (url: string) => JSON.stringify({ url });
+  const THANKS = "[text/plain]\nthanks";
+
+  it("refuses, unsent, a query string of the model's own on a host outside tool_domains", async () => {
+    collected.length = 0;
+    const box = toolbox(listed);
+    const url = `${server.url("/collect")}?d=${encodeURIComponent(INPUT_SECRET)}`;
+    expect(await box.call("fetch_url", fetchOf(url))).toMatch(
+      /^refused: the URL, with its query string, is not one the task, the input or a page read gave, and 127\.0\.0\.1 is not one of the agent's tool_domains/,
+    );
+    expect(await box.call("fetch_url", fetchOf(`${server.url("/collect")}?`))).toBe(THANKS);
+    expect(collected).toEqual(["/collect"]);
+    const [refused] = await recordOf(box.runId);
+    expect(refused).toMatchObject({ tool: "fetch_url", outcome: "refused", outboundBytes: 0 });
+  });
+
+  it("sends a query string of the model's own to a host of tool_domains, or a subdomain of one", async () => {
+    collected.length = 0;
+    const box = toolbox(listed);
+    const url = `${server.url("/collect", "localhost")}?q=rent`;
+    expect(await box.call("fetch_url", fetchOf(url))).toBe(THANKS);
+    const sub = toolbox({
+      toolDomains: ["example.com"],
+      lookup: async () => [{ address: "127.0.0.1", family: 4 }],
+    });
+    // The name resolves to the server, whose certificate does not name it: the query was let through.
+    expect(
+      await sub.call("fetch_url", fetchOf("https://api.example.com:1/collect?q=rent")),
+    ).not.toMatch(/tool_domains/);
+    expect(collected).toEqual(["/collect?q=rent"]);
+  });
+
+  it("follows a query string copied whole from a page read, the input or the task", async () => {
+    collected.length = 0;
+    const box = toolbox({
+      ...listed,
+      run: {
+        runId: `run_tools_${++runs}`,
+        task: `Read ${server.url("/collect")}?from=task`,
+        input: { link: `${server.url("/collect")}?from=input`, secret: "?d=INPUT" },
+      },
+    });
+    expect(await box.call("fetch_url", fetchOf(server.url("/links")))).toContain("ref=page-7");
+    for (const query of ["ref=page-7&lang=en", "from=input", "from=task"]) {
+      expect(await box.call("fetch_url", fetchOf(`${server.url("/collect")}?${query}`))).toBe(
+        THANKS,
+      );
+    }
+    const composed = `${server.url("/collect")}?ref=page-7&lang=en&x=1`;
+    expect(await box.call("fetch_url", fetchOf(composed))).toMatch(/^refused: /);
+    // A piece of the input is no link the input gave: sent as a query, it is refused.
+    expect(await box.call("fetch_url", fetchOf(`${server.url("/collect")}?d=INPUT`))).toMatch(
+      /^refused: /,
+    );
+    expect(collected).toEqual([
+      "/collect?ref=page-7&lang=en",
+      "/collect?from=input",
+      "/collect?from=task",
+    ]);
   });
 });
 

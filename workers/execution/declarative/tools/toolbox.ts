@@ -42,8 +42,12 @@ export type Toolbox = {
 export type ToolboxOptions = {
   /** The manifest's tools. */
   tools: { name: string; scope: ToolScope }[];
+  /** The manifest's `tool_domains`: where `read_only` tools may send query strings of the model's. */
+  toolDomains?: readonly string[];
   run: {
     runId: string;
+    /** The renter's task, which the model was given with the input. */
+    task?: string;
     input?: string | Record<string, unknown>;
     /** The content of `input_uri` when the run has one (`readInputUri`). */
     inputText?: string;
@@ -84,8 +88,14 @@ export function openToolbox(options: ToolboxOptions): Toolbox {
     input ??= runInputOf(options.run);
     return input;
   };
+  // What the model was given to read: a URL's query string found in it is not the model's own.
+  const given: string[] = [];
+  const wasRead = (text: string) =>
+    [options.run.task ?? "", inputOf().text, ...given].some((read) => read.includes(text));
   const contextOptions: ToolContextOptions = {
     input: inputOf,
+    toolDomains: options.toolDomains ?? [],
+    wasRead,
     policy: options.policy,
     ...(options.lookup && { lookup: options.lookup }),
     signal: options.signal,
@@ -156,6 +166,7 @@ export function openToolbox(options: ToolboxOptions): Toolbox {
       } catch {
         return "failed: the call could not be recorded, so what it read is withheld";
       }
+      given.push(text);
       return text;
     },
   };
