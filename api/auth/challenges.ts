@@ -70,7 +70,8 @@ export function apiKeyChallenge(
 }
 
 /**
- * `<prefix><unix_seconds>:<hex_random>`, for one wallet, once. Anyone may ask for a sign-in
+ * `<prefix><unix_seconds>:<hex_random>` (a SIWE purpose's `<prefix><hex_random>`, the nonce its
+ * message names), for one wallet, once. Anyone may ask for a sign-in
  * challenge, for any wallet, so the table stays bounded: expired challenges go, and a requester
  * keeps its newest few of each purpose for a wallet (replacing rather than refusing, so it cannot
  * lock itself out). Others' challenges are never touched: nobody can evict a wallet's own.
