@@ -15,7 +15,7 @@ export function siweOrigin(c: Context<AppEnv>): SiweOrigin {
   return { domain: url.host, uri: url.origin };
 }
 
-/** A SIWE challenge for `wallet`: the nonce is kept as a challenge of `purpose`, the message names it. */
+/** A SIWE challenge for `wallet`: its nonce is kept as a challenge of `purpose`, and named. */
 export async function createSiweChallenge(
   c: Context<AppEnv>,
   {

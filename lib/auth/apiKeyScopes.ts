@@ -1,4 +1,4 @@
-/** What an API key may do: run tasks, read, and act as a creator (register, read webhook secrets). */
+/** What an API key may do: run tasks, read, act as a creator (register, read webhook secrets). */
 export const API_KEY_SCOPES = ["run", "read", "create"] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 

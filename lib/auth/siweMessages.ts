@@ -1,5 +1,6 @@
-// The EIP-4361 (Sign-In with Ethereum) messages the API issues: each names the API's domain and URI,
-// the chain, a nonce the API keeps, and an expiry, so a signature given to another site is useless here.
+// The EIP-4361 (Sign-In with Ethereum) messages the API issues: each names the API's domain and
+// URI, the chain, a nonce the API keeps, and an expiry, so a signature given to another site is
+// useless here.
 import { type Address, getAddress } from "viem";
 import { createSiweMessage } from "viem/siwe";
 import type { ApiKeyScope } from "./apiKeyScopes.ts";

@@ -31,10 +31,10 @@ type SignInCalls = {
 };
 
 /**
- * A wallet's JWT, obtained with the challenge flow in its EIP-4361 (SIWE) form and renewed before it expires, never used past
- * `expires_at`. The server's clock is read off the challenge (issued now, valid 60 s), so a client
- * clock that is off does not make it use an expired token. Renewal happens on the first request
- * after the renewal time, so an idle client keeps no timer.
+ * A wallet's JWT, obtained with the challenge flow in its EIP-4361 (SIWE) form and renewed before
+ * it expires, never used past `expires_at`. The server's clock is read off the challenge (issued
+ * now, valid 60 s), so a client clock that is off does not make it use an expired token. Renewal
+ * happens on the first request after the renewal time, so an idle client keeps no timer.
  */
 export class WalletSession {
   readonly address: string;
@@ -87,7 +87,7 @@ export class WalletSession {
    * The wallet's EIP-191 signature of a SIWE message, once it is seen to name this client's API and
    * wallet: a message naming another domain, or none (the spec's challenge), is refused unsigned.
    */
-  signSiwe(message: string): Promise<string> {
+  async signSiwe(message: string): Promise<string> {
     const fields = parseSiweMessage(message);
     if (fields.domain !== this.#calls.domain) {
       throw new ServiceSigningRefusedError(
