@@ -9,6 +9,7 @@ import { loggedPath } from "./middleware/accessLog.ts";
 import { admission } from "./middleware/admission.ts";
 import { everyAnswer } from "./middleware/everyAnswer.ts";
 import { requireIdentity } from "./middleware/identify.ts";
+import { requireScopes } from "./middleware/requireScope.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { apiDocRoutes } from "./routes/apiDocs.ts";
 import { apiKeyRoutes } from "./routes/apiKeys.ts";
@@ -66,6 +67,7 @@ export function createApp(deps: ApiDeps) {
   app.route("/v1/indexer", indexerRoutes);
   app.route("/ipfs", manifestRoutes);
   app.use("/v1/*", requireIdentity);
+  requireScopes(app);
   for (const readsProjections of ["/v1/listings/*", "/v1/credentials/*", "/v1/creators/*"]) {
     app.use(readsProjections, indexerFreshness);
   }

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { Address, PublicClient } from "viem";
+import type { ApiKeyScope } from "../lib/auth/apiKeyScopes.ts";
 import type { Bus } from "../lib/bus/bus.ts";
 import type { Database } from "../lib/db/projections.ts";
 import type { RegistrationQuota } from "../lib/jobs/registrationQuota.ts";
@@ -40,6 +41,11 @@ export type ApiDeps = {
   settings: {
     serviceName: string;
     network: Network;
+    /**
+     * Where clients reach the API (`PUBLIC_URL`): sign-in messages name its host and origin. Unset,
+     * each request's own Host is named.
+     */
+    publicUrl?: string;
     jwt: JwtSettings;
     rateLimitPerMinute: number;
     /** Sign-in requests per minute per client address, a budget apart from the others. */
@@ -72,7 +78,13 @@ export type ApiDeps = {
 };
 
 export type Identity =
-  | { method: "api_key"; wallet: Address; keyId: string; keyHash: string }
+  | {
+      method: "api_key";
+      wallet: Address;
+      keyId: string;
+      keyHash: string;
+      scopes: readonly ApiKeyScope[];
+    }
   | {
       method: "jwt";
       wallet: Address;

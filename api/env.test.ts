@@ -8,18 +8,19 @@ const required = {
 const KEY = "ab".repeat(32);
 
 describe("finding: keys in production (the API's environment)", () => {
-  it("generates nothing on the live network: both keys must be given", () => {
+  it("generates nothing on the live network: both keys and the public address must be given", () => {
     expect(() => parseApiEnv(apiEnvSchema, { ...required, NETWORK: "live" })).toThrow(
-      "JWT_SECRET, SEALING_KEY: required with NETWORK=live",
+      "JWT_SECRET, SEALING_KEY, PUBLIC_URL: required with NETWORK=live",
     );
     expect(() =>
       parseApiEnv(apiEnvSchema, { ...required, NETWORK: "live", JWT_SECRET: KEY }),
-    ).toThrow("SEALING_KEY: required with NETWORK=live");
+    ).toThrow("SEALING_KEY, PUBLIC_URL: required with NETWORK=live");
     const live = parseApiEnv(apiEnvSchema, {
       ...required,
       NETWORK: "live",
       JWT_SECRET: KEY,
       SEALING_KEY: KEY,
+      PUBLIC_URL: "https://api.example.com",
     });
     expect(live.NETWORK).toBe("live");
   });

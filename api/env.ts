@@ -16,6 +16,7 @@ export const apiEnvSchema = z.object(
     "JWT_LIFETIME_SECONDS",
     "NETWORK",
     "SERVICE_NAME",
+    "PUBLIC_URL",
     "RATE_LIMIT_PER_MINUTE",
     "AUTH_RATE_LIMIT_PER_MINUTE",
     "EXECUTION_RATE_LIMIT_PER_MINUTE",
@@ -34,6 +35,7 @@ export type ApiEnv = z.output<typeof apiEnvSchema> & { DEPLOYMENT_FILE: string }
 /**
  * The API's environment, parsed once at boot. On the live network its keys must be given: a key
  * generated into DATA_DIR would vanish with the machine, and with it every session and sealed secret.
+ * So must its public address: sign-in messages name it, and a request's Host is the caller's to choose.
  */
 export function parseApiEnv<T extends typeof apiEnvSchema>(
   schema: T,
@@ -41,7 +43,9 @@ export function parseApiEnv<T extends typeof apiEnvSchema>(
 ): z.output<T> & ApiEnv {
   const env = parseEnvironment(schema, source);
   if (env.NETWORK === "live") {
-    const missing = (["JWT_SECRET", "SEALING_KEY"] as const).filter((name) => !env[name]);
+    const missing = (["JWT_SECRET", "SEALING_KEY", "PUBLIC_URL"] as const).filter(
+      (name) => !env[name],
+    );
     if (missing.length > 0) {
       throw new Error(`Invalid environment:\n  ${missing.join(", ")}: required with NETWORK=live`);
     }

@@ -60,6 +60,7 @@ export async function serveApi({
     settings: {
       serviceName: env.SERVICE_NAME,
       network: env.NETWORK,
+      publicUrl: env.PUBLIC_URL,
       jwt: jwtSettings(
         env.SERVICE_NAME,
         env.JWT_SECRET

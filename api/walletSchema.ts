@@ -18,9 +18,12 @@ export const signatureSchema = z
   .regex(/^0x[0-9a-fA-F]*$/, "must be 0x-prefixed hex")
   .transform((value) => value as `0x${string}`);
 
-/** A challenge as the API issued it; Postgres refuses NUL in text, so it must not become a 500. */
+/**
+ * A challenge as the API issued it, or the EIP-4361 message naming one; Postgres refuses NUL in
+ * text, so it must not become a 500.
+ */
 export const challengeSchema = z
   .string()
   .min(1)
-  .max(200)
+  .max(2_000)
   .refine((value) => !value.includes("\u0000"), "must not contain NUL");

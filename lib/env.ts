@@ -67,6 +67,11 @@ export const ENV_FIELDS = {
     .string()
     .regex(/^[a-z][a-z0-9-]{0,30}$/)
     .default("intl"),
+  /** Where clients reach the API (scheme, host, port): sign-in messages name it. */
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/ })
+    .refine((value) => new URL(value).pathname === "/", "must be an origin, without a path")
+    .optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(100),
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** Executions per minute per credential (wallet and listing), unless the listing's creator set one. */

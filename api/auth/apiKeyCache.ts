@@ -1,5 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Address } from "viem";
+import { type ApiKeyScope, isApiKeyScope } from "../../lib/auth/apiKeyScopes.ts";
 import { apiKeys } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import { API_KEY_CACHE_SIZE, API_KEY_REVALIDATE_MS } from "../limits.ts";
@@ -9,7 +10,7 @@ import type { PostgresListener } from "../postgresListener.ts";
 export const API_KEY_REVOKED_CHANNEL = "api_key_revoked";
 
 /** What the lookup by hash returns for a key that is not revoked. */
-export type ActiveKey = { id: string; wallet: Address };
+export type ActiveKey = { id: string; wallet: Address; scopes: readonly ApiKeyScope[] };
 
 type Entry = { key: ActiveKey; checkedAt: number };
 
@@ -65,7 +66,7 @@ export function createApiKeyCache({
   async function lookUp(keyHash: string, since: number): Promise<ActiveKey | undefined> {
     const checkedAt = performance.now();
     const [key] = await db
-      .select({ id: apiKeys.id, wallet: apiKeys.wallet })
+      .select({ id: apiKeys.id, wallet: apiKeys.wallet, scopes: apiKeys.scopes })
       .from(apiKeys)
       .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
     forget(keyHash);
@@ -74,11 +75,10 @@ export function createApiKeyCache({
         const oldest = entries.keys().next().value;
         if (oldest !== undefined) forget(oldest);
       }
-      const active = { id: key.id, wallet: key.wallet as Address };
-      entries.set(keyHash, { key: active, checkedAt });
+      entries.set(keyHash, { key: activeKey(key), checkedAt });
       hashById.set(key.id, keyHash);
     }
-    return key && { id: key.id, wallet: key.wallet as Address };
+    return key && activeKey(key);
   }
 
   return {
@@ -114,4 +114,8 @@ export function createApiKeyCache({
       };
     },
   };
+}
+
+function activeKey(key: { id: string; wallet: string; scopes: string[] }): ActiveKey {
+  return { id: key.id, wallet: key.wallet as Address, scopes: key.scopes.filter(isApiKeyScope) };
 }

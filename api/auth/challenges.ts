@@ -19,14 +19,40 @@ export const API_KEY_CHALLENGE_LIFETIME_SECONDS = 300;
  */
 export const MAX_OUTSTANDING_CHALLENGES = 5;
 
-/** What a challenge is for: its text begins with `prefix`, and a failed check answers `refusal`. */
-export type ChallengePurpose = { prefix: string; lifetimeSeconds: number; refusal: ErrorCode };
+/**
+ * What a challenge is for: its text begins with `prefix`, and a failed check answers `refusal`. A
+ * SIWE purpose keeps `<prefix><nonce>`, the message naming the nonce; the others keep the text signed.
+ */
+export type ChallengePurpose = {
+  prefix: string;
+  lifetimeSeconds: number;
+  refusal: ErrorCode;
+  siwe?: boolean;
+};
 
 export function signInChallenge(serviceName: string): ChallengePurpose {
   return {
     prefix: signInChallengePrefix(serviceName),
     lifetimeSeconds: CHALLENGE_LIFETIME_SECONDS,
     refusal: "unauthorized",
+  };
+}
+
+/** Sign-in with an EIP-4361 message (`api/auth/siweChallenges.ts`). */
+export function siweSignInChallenge(serviceName: string): ChallengePurpose {
+  return { ...signInChallenge(serviceName), prefix: `${serviceName}:siwe:auth:`, siwe: true };
+}
+
+/** Key creation confirmed by an EIP-4361 message naming the key's label and scopes. */
+export function siweApiKeyChallenge(
+  serviceName: string,
+  network: string,
+  chainId: number,
+): ChallengePurpose {
+  return {
+    ...apiKeyChallenge(serviceName, network, chainId),
+    prefix: `${serviceName}:siwe:create-api-key:${network}:${chainId}:`,
+    siwe: true,
   };
 }
 
@@ -44,7 +70,8 @@ export function apiKeyChallenge(
 }
 
 /**
- * `<prefix><unix_seconds>:<hex_random>`, for one wallet, once. Anyone may ask for a sign-in
+ * `<prefix><unix_seconds>:<hex_random>` (a SIWE purpose's `<prefix><hex_random>`, the nonce its
+ * message names), for one wallet, once. Anyone may ask for a sign-in
  * challenge, for any wallet, so the table stays bounded: expired challenges go, and a requester
  * keeps its newest few of each purpose for a wallet (replacing rather than refusing, so it cannot
  * lock itself out). Others' challenges are never touched: nobody can evict a wallet's own.
@@ -58,7 +85,10 @@ export async function createChallenge(
     nowSeconds,
   }: { purpose: ChallengePurpose; wallet: Address; requester: string; nowSeconds: number },
 ) {
-  const challenge = challengeMessage(purpose.prefix, nowSeconds, randomBytes(16).toString("hex"));
+  const nonce = randomBytes(16).toString("hex");
+  const challenge = purpose.siwe
+    ? `${purpose.prefix}${nonce}`
+    : challengeMessage(purpose.prefix, nowSeconds, nonce);
   const expiresAt = nowSeconds + purpose.lifetimeSeconds;
   await db.transaction(async (tx) => {
     await tx
@@ -79,7 +109,7 @@ export async function createChallenge(
         order by ${authChallenges.challenge} = ${challenge} desc, ${authChallenges.expiresAt} desc
         offset ${MAX_OUTSTANDING_CHALLENGES})`);
   });
-  return { challenge, expiresAt };
+  return { challenge, nonce, expiresAt };
 }
 
 /** Checks that `challenge` was issued to `wallet` for `purpose`, is unused and unexpired. */

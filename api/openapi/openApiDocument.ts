@@ -57,7 +57,10 @@ export function openApiDocument() {
         apiKey: {
           type: "http",
           scheme: "bearer",
-          description: "An API key (`intl_test_…` or `intl_live_…`) from the dashboard",
+          description:
+            "An API key (`intl_test_…` or `intl_live_…`) from the dashboard. A key may do what its " +
+            "scopes allow, else 403 `forbidden`: `run` (executions, reviews), `read` (every other " +
+            "read), `create` (registering agents, jobs, execution limits, replies to reviews).",
         },
         walletToken: {
           type: "http",

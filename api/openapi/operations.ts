@@ -4,7 +4,7 @@ import type { z } from "zod/v4";
 import type { ErrorCode } from "../errors.ts";
 import { executeBody } from "../execution/executeRequest.ts";
 
-import { createKeyRequest } from "../routes/apiKeys.ts";
+import { createKeyRequest, keyChallengeQuery } from "../routes/apiKeys.ts";
 import { challengeQuery, tokenRequest } from "../routes/auth.ts";
 import { listQuery } from "../routes/credentials.ts";
 import { executionLimitBody, searchQuery } from "../routes/listings.ts";
@@ -59,6 +59,7 @@ const AUTHENTICATED: ErrorCode[] = [
   "unauthorized",
   "invalid_api_key",
   "jwt_expired",
+  "forbidden",
   ...ANY_REQUEST,
 ];
 /** What a request naming a listing may be answered when its id is malformed or names none. */
@@ -83,7 +84,11 @@ export const OPERATIONS: Operation[] = [
     path: "/v1/auth/challenge",
     tag: "Authentication",
     summary: "Get a sign-in challenge",
-    description: "A challenge valid 60 seconds, to sign with the wallet (EIP-191 personal_sign).",
+    description:
+      "A challenge valid 60 seconds, to sign with the wallet (EIP-191 personal_sign). With " +
+      "`format=siwe`, an EIP-4361 (Sign-In with Ethereum) message naming this API's domain and " +
+      "URI, the chain, a nonce and its expiry; clients should sign only a message naming the API " +
+      "they mean to sign in to.",
     security: "none",
     query: challengeQuery,
     answer: { status: 200, description: "The challenge", schema: answers.challenge },
@@ -94,7 +99,9 @@ export const OPERATIONS: Operation[] = [
     path: "/v1/auth/token",
     tag: "Authentication",
     summary: "Exchange a signed challenge for a JWT",
-    description: "The JWT is valid one hour; clients must not use it past `expires_at`.",
+    description:
+      "`challenge` is the challenge or the SIWE message as issued. The JWT is valid one hour; " +
+      "clients must not use it past `expires_at`.",
     security: "none",
     body: tokenRequest,
     answer: { status: 200, description: "The wallet's token", schema: answers.token },
@@ -105,21 +112,26 @@ export const OPERATIONS: Operation[] = [
     path: "/v1/api-keys/challenge",
     tag: "API keys",
     summary: "Get a key-creation challenge",
-    description: "Sign `<challenge>:<label>` with the wallet to confirm the key's creation.",
+    description:
+      "With `format=siwe`, an EIP-4361 message naming the key's label and scopes, to sign as is. " +
+      "Otherwise sign `<challenge>:<label>`, which creates a key with the scopes `run` and `read`.",
     security: "wallet",
+    query: keyChallengeQuery,
     answer: { status: 200, description: "The challenge", schema: answers.challenge },
-    errors: ["forbidden", ...AUTHENTICATED],
+    errors: [...AUTHENTICATED],
   },
   {
     method: "post",
     path: "/v1/api-keys",
     tag: "API keys",
     summary: "Create an API key",
-    description: "The key is in this answer only; it is stored hashed.",
+    description:
+      "The key is in this answer only; it is stored hashed. `scopes` (default `run`, `read`) must " +
+      "be those the signed SIWE message names.",
     security: "wallet",
     body: createKeyRequest,
     answer: { status: 201, description: "The new key", schema: answers.createdApiKey },
-    errors: ["invalid_request", "invalid_signature", "forbidden", ...AUTHENTICATED],
+    errors: ["invalid_request", "invalid_signature", ...AUTHENTICATED],
   },
   {
     method: "get",
@@ -128,7 +140,7 @@ export const OPERATIONS: Operation[] = [
     summary: "List the wallet's API keys",
     security: "wallet",
     answer: { status: 200, description: "Newest first", schema: answers.apiKeyList },
-    errors: ["forbidden", ...AUTHENTICATED],
+    errors: [...AUTHENTICATED],
   },
   {
     method: "delete",
@@ -139,7 +151,7 @@ export const OPERATIONS: Operation[] = [
     security: "wallet",
     pathParameters: { id: "The key's id" },
     answer: { status: 200, description: "The revoked key", schema: answers.apiKey },
-    errors: ["not_found", "forbidden", ...AUTHENTICATED],
+    errors: ["not_found", ...AUTHENTICATED],
   },
   {
     method: "get",
@@ -200,7 +212,7 @@ export const OPERATIONS: Operation[] = [
     pathParameters: { id: LISTING_ID },
     body: executionLimitBody,
     answer: { status: 200, description: "The limit set", schema: answers.executionLimit },
-    errors: ["invalid_request", ...NAMED_LISTING, "forbidden", ...AUTHENTICATED],
+    errors: ["invalid_request", ...NAMED_LISTING, ...AUTHENTICATED],
   },
   {
     method: "get",
@@ -239,7 +251,6 @@ export const OPERATIONS: Operation[] = [
     errors: [
       "invalid_request",
       ...NAMED_LISTING,
-      "forbidden",
       "review_not_found",
       "review_already_replied",
       ...AUTHENTICATED,
@@ -289,7 +300,7 @@ export const OPERATIONS: Operation[] = [
     body: manifest,
     idempotent: true,
     answer: { status: 202, description: "The version's job", schema: answers.jobAccepted },
-    errors: ["invalid_request", "payload_too_large", "not_found", "forbidden", ...AUTHENTICATED],
+    errors: ["invalid_request", "payload_too_large", "not_found", ...AUTHENTICATED],
   },
   {
     method: "get",

@@ -1,6 +1,7 @@
 // What the API answers, as schemas: the OpenAPI document describes responses with these, and the
 // contract test holds every real answer to them.
 import { z } from "zod/v4";
+import { API_KEY_SCOPES } from "../../lib/auth/apiKeyScopes.ts";
 import {
   CATEGORIES,
   CREDENTIAL_STATUSES,
@@ -301,6 +302,7 @@ export const apiKey = z
   .object({
     id: z.string(),
     label: z.string(),
+    scopes: z.array(z.enum(API_KEY_SCOPES)).describe("What the key may do"),
     preview: z.string(),
     created_at: isoTime,
     revoked_at: isoTime.nullable(),

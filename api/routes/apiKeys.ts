@@ -2,7 +2,13 @@ import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod/v4";
+import {
+  API_KEY_SCOPES,
+  canonicalScopes,
+  DEFAULT_API_KEY_SCOPES,
+} from "../../lib/auth/apiKeyScopes.ts";
 import { apiKeyConfirmationMessage } from "../../lib/auth/messages.ts";
+import { apiKeyStatement } from "../../lib/auth/siweMessages.ts";
 import { apiKeys } from "../../lib/db/appSchema.ts";
 import { isApiKeyId, newApiKeyId } from "../../lib/ids/randomIds.ts";
 import { generateApiKey } from "../auth/apiKeys.ts";
@@ -11,11 +17,13 @@ import {
   consumeChallenge,
   createChallenge,
   findUsableChallenge,
+  siweApiKeyChallenge,
 } from "../auth/challenges.ts";
+import { checkSiweMessage, createSiweChallenge } from "../auth/siweChallenges.ts";
 import { verifyWalletSignature } from "../auth/verifyWalletSignature.ts";
 import { type ApiDeps, type AppEnv, callerRequester, callerWallet } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { parseJsonBody } from "../validation.ts";
+import { parseJsonBody, parseQuery } from "../validation.ts";
 import { challengeSchema, signatureSchema } from "../walletSchema.ts";
 
 /** Active keys a wallet may hold at once. */
@@ -38,36 +46,92 @@ function keyCreation(deps: ApiDeps) {
   return apiKeyChallenge(deps.settings.serviceName, deps.settings.network, deps.chain.chainId);
 }
 
-apiKeyRoutes.get("/challenge", async (c) => {
-  const deps = c.get("deps");
-  const { challenge, expiresAt } = await createChallenge(deps.db, {
-    purpose: keyCreation(deps),
-    wallet: callerWallet(c),
-    requester: callerRequester(c),
-    nowSeconds: Math.floor(deps.now() / 1000),
+function siweKeyCreation(deps: ApiDeps) {
+  return siweApiKeyChallenge(deps.settings.serviceName, deps.settings.network, deps.chain.chainId);
+}
+
+const label = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[^\p{Cc}]+$/u, "must not contain control characters");
+/** One or more of `run`, `read`, `create`; in a query, comma-separated. */
+const scopes = z
+  .array(z.enum(API_KEY_SCOPES))
+  .min(1)
+  .transform((list) => canonicalScopes(list));
+
+export const keyChallengeQuery = z
+  .object({
+    format: z
+      .enum(["spec", "siwe"])
+      .default("spec")
+      .describe("`siwe`: an EIP-4361 message naming the key's label and scopes, to sign as is"),
+    label: label.optional().describe("With `format=siwe`: the key's label"),
+    scopes: z
+      .string()
+      .default(DEFAULT_API_KEY_SCOPES.join(","))
+      .transform((list) => list.split(","))
+      .pipe(scopes)
+      .describe("With `format=siwe`: the key's scopes, comma-separated (`run`, `read`, `create`)"),
+  })
+  .refine((query) => query.format === "spec" || query.label !== undefined, {
+    message: "is required with format=siwe",
+    path: ["label"],
   });
-  return c.json({ challenge, expires_at: expiresAt });
+
+apiKeyRoutes.get("/challenge", async (c) => {
+  const query = parseQuery(c, keyChallengeQuery);
+  const deps = c.get("deps");
+  const issued =
+    query.format === "siwe"
+      ? await createSiweChallenge(c, {
+          purpose: siweKeyCreation(deps),
+          wallet: callerWallet(c),
+          statement: apiKeyStatement(query.label ?? "", query.scopes),
+          requester: callerRequester(c),
+        })
+      : await createChallenge(deps.db, {
+          purpose: keyCreation(deps),
+          wallet: callerWallet(c),
+          requester: callerRequester(c),
+          nowSeconds: Math.floor(deps.now() / 1000),
+        });
+  return c.json({ challenge: issued.challenge, expires_at: issued.expiresAt });
 });
 
+/**
+ * `challenge` is a SIWE message naming the label and `scopes` (default `run`, `read`), or a
+ * challenge of the older format, signed with the label appended, which gives the default scopes.
+ */
 export const createKeyRequest = z.object({
-  label: z
-    .string()
-    .trim()
-    .min(1)
-    .max(64)
-    .regex(/^[^\p{Cc}]+$/u, "must not contain control characters"),
+  label,
+  scopes: scopes.optional(),
   challenge: challengeSchema,
   signature: signatureSchema,
 });
 
 apiKeyRoutes.post("/", async (c) => {
-  const { label, challenge, signature } = await parseJsonBody(c, createKeyRequest);
+  const body = await parseJsonBody(c, createKeyRequest);
+  const { label, challenge, signature } = body;
   const deps = c.get("deps");
   const wallet = callerWallet(c);
-  const purpose = keyCreation(deps);
+  const legacy = keyCreation(deps);
   const nowSeconds = Math.floor(deps.now() / 1000);
-  await findUsableChallenge(deps.db, { purpose, challenge, wallet, nowSeconds });
-  const message = apiKeyConfirmationMessage(challenge, label);
+  const keyScopes = body.scopes ?? [...DEFAULT_API_KEY_SCOPES];
+  let purpose = legacy;
+  let stored = challenge;
+  let message = apiKeyConfirmationMessage(challenge, label);
+  if (!challenge.startsWith(legacy.prefix)) {
+    purpose = siweKeyCreation(deps);
+    const statement = apiKeyStatement(label, keyScopes);
+    stored = checkSiweMessage(c, { purpose, message: challenge, wallet, statement });
+    message = challenge;
+  } else if (body.scopes) {
+    throw new ApiError("invalid_request", "Scopes are confirmed by a SIWE message (format=siwe)");
+  }
+  await findUsableChallenge(deps.db, { purpose, challenge: stored, wallet, nowSeconds });
   if (!(await verifyWalletSignature(deps.chain.client, { wallet, message, signature }))) {
     throw new ApiError("invalid_signature", "The signature does not confirm this label");
   }
@@ -77,7 +141,7 @@ apiKeyRoutes.post("/", async (c) => {
     // One creation at a time per wallet, so concurrent requests cannot pass the cap together.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`api-keys:${wallet}`}))`);
     // Spent with the key's creation, or not at all: a replayed confirmation creates nothing.
-    await consumeChallenge(tx, { purpose, challenge });
+    await consumeChallenge(tx, { purpose, challenge: stored });
     const [active] = await tx
       .select({ n: count() })
       .from(apiKeys)
@@ -90,7 +154,7 @@ apiKeyRoutes.post("/", async (c) => {
     }
     const [row] = await tx
       .insert(apiKeys)
-      .values({ id: newApiKeyId(), wallet, label, keyHash, keyPreview })
+      .values({ id: newApiKeyId(), wallet, label, scopes: keyScopes, keyHash, keyPreview })
       .returning();
     return row;
   });
@@ -139,6 +203,7 @@ function describeKey(key: typeof apiKeys.$inferSelect) {
     id: key.id,
     label: key.label,
     preview: key.keyPreview,
+    scopes: key.scopes,
     created_at: key.createdAt.toISOString(),
     revoked_at: key.revokedAt?.toISOString() ?? null,
   };

@@ -1,9 +1,11 @@
 import type { Account } from "viem";
 
-/** A wallet JWT: ask for a challenge, sign it with `personal_sign`, trade it for a token. */
+/** A wallet JWT: ask for a SIWE challenge, sign it with `personal_sign`, trade it for a token. */
 export async function signIn(apiUrl: string, account: Account): Promise<string> {
   if (!account.signMessage) throw new Error("the account cannot sign messages");
-  const challengeResponse = await fetch(`${apiUrl}/v1/auth/challenge?wallet=${account.address}`);
+  const challengeResponse = await fetch(
+    `${apiUrl}/v1/auth/challenge?wallet=${account.address}&format=siwe`,
+  );
   const { challenge } = (await challengeResponse.json()) as { challenge: string };
   const signature = await account.signMessage({ message: challenge });
   const response = await fetch(`${apiUrl}/v1/auth/token`, {

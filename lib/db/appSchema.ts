@@ -32,6 +32,8 @@ export const apiKeys = appSchema.table(
     keyHash: text().notNull().unique(),
     /** The prefix and first characters, enough to tell keys apart in a list. */
     keyPreview: text().notNull(),
+    /** What the key may do: `run`, `read`, `create` (`lib/auth/apiKeyScopes.ts`). */
+    scopes: text().array().notNull(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     revokedAt: timestamp({ withTimezone: true }),
   },

@@ -9,6 +9,7 @@ import { type RetryOptions, sleep } from "./retry.ts";
 import { type Authorization, Transport } from "./transport.ts";
 import type {
   ApiKey,
+  ApiKeyScope,
   CreatedApiKey,
   CreatorListing,
   CredentialCheck,
@@ -67,8 +68,13 @@ export class ServiceClient {
     const anonymous = new Transport({ ...options, authorization: { none: true } });
     this.#session = options.account
       ? new WalletSession(options.account, {
+          domain: new URL(options.baseUrl).host,
           challenge: (wallet) =>
-            anonymous.json({ method: "GET", path: "/v1/auth/challenge", query: { wallet } }),
+            anonymous.json({
+              method: "GET",
+              path: "/v1/auth/challenge",
+              query: { wallet, format: "siwe" },
+            }),
           token: (body) => anonymous.json({ method: "POST", path: "/v1/auth/token", body }),
         })
       : undefined;
@@ -258,19 +264,27 @@ export class ServiceClient {
   readonly apiKeys = {
     list: async (options: CallOptions = {}): Promise<ApiKey[]> =>
       (await this.#get<{ api_keys: ApiKey[] }>("/v1/api-keys", {}, options)).api_keys,
-    /** Creates a key, confirmed by the wallet's signature; its value is in the answer only. */
-    create: async (label: string, options: CallOptions = {}): Promise<CreatedApiKey> => {
+    /**
+     * Creates a key that may do `scopes` (default `run` and `read`; `create` registers agents and
+     * reads their webhook secrets), confirmed by the wallet signing a SIWE message that names the
+     * label and scopes. The key's value is in the answer only.
+     */
+    create: async (
+      label: string,
+      options: CallOptions & { scopes?: ApiKeyScope[] } = {},
+    ): Promise<CreatedApiKey> => {
       const session = this.#requireSession();
+      const scopes = options.scopes ?? ["run", "read"];
       const { challenge } = await this.#get<{ challenge: string }>(
         "/v1/api-keys/challenge",
-        {},
+        { format: "siwe", label, scopes: scopes.join(",") },
         options,
       );
-      const signature = await session.sign(`${challenge}:${label}`);
+      const signature = await session.signSiwe(challenge);
       return this.#transport.json({
         method: "POST",
         path: "/v1/api-keys",
-        body: { label, challenge, signature },
+        body: { label, scopes, challenge, signature },
         signal: options.signal,
       });
     },

@@ -55,6 +55,18 @@ export class ServiceConnectionError extends ServiceAPIError {
   }
 }
 
+/**
+ * The client would not sign what the API sent: a sign-in message must be EIP-4361 (SIWE), name the
+ * host of the client's `baseUrl` and the client's wallet. Anything else may be a signature meant for
+ * another site, asked for through this one.
+ */
+export class ServiceSigningRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
 /** The error an API error object stands for, of the class its status calls for. */
 export function serviceError(init: ServiceAPIErrorInit, retryAfter: number | undefined) {
   switch (init.status) {

@@ -12,6 +12,7 @@ export {
   ServiceConnectionError,
   ServiceNotFoundError,
   ServiceRateLimitError,
+  ServiceSigningRefusedError,
 } from "./errors.ts";
 export type { RetryOptions } from "./retry.ts";
 export type * from "./types.ts";

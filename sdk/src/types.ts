@@ -245,9 +245,13 @@ export type Job =
 
 export type ToolFormat = "openai" | "anthropic";
 
+/** What an API key may do: run tasks, read, act as a creator (register, read webhook secrets). */
+export type ApiKeyScope = "run" | "read" | "create";
+
 export type ApiKey = {
   id: string;
   label: string;
+  scopes: ApiKeyScope[];
   /** The key's first characters, to tell keys apart. */
   preview: string;
   created_at: string;

@@ -1,3 +1,6 @@
+import { parseSiweMessage } from "viem/siwe";
+import { ServiceSigningRefusedError } from "./errors.ts";
+
 /** A viem `LocalAccount` (or anything that signs messages as its address). */
 export type MessageSigner = {
   address: string;
@@ -18,6 +21,8 @@ const CHALLENGE_LIFETIME_SECONDS = 60;
 const RENEW_AHEAD_SECONDS = 60;
 
 type SignInCalls = {
+  /** The host (and port) of the client's `baseUrl`: every message it signs must name it. */
+  domain: string;
   challenge(wallet: string): Promise<{ challenge: string; expires_at: number }>;
   token(body: { wallet: string; challenge: string; signature: string }): Promise<{
     token: string;
@@ -26,10 +31,10 @@ type SignInCalls = {
 };
 
 /**
- * A wallet's JWT, obtained with the challenge flow and renewed before it expires, never used past
- * `expires_at`. The server's clock is read off the challenge (issued now, valid 60 s), so a client
- * clock that is off does not make it use an expired token. Renewal happens on the first request
- * after the renewal time, so an idle client keeps no timer.
+ * A wallet's JWT, obtained with the challenge flow in its EIP-4361 (SIWE) form and renewed before
+ * it expires, never used past `expires_at`. The server's clock is read off the challenge (issued
+ * now, valid 60 s), so a client clock that is off does not make it use an expired token. Renewal
+ * happens on the first request after the renewal time, so an idle client keeps no timer.
  */
 export class WalletSession {
   readonly address: string;
@@ -65,7 +70,7 @@ export class WalletSession {
     // names, after this client asked.
     const issuedBeforeMs = (challengeExpiry - CHALLENGE_LIFETIME_SECONDS + 1) * 1000;
     const serverOffsetMs = issuedBeforeMs - askedAtMs;
-    const signature = await this.sign(challenge);
+    const signature = await this.signSiwe(challenge);
     const { token, expires_at } = await this.#calls.token({
       wallet: this.address,
       challenge,
@@ -78,8 +83,26 @@ export class WalletSession {
     return token;
   }
 
-  /** The wallet's EIP-191 signature of `message`. */
-  sign(message: string): Promise<string> {
+  /**
+   * The wallet's EIP-191 signature of a SIWE message, once it is seen to name this client's API and
+   * wallet: a message naming another domain, or none (the spec's challenge), is refused unsigned.
+   */
+  async signSiwe(message: string): Promise<string> {
+    const fields = parseSiweMessage(message);
+    if (fields.domain !== this.#calls.domain) {
+      throw new ServiceSigningRefusedError(
+        fields.domain
+          ? `Refusing to sign a message for ${fields.domain}: this client's API is ${this.#calls.domain}`
+          : `Refusing to sign a message that names no domain: this client's API is ${this.#calls.domain}`,
+      );
+    }
+    if (fields.address?.toLowerCase() !== this.address.toLowerCase()) {
+      throw new ServiceSigningRefusedError("Refusing to sign a message for another wallet");
+    }
+    return this.#sign(message);
+  }
+
+  #sign(message: string): Promise<string> {
     const signer = this.#signer;
     if ("account" in signer) {
       return signer.signMessage({ account: signer.account as never, message });

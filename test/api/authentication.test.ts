@@ -5,8 +5,10 @@ import { sql } from "drizzle-orm";
 import { decodeJwt, SignJWT, UnsecuredJWT } from "jose";
 import type { Hex } from "viem";
 import type { HDAccount } from "viem/accounts";
+import { createSiweMessage, parseSiweMessage } from "viem/siwe";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_OUTSTANDING_CHALLENGES } from "../../api/auth/challenges.ts";
+import { createApiKey } from "../../devStack/client/createApiKey.ts";
 import { JWT_SECRET } from "../../devStack/startStack.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { authChallenges } from "../../lib/db/appSchema.ts";
@@ -467,6 +469,8 @@ describe("API keys", () => {
     expect(body).toStrictEqual({
       id: expect.any(String),
       label: "ci runner",
+      // A confirmation of the spec-era format names no scopes: the key gets a renter's.
+      scopes: ["run", "read"],
       preview: `${key.slice(0, 16)}…`,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       revoked_at: null,
@@ -485,6 +489,8 @@ describe("API keys", () => {
     expect(entries.find((entry) => entry.id === id)).toStrictEqual({
       id,
       label: "ci runner",
+      // A confirmation of the spec-era format names no scopes: the key gets a renter's.
+      scopes: ["run", "read"],
       preview: `${key.slice(0, 16)}…`,
       created_at: body.created_at,
       revoked_at: null,
@@ -511,6 +517,8 @@ describe("API keys", () => {
     expect(revoked.body).toStrictEqual({
       id,
       label: "ci runner",
+      // A confirmation of the spec-era format names no scopes: the key gets a renter's.
+      scopes: ["run", "read"],
       preview: `${key.slice(0, 16)}…`,
       created_at: body.created_at,
       revoked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -686,6 +694,210 @@ describe("finding: API-key confirmation is single use and bound to the network",
       signature: await sign(dave, keyChallenge),
     };
     expectError(await postToken(asSignIn), 401, "unauthorized");
+  });
+});
+
+describe("finding M-5: sign-in messages name this API, and a phished one is refused", () => {
+  const erin = devAccount(10);
+  /** How the test server is reached: the host its messages must name. */
+  const host = () => new URL(url).host;
+
+  async function siweChallengeFor(wallet: string): Promise<string> {
+    const reply = await api.get(`/v1/auth/challenge?wallet=${wallet}&format=siwe`);
+    expect(reply.status).toBe(200);
+    return reply.body.challenge;
+  }
+
+  /** A message as a hostile page would have the wallet sign: this API's nonce, other fields. */
+  function rewritten(message: string, change: Partial<ReturnType<typeof parseSiweMessage>>) {
+    const fields = parseSiweMessage(message);
+    return createSiweMessage({ ...fields, ...change } as Parameters<typeof createSiweMessage>[0]);
+  }
+
+  it("issues an EIP-4361 message naming this API's host, URI, chain, the wallet, a nonce and a 60 s expiry", async () => {
+    const before = nowSeconds();
+    const reply = await api.get(`/v1/auth/challenge?wallet=${erin.address}&format=siwe`);
+    expect(reply.status).toBe(200);
+    expect(Object.keys(reply.body).sort()).toEqual(["challenge", "expires_at"]);
+    const message: string = reply.body.challenge;
+    expect(message.split("\n")[0]).toBe(
+      `${host()} wants you to sign in with your Ethereum account:`,
+    );
+    const fields = parseSiweMessage(message);
+    expect(fields).toMatchObject({
+      domain: host(),
+      uri: new URL(url).origin,
+      address: erin.address,
+      chainId: 31337,
+      version: "1",
+      nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
+    const issuedAt = Math.floor((fields.issuedAt as Date).getTime() / 1000);
+    expect(issuedAt).toBeGreaterThanOrEqual(before);
+    expect(reply.body.expires_at).toBe(issuedAt + 60);
+    expect((fields.expirationTime as Date).getTime()).toBe(reply.body.expires_at * 1000);
+
+    const signature = await sign(erin, message);
+    const token = await postToken({ wallet: erin.address, challenge: message, signature });
+    expect(token.status).toBe(200);
+    rememberToken(token.body.token);
+    await expectAccepted(token.body.token);
+  });
+
+  it("refuses a message for another domain or URI, another chain, an expired one, and a replayed nonce", async () => {
+    const message = await siweChallengeFor(erin.address);
+    const attempt = async (signed: string) =>
+      postToken({ wallet: erin.address, challenge: signed, signature: await sign(erin, signed) });
+
+    // A hostile page has the wallet sign a message naming the page, with a nonce this API issued.
+    for (const hostile of [
+      rewritten(message, { domain: "wallet-login.example" }),
+      rewritten(message, { uri: "https://wallet-login.example" }),
+      rewritten(message, { chainId: 1 }),
+      rewritten(message, { expirationTime: new Date(Date.now() - 1_000) }),
+      rewritten(message, { statement: "Claim your airdrop." }),
+    ]) {
+      expectError(await attempt(hostile), 401, "unauthorized");
+    }
+    // The control: the nonce is untouched by the refusals, and the message as issued signs in once.
+    const accepted = await attempt(message);
+    expect(accepted.status).toBe(200);
+    rememberToken(accepted.body.token);
+    expectError(await attempt(message), 401, "unauthorized");
+  });
+
+  it("refuses a message whose nonce expired on this API's clock, or was never issued", async () => {
+    const message = await siweChallengeFor(erin.address);
+    const signature = await sign(erin, message);
+    const later = createTestApp(stack(), { now: () => Date.now() + 61_000 });
+    // The test app is reached as api.test: the same message, naming that host, from its clock.
+    const asThere = rewritten(message, { domain: "api.test", uri: "http://api.test" });
+    const reply = await later.http().post("/v1/auth/token", {
+      wallet: erin.address,
+      challenge: asThere,
+      signature: await sign(erin, asThere),
+    });
+    expectError(reply, 401, "unauthorized");
+    const unknown = rewritten(message, { nonce: randomBytes(16).toString("hex") });
+    expectError(
+      await postToken({
+        wallet: erin.address,
+        challenge: unknown,
+        signature: await sign(erin, unknown),
+      }),
+      401,
+      "unauthorized",
+    );
+    expect((await postToken({ wallet: erin.address, challenge: message, signature })).status).toBe(
+      200,
+    );
+  });
+
+  it("names PUBLIC_URL when set, whatever Host the request carries", async () => {
+    const behindProxy = createTestApp(stack(), { publicUrl: "https://api.example.com" });
+    const reply = await behindProxy
+      .http()
+      .get(`/v1/auth/challenge?wallet=${erin.address}&format=siwe`);
+    expect(parseSiweMessage(reply.body.challenge)).toMatchObject({
+      domain: "api.example.com",
+      uri: "https://api.example.com",
+    });
+  });
+
+  it("confirms a key with a message naming its label and scopes; one naming others creates nothing", async () => {
+    const token = await signIn(erin);
+    const query = "format=siwe&label=deploy%20bot&scopes=read,run";
+    const issued = await api.get(`/v1/api-keys/challenge?${query}`, { bearer: token });
+    expect(issued.status).toBe(200);
+    const message: string = issued.body.challenge;
+    expect(parseSiweMessage(message)).toMatchObject({
+      domain: host(),
+      statement: 'Create an API key labelled "deploy bot" with the scopes: run, read.',
+    });
+    expect(issued.body.expires_at - nowSeconds()).toBeGreaterThan(290);
+    const signature = await sign(erin, message);
+    const body = { label: "deploy bot", scopes: ["run", "read"], challenge: message, signature };
+
+    // The same signature offered for more power, or another label, or another site's message.
+    expectError(
+      await postKey(token, { ...body, scopes: ["run", "read", "create"] }),
+      401,
+      "invalid_signature",
+    );
+    expectError(await postKey(token, { ...body, label: "other bot" }), 401, "invalid_signature");
+    const elsewhere = rewritten(message, { domain: "wallet-login.example" });
+    expectError(
+      await postKey(token, {
+        ...body,
+        challenge: elsewhere,
+        signature: await sign(erin, elsewhere),
+      }),
+      401,
+      "invalid_signature",
+    );
+    // Scopes are named only by a SIWE message.
+    const legacy = await confirmation(erin, token, "deploy bot");
+    expectError(await postKey(token, { ...legacy, scopes: ["create"] }), 400, "invalid_request");
+
+    const created = await postKey(token, body);
+    expect(created.status).toBe(201);
+    expect(created.body.scopes).toEqual(["run", "read"]);
+    expectError(await postKey(token, body), 401, "invalid_signature");
+  });
+});
+
+describe("finding L-6: an API key may do only what its scopes allow", () => {
+  const frank = devAccount(11);
+  const JOB = "/v1/jobs/job_0000000000000000000000000000000000000000";
+
+  it("refuses a key without `create` the creator's endpoints, and one without `read` or `run` theirs, with 403 forbidden", async () => {
+    const keyWith = async (label: string, scopes: ("run" | "read" | "create")[]) => {
+      const created = await createApiKey(url, frank, label, scopes);
+      scan.remember("API key", created.key);
+      issuedKeys.push(created);
+      return created.key;
+    };
+    const renter = await keyWith("renter", ["run", "read"]);
+    const runner = await keyWith("runner", ["run"]);
+    const creator = await keyWith("creator", ["create"]);
+    const manifest = { name: "x" };
+    const run = { agent_id: NO_SUCH_LISTING, task: "summarise" };
+
+    for (const key of [renter, runner]) {
+      // Registering and reading jobs (which carry webhook secrets) are a creator's.
+      expectError(await api.post("/v1/agents", manifest, { bearer: key }), 403, "forbidden");
+      expectError(await api.get(JOB, { bearer: key }), 403, "forbidden");
+    }
+    expectError(await api.get("/v1/credentials", { bearer: runner }), 403, "forbidden");
+    expectError(await api.post("/v1/execute", run, { bearer: creator }), 403, "forbidden");
+    expectError(await api.get("/v1/listings", { bearer: creator }), 403, "forbidden");
+
+    // Each key does what its scopes name: past the scope check, to the endpoint's own answer.
+    expect((await api.get("/v1/credentials", { bearer: renter })).status).toBe(200);
+    expectError(await api.post("/v1/execute", run, { bearer: runner }), 404, "listing_not_found");
+    expectError(await api.get(JOB, { bearer: creator }), 404, "job_not_found");
+    // A wallet's own token may do everything.
+    expectError(await api.get(JOB, { bearer: await signIn(frank) }), 404, "job_not_found");
+  });
+
+  it("lists each key's scopes, and gives a key confirmed without naming any a renter's", async () => {
+    const token = await signIn(frank);
+    const created = await createKey(frank, token, "spec client");
+    expect(created.body.scopes).toEqual(["run", "read"]);
+    expectError(await api.get(JOB, { bearer: created.body.key }), 403, "forbidden");
+    const listed = await api.get("/v1/api-keys", { bearer: token });
+    const scopesByLabel = Object.fromEntries(
+      listed.body.api_keys.map((key: { label: string; scopes: string[] }) => [
+        key.label,
+        key.scopes,
+      ]),
+    );
+    expect(scopesByLabel).toMatchObject({
+      renter: ["run", "read"],
+      runner: ["run"],
+      creator: ["create"],
+      "spec client": ["run", "read"],
+    });
   });
 });
 

@@ -60,11 +60,13 @@ async function openDashboard(
     account,
     onChainId,
     onTransaction,
+    onSign,
   }: {
     path?: string;
     account?: PrivateKeyAccount;
     onChainId?: number;
     onTransaction?: (hash: Hex) => void;
+    onSign?: (message: string) => void;
   } = {},
 ) {
   const context = await browser.newContext({ viewport });
@@ -73,6 +75,7 @@ async function openDashboard(
   await injectWallet(page, account ?? (await newWallet(stack())), stack().anvil.rpcUrl, {
     onChainId,
     onTransaction,
+    onSign,
   });
   await page.goto(`${stack().api.url}${path}`);
   return { page, close: () => context.close() };
@@ -196,9 +199,13 @@ it("loads at most 300 KB of gzip-compressed JavaScript before the first render",
 });
 
 describe("the dashboard with an injected wallet", () => {
-  it("creates an API key that works with a plain fetch until it is revoked", async () => {
-    const { page, close } = await openDashboard(DESKTOP);
+  it("signs in and confirms an API key with SIWE messages naming the API's host; the key works with a plain fetch until it is revoked", async () => {
+    const signed: string[] = [];
+    const { page, close } = await openDashboard(DESKTOP, { onSign: (text) => signed.push(text) });
     await connectAndSignIn(page);
+    const host = new URL(stack().api.url).host;
+    const siweFirstLine = `${host} wants you to sign in with your Ethereum account:`;
+    expect(signed.map((text) => text.split("\n")[0])).toEqual([siweFirstLine]);
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByRole("heading", { name: "API keys" }).waitFor();
     await expectAccessible(page, "the API keys page");
@@ -213,12 +220,28 @@ describe("the dashboard with an injected wallet", () => {
     await page.getByRole("button", { name: "Copy the key billing server" }).click();
     expect(await page.evaluate("navigator.clipboard.readText()")).toBe(key);
     await page.getByRole("cell", { name: "billing server", exact: true }).waitFor();
+    await page.getByRole("cell", { name: "run, read", exact: true }).waitFor();
+    // finding M-5: the wallet confirmed a message naming this API, the label and the scopes.
+    expect(signed).toHaveLength(2);
+    expect(signed[1]?.split("\n")[0]).toBe(siweFirstLine);
+    expect(signed[1]).toContain(
+      'Create an API key labelled "billing server" with the scopes: run, read.',
+    );
     await expectAccessible(page, "the API keys page with a new key");
     await screenshot(page, "api-keys.png");
 
     const withKey = () =>
       fetch(`${stack().api.url}/v1/credentials`, { headers: { authorization: `Bearer ${key}` } });
     expect((await withKey()).status).toBe(200);
+    // finding L-6: the dashboard's default ticks give a renter's scopes, no creator's.
+    const job = await fetch(
+      `${stack().api.url}/v1/jobs/job_0000000000000000000000000000000000000000`,
+      {
+        headers: { authorization: `Bearer ${key}` },
+      },
+    );
+    expect(job.status).toBe(403);
+    expect(((await job.json()) as { error: { code: string } }).error.code).toBe("forbidden");
 
     await page.getByRole("button", { name: "Revoke billing server" }).click();
     await page.getByRole("button", { name: "Yes, revoke" }).click();

@@ -15,6 +15,7 @@ import {
   ServiceClient,
   ServiceNotFoundError,
   ServiceRateLimitError,
+  ServiceSigningRefusedError,
 } from "../../sdk/src/index.ts";
 import { behaving } from "../support/behavingAgent.ts";
 import { EVERY_METHOD } from "../support/countingRpcProxy.ts";
@@ -236,6 +237,8 @@ describe("a creator", () => {
     const wallet = new ServiceClient({ baseUrl: stack().api.url, account: devAccount(6) });
     const created = await wallet.apiKeys.create("sdk test");
     expect(created.key).toMatch(/^intl_test_/);
+    // A renter's scopes unless asked for more: no creator powers.
+    expect(created.scopes).toEqual(["run", "read"]);
     expect((await wallet.apiKeys.list()).map((key) => key.id)).toContain(created.id);
     expect(JSON.stringify(await wallet.apiKeys.list())).not.toContain(created.key);
 
@@ -246,6 +249,58 @@ describe("a creator", () => {
     const error = await rejection(keyed.listings.search());
     expect(error).toBeInstanceOf(ServiceAuthError);
     expect(error).toMatchObject({ code: "invalid_api_key", status: 401 });
+  });
+});
+
+describe("finding M-5: the SDK signs only messages naming its own API", () => {
+  it("signs in with a SIWE message naming its base URL's host", async () => {
+    const signed: string[] = [];
+    const account = devAccount(7);
+    const client = new ServiceClient({
+      baseUrl: stack().api.url,
+      account: {
+        address: account.address,
+        signMessage: ({ message }: { message: string }) => {
+          signed.push(message);
+          return account.signMessage({ message });
+        },
+      },
+    });
+    expect((await client.credentials.list()).credentials).toEqual([]);
+    expect(signed).toHaveLength(1);
+    expect(signed[0]?.split("\n")[0]).toBe(
+      `${new URL(stack().api.url).host} wants you to sign in with your Ethereum account:`,
+    );
+  });
+
+  it("refuses, unsigned, a challenge for another domain relayed by the server it was pointed at", async () => {
+    const account = devAccount(7);
+    let signatures = 0;
+    // A hostile server at the client's base URL hands on the real API's challenge, to sign in there.
+    const relay: typeof fetch = (input, init) => {
+      const url = new URL(String(input));
+      return fetch(`${stack().api.url}${url.pathname}${url.search}`, init);
+    };
+    const client = new ServiceClient({
+      baseUrl: "https://agents-marketplace.example",
+      fetch: relay,
+      account: {
+        address: account.address,
+        signMessage: ({ message }: { message: string }) => {
+          signatures += 1;
+          return account.signMessage({ message });
+        },
+      },
+    });
+    const refusal = await client.credentials.list().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(ServiceSigningRefusedError);
+    expect(String(refusal)).toContain(
+      `Refusing to sign a message for ${new URL(stack().api.url).host}`,
+    );
+    expect(signatures).toBe(0);
   });
 });
 

@@ -6,6 +6,7 @@ import {
   createPublicClient,
   createWalletClient,
   type Hex,
+  hexToString,
   http,
   type PrivateKeyAccount,
   toHex,
@@ -17,6 +18,7 @@ type Answer = { result: unknown } | { error: { code: number; message: string; da
 /**
  * `onChainId`: the chain the wallet starts on (anvil's by default); it switches when asked.
  * `onTransaction`: told each transaction's hash as the wallet sends it.
+ * `onSign`: told each message the wallet signs, as text.
  */
 export async function injectWallet(
   page: Page,
@@ -25,7 +27,12 @@ export async function injectWallet(
   {
     onChainId = anvil.id,
     onTransaction,
-  }: { onChainId?: number; onTransaction?: (hash: Hex) => void } = {},
+    onSign,
+  }: {
+    onChainId?: number;
+    onTransaction?: (hash: Hex) => void;
+    onSign?: (message: string) => void;
+  } = {},
 ) {
   const chain = { ...anvil, rpcUrls: { default: { http: [rpcUrl] } } };
   let chainId = onChainId;
@@ -48,6 +55,7 @@ export async function injectWallet(
       case "wallet_addEthereumChain":
         return null;
       case "personal_sign":
+        onSign?.(hexToString(params[0] as Hex));
         return account.signMessage({ message: { raw: params[0] as Hex } });
       case "eth_sendTransaction": {
         const [tx] = params as [{ to: Hex; data?: Hex; value?: Hex; gas?: Hex }];

@@ -27,6 +27,8 @@ export type TestAppOptions = {
   trustProxy?: TrustProxy;
   /** The app's clock, in milliseconds since the epoch; default the real one. */
   now?: () => number;
+  /** PUBLIC_URL; default unset (sign-in messages name the request's Host). */
+  publicUrl?: string;
   /** Default: the default of NETWORK. */
   network?: "test" | "live";
   /** The chain id the app believes its deployment is on; default the stack's. */
@@ -68,6 +70,7 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
     settings: {
       serviceName,
       network: options.network ?? ENV_FIELDS.NETWORK.parse(undefined),
+      publicUrl: options.publicUrl,
       jwt: jwtSettings(serviceName, new TextEncoder().encode(JWT_SECRET)),
       rateLimitPerMinute: options.rateLimitPerMinute ?? 1_000_000,
       authRateLimitPerMinute: options.authRateLimitPerMinute ?? 1_000_000,

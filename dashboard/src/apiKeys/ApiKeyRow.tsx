@@ -20,6 +20,7 @@ export function ApiKeyRow({ apiKey }: { apiKey: ApiKey }) {
       <td>
         <code>{apiKey.preview}…</code>
       </td>
+      <td>{apiKey.scopes.join(", ")}</td>
       <td>
         <DateTime iso={apiKey.created_at} />
       </td>

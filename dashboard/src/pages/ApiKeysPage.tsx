@@ -28,6 +28,7 @@ export function ApiKeysPage() {
               <tr>
                 <th scope="col">Label</th>
                 <th scope="col">Key</th>
+                <th scope="col">Scopes</th>
                 <th scope="col">Created</th>
                 <th scope="col">Action</th>
               </tr>
