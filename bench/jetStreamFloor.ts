@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { jetstream, jetstreamManager, RetentionPolicy } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import { natsConnection } from "../lib/bus/natsConnection.ts";
 
 const DEDUPE_WINDOW_NS = 2 * 60 * 1_000_000_000;
 
@@ -19,7 +20,7 @@ export async function measureJetStreamPublish(
   natsUrl: string,
   { publishes, warmUp, inFlight }: { publishes: number; warmUp: number; inFlight: number },
 ): Promise<JetStreamFloor> {
-  const connection = await connect({ servers: natsUrl, name: "bench-floor" });
+  const connection = await connect({ ...natsConnection(natsUrl), name: "bench-floor" });
   try {
     const manager = await jetstreamManager(connection);
     // Configured as the bus configures its streams: work queue, deduplication window.

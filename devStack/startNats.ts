@@ -18,12 +18,16 @@ export type NatsClusterNode = {
   routePorts: number[];
 };
 
+/** What clients must give: a user and a password, on the client port (never on the routes). */
+export type NatsCredentials = { user: string; password: string };
+
 export type NatsOptions = {
   port: number;
   monitorPort: number;
   /** JetStream's store directory. */
   storeDir: string;
   cluster?: NatsClusterNode;
+  credentials?: NatsCredentials;
   onOutput?: (line: string) => void;
 };
 
@@ -33,6 +37,7 @@ export async function startNats({
   monitorPort,
   storeDir,
   cluster,
+  credentials,
   onOutput,
 }: NatsOptions): Promise<Nats> {
   const natsServer = ensureDebianBinary("nats-server", "nats-server");
@@ -48,6 +53,7 @@ export async function startNats({
     "-sd",
     storeDir,
     ...(cluster ? clusterArgs(cluster) : []),
+    ...(credentials ? ["--user", credentials.user, "--pass", credentials.password] : []),
   ];
   const { child, service } = spawnService(natsServer, args, { onOutput });
   // A cluster's node is ready once it has caught up with JetStream's meta leader and its streams.
@@ -66,7 +72,9 @@ export async function startNats({
   });
   return {
     ...service,
-    natsUrl: `nats://127.0.0.1:${port}`,
+    natsUrl: credentials
+      ? `nats://${credentials.user}:${credentials.password}@127.0.0.1:${port}`
+      : `nats://127.0.0.1:${port}`,
     kill: (signal) => killGroup(child, signal),
     exited,
   };

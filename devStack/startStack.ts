@@ -46,8 +46,9 @@ export type StackOptions = {
   /**
    * NATS JetStream as the bus; without it, API processes run the workers in-process. `{ cluster: 3 }`
    * runs a cluster of 3 servers, and the bus keeps 3 copies of each stream (NATS_STREAM_REPLICAS).
+   * `{ password: true }`: clients must give a user and a random password, which NATS_URL carries.
    */
-  nats?: boolean | { cluster: number };
+  nats?: boolean | { cluster?: number; password?: boolean };
   /** API processes sharing the database (default 0). */
   api?: number;
   /** Worker processes consuming from NATS (default 0; needs `nats`). */
@@ -158,8 +159,8 @@ export async function startStack(options: StackOptions = {}) {
     }
 
     async function startStackNats(): Promise<TestNats> {
-      const count = typeof withNats === "object" ? withNats.cluster : 1;
-      const nats = await startTestNats({ count, dir: temp.dir, onOutput });
+      const { cluster: count = 1, password = false } = typeof withNats === "object" ? withNats : {};
+      const nats = await startTestNats({ count, password, dir: temp.dir, onOutput });
       stops.push(nats.stop);
       return nats;
     }

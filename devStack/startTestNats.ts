@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { findFreePort, PortTakenError } from "./findFreePort.ts";
-import { type Nats, type NatsClusterNode, startNats } from "./startNats.ts";
+import { type Nats, type NatsClusterNode, type NatsCredentials, startNats } from "./startNats.ts";
 
 /** One server of the stack's NATS. */
 export type TestNatsServer = {
@@ -21,14 +21,19 @@ export type TestNatsServer = {
 };
 
 export type TestNats = Omit<TestNatsServer, "killServer" | "serverName"> & {
-  /** Every server's URL, comma-separated: what NATS_URL holds. */
+  /** Every server's URL, comma-separated: what NATS_URL holds (with the credentials, if any). */
   natsUrl: string;
+  /** The password clients must give, when the servers require one (user `NATS_USER`). */
+  password?: string;
   /** The servers: one, or the cluster's nodes. */
   servers: TestNatsServer[];
   /** Copies of each stream the bus creates: one per server. */
   replicas: number;
   stop: () => Promise<void>;
 };
+
+/** The user clients give, with a password, to servers started with `password`. */
+export const NATS_USER = "marketplace";
 
 /** How long a restarted server waits for its port to be free again before it gives up. */
 const PORT_RECLAIM_MS = 30_000;
@@ -39,12 +44,17 @@ const PORT_RECLAIM_MS = 30_000;
  */
 export async function startTestNats(options: {
   count: number;
+  /** Servers that refuse clients without a user and a random password. */
+  password?: boolean;
   dir: string;
   onOutput?: (line: string) => void;
 }): Promise<TestNats> {
+  const credentials = options.password
+    ? { user: NATS_USER, password: randomBytes(24).toString("hex") }
+    : undefined;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnPorts(options, await freePorts(options.count));
+      return await startOnPorts({ ...options, credentials }, await freePorts(options.count));
     } catch (error) {
       if (!(error instanceof PortTakenError) || attempt >= 5) throw error;
     }
@@ -82,9 +92,20 @@ async function onItsPorts(start: () => Promise<Nats>): Promise<Nats> {
 }
 
 async function startOnPorts(
-  { count, dir, onOutput }: { count: number; dir: string; onOutput?: (line: string) => void },
+  {
+    count,
+    credentials,
+    dir,
+    onOutput,
+  }: {
+    count: number;
+    credentials?: NatsCredentials;
+    dir: string;
+    onOutput?: (line: string) => void;
+  },
   ports: NodePorts[],
 ): Promise<TestNats> {
+  const userInfo = credentials ? `${credentials.user}:${credentials.password}@` : "";
   const name = `stack-${randomBytes(4).toString("hex")}`;
   const routePorts = count > 1 ? ports.map((node) => node.routePort) : [];
 
@@ -93,13 +114,13 @@ async function startOnPorts(
       count > 1 ? { name, serverName: `${name}-${i}`, routePort, routePorts } : undefined;
     const storeDir = join(dir, count > 1 ? `nats-${i}` : "nats");
     let server: Nats | undefined;
-    const start = () => startNats({ port, monitorPort, storeDir, cluster, onOutput });
+    const start = () => startNats({ port, monitorPort, storeDir, cluster, credentials, onOutput });
     const end = async (how: (running: Nats) => Promise<void>) => {
       if (server) await how(server);
       server = undefined;
     };
     return {
-      natsUrl: `nats://127.0.0.1:${port}`,
+      natsUrl: `nats://${userInfo}127.0.0.1:${port}`,
       serverName: cluster?.serverName,
       kill: (signal: NodeJS.Signals) => server?.kill(signal),
       startFirst: async () => {
@@ -128,6 +149,7 @@ async function startOnPorts(
   }
   return {
     natsUrl: servers.map((server) => server.natsUrl).join(","),
+    password: credentials?.password,
     servers: servers.map(({ startFirst: _, ...server }) => server),
     replicas: count,
     kill: (signal) => {

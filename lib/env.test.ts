@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { natsServers } from "./bus/jetStreamBus.ts";
+import { natsConnection } from "./bus/natsConnection.ts";
 import { ENV_FIELDS } from "./env.ts";
 
 const example = readFileSync(new URL("../.env.example", import.meta.url), "utf8");
@@ -33,11 +33,21 @@ describe("NATS_URL", () => {
     const natsUrl = ENV_FIELDS.NATS_URL;
     const cluster = "nats://10.0.0.1:4222, nats://10.0.0.2:4222,nats://10.0.0.3:4222";
     expect(natsUrl.parse("nats://127.0.0.1:4222")).toBe("nats://127.0.0.1:4222");
-    expect(natsServers(natsUrl.parse(cluster))).toEqual([
-      "nats://10.0.0.1:4222",
-      "nats://10.0.0.2:4222",
-      "nats://10.0.0.3:4222",
-    ]);
+    expect(natsConnection(natsUrl.parse(cluster))).toEqual({
+      servers: ["nats://10.0.0.1:4222", "nats://10.0.0.2:4222", "nats://10.0.0.3:4222"],
+    });
+    // Credentials leave the server addresses: a user and password, or a token.
+    expect(
+      natsConnection(natsUrl.parse("nats://bus:p%40ss@10.0.0.1:4222,nats://10.0.0.2:4222")),
+    ).toEqual({
+      servers: ["nats://10.0.0.1:4222", "nats://10.0.0.2:4222"],
+      user: "bus",
+      pass: "p@ss",
+    });
+    expect(natsConnection("nats://s3cret@10.0.0.1:4222")).toEqual({
+      servers: ["nats://10.0.0.1:4222"],
+      token: "s3cret",
+    });
     expect(natsUrl.safeParse("nats://127.0.0.1:4222,http://127.0.0.1:4222").success).toBe(false);
   });
 });

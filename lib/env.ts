@@ -89,6 +89,8 @@ export const ENV_FIELDS = {
   REGISTRATION_ACK_WAIT_MS: z.coerce.number().int().positive().default(30_000),
   /** How long a submitted debit batch may fail to reconcile, the chain answering, before it is set aside. */
   SETTLEMENT_RECONCILE_PATIENCE_MS: z.coerce.number().int().positive().default(60_000),
+  /** Blocks mined on top of a debit batch's before its receipt is final; unset, 0 on the local chain, else 2. */
+  SETTLEMENT_CONFIRMATIONS: z.coerce.number().int().min(0).max(1_000).optional(),
   SCHEMA_COMPILE_BUDGET_MS: z.coerce.number().int().positive().default(SCHEMA_COMPILE_BUDGET_MS),
   /** A run admitted this long ago that no slot of its listing took is refused (503). */
   RUN_QUEUE_WAIT_MS: z.coerce.number().int().positive().default(30_000),

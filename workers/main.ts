@@ -24,6 +24,7 @@ const env = parseEnvironment(
       "REGISTRATION_ACK_WAIT_MS",
       "SCHEMA_COMPILE_BUDGET_MS",
       "SETTLEMENT_RECONCILE_PATIENCE_MS",
+      "SETTLEMENT_CONFIRMATIONS",
     ),
     ...EXECUTION_ENV,
   }),
@@ -47,7 +48,10 @@ const workers = await startWorkers({
     deployment: await requireDeployment(deploymentFileOf(env)),
     operatorKey: env.OPERATOR_PRIVATE_KEY,
   },
-  settlement: { reconcilePatienceMs: env.SETTLEMENT_RECONCILE_PATIENCE_MS },
+  settlement: {
+    reconcilePatienceMs: env.SETTLEMENT_RECONCILE_PATIENCE_MS,
+    confirmations: env.SETTLEMENT_CONFIRMATIONS,
+  },
 });
 createLogger("worker").info("workers started", { bus: "jetstream" });
 

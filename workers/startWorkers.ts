@@ -30,7 +30,7 @@ export type WorkersOptions = {
   > &
     Pick<RuntimeDeps, "policy" | "vendors" | "repositoryBaseUrl">;
   chain: SettlementOptions["chain"];
-  settlement?: Pick<SettlementOptions, "reconcilePatienceMs">;
+  settlement?: Pick<SettlementOptions, "reconcilePatienceMs" | "confirmations">;
 };
 
 /**

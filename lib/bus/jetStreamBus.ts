@@ -8,6 +8,7 @@ import {
 } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { type Bus, type BusMessage, SUBJECTS, type Subscription } from "./bus.ts";
+import { natsConnection } from "./natsConnection.ts";
 
 const DEDUPE_WINDOW_NS = 2 * 60 * 1_000_000_000;
 /**
@@ -23,11 +24,6 @@ export function streamName(subject: string): string {
   return subject.toUpperCase().replace(/[^A-Z0-9]/g, "_");
 }
 
-/** The servers of `NATS_URL`: one, or a cluster's comma-separated. */
-export function natsServers(natsUrl: string): string[] {
-  return natsUrl.split(",").map((url) => url.trim());
-}
-
 /**
  * The bus over NATS JetStream: work-queue streams (a message leaves once acknowledged), publish
  * deduplication by message id, durable pull consumers with explicit acks and finite redelivery.
@@ -40,7 +36,7 @@ export async function createJetStreamBus(
 ): Promise<Bus> {
   // Reconnect forever: an outage of NATS must delay work, never end a process's consuming.
   const connection = await connect({
-    servers: natsServers(natsUrl),
+    ...natsConnection(natsUrl),
     name: "marketplace",
     maxReconnectAttempts: -1,
   });

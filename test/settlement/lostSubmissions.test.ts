@@ -1,12 +1,13 @@
 // Reconciling a debit batch the chain never received, on the real stack, through a node that refuses
 // an `eth_getLogs` over more than 1,000 blocks as hosted providers do: the search for a run's debit
 // starts at its first submission and goes in bounded steps, a debit of the same run id by another
-// renter or listing is not this run's, and a batch that cannot be reconciled is set aside, loudly,
-// while the others are debited.
+// renter or listing is not this run's, a batch that cannot be reconciled is set aside, loudly,
+// while the others are debited, and a batch a reorg removes before its confirmations is sent again.
 import { eq } from "drizzle-orm";
 import { type Hex, parseEther, toHex } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { rpcRequest } from "../../devStack/startAnvil.ts";
+import type { Worker } from "../../devStack/startWorker.ts";
 import { devAccount, LOCAL_ROLES } from "../../lib/chain/devAccounts.ts";
 import { runs } from "../../lib/db/appSchema.ts";
 import {
@@ -40,10 +41,14 @@ const stack = useStack({
   onOutput: (line) => output.push(line),
 });
 let proxy: CountingRpcProxy;
+let worker: Worker;
 
 beforeAll(async () => {
   proxy = await startCountingRpcProxy(stack().anvil.rpcUrl, { maxLogBlocks: MAX_LOG_BLOCKS });
-  await stack().addWorker({ RPC_URL: proxy.url, SETTLEMENT_RECONCILE_PATIENCE_MS: "3000" });
+  worker = await stack().addWorker({
+    RPC_URL: proxy.url,
+    SETTLEMENT_RECONCILE_PATIENCE_MS: "3000",
+  });
   await until("a settlement leader", () => settlementLeader(stack()));
 });
 
@@ -211,5 +216,78 @@ describe("reconciling a lost debit batch", () => {
     });
     expect(await runEvents(stack(), "QueryConsumed", stuck.onChainRunIds)).toHaveLength(1);
     expect(await balanceOf(stack(), listing.listingId, renter.address)).toBe(6n * PRICE);
+  });
+});
+
+// Last in the file: it replaces the file's settling worker with one that waits for confirmations.
+describe("a debit batch and its confirmations", () => {
+  const CONFIRMATIONS = 3;
+
+  beforeAll(async () => {
+    await worker.stop();
+    await stack().addWorker({
+      RPC_URL: proxy.url,
+      SETTLEMENT_CONFIRMATIONS: String(CONFIRMATIONS),
+    });
+    await until("a settlement leader", () => settlementLeader(stack()));
+  });
+
+  /**
+   * The runs' debit batch once the chain has mined it in a block other than `replaced`: its hash and
+   * block. Sent again after a reorg, the same transaction may be signed again to the same hash.
+   */
+  function minedBatch(ids: string[], replaced?: Hex) {
+    return until("the debit batch mined", async () => {
+      const rows = await runRows(stack(), ids);
+      const tx = rows[0]?.debitTx as Hex | null | undefined;
+      if (!tx || rows.some((row) => row.debitTx !== tx)) return false;
+      const receipt = await stack()
+        .marketplace.publicClient.getTransactionReceipt({ hash: tx })
+        .catch(() => undefined);
+      if (!receipt || receipt.blockHash === replaced) return false;
+      return { tx, block: receipt.blockNumber, blockHash: receipt.blockHash };
+    });
+  }
+
+  it("finding L-2: a batch removed by a reorg before its confirmations leaves no run debited, and is sent again", async () => {
+    const listing = await newListing(stack(), "per_query", PRICE);
+    const [renter] = await perTaskRenters(stack(), listing, 1, PRICE * 10n);
+    if (!renter) throw new Error("a renter expected");
+    const batch = await insertDebitPendingRuns(stack(), listing, [renter], 2);
+    const first = await minedBatch(batch.ids);
+    expect(await runEvents(stack(), "QueryConsumed", batch.onChainRunIds)).toHaveLength(2);
+
+    // One block short of its confirmations, two rounds of settlement read the receipt and wait.
+    await rpcRequest(stack().anvil.rpcUrl, "anvil_mine", [toHex(CONFIRMATIONS - 1)]);
+    const receiptsRead = proxy.asked("eth_getTransactionReceipt");
+    await until(
+      "two more rounds, or the runs marked debited",
+      async () =>
+        proxy.asked("eth_getTransactionReceipt") >= receiptsRead + 2 ||
+        (await runRows(stack(), batch.ids)).some((row) => row.charge !== "debit_pending"),
+    );
+    for (const row of await runRows(stack(), batch.ids)) {
+      expect(row).toMatchObject({ charge: "debit_pending", costWei: "0", debitTx: first.tx });
+    }
+
+    // A reorg replaces the batch's block and those after it with empty ones.
+    const head = await stack().marketplace.publicClient.getBlockNumber();
+    await rpcRequest(stack().anvil.rpcUrl, "anvil_reorg", [Number(head - first.block + 1n), []]);
+    expect(await runEvents(stack(), "QueryConsumed", batch.onChainRunIds)).toEqual([]);
+    expect(await balanceOf(stack(), listing.listingId, renter.address)).toBe(10n * PRICE);
+
+    const again = await minedBatch(batch.ids, first.blockHash);
+    await rpcRequest(stack().anvil.rpcUrl, "anvil_mine", [toHex(CONFIRMATIONS)]);
+    const rows = await debitedRuns(batch.ids);
+    for (const row of rows) {
+      expect(row).toMatchObject({
+        debitTx: again.tx,
+        debitBlock: again.block,
+        costWei: PRICE.toString(),
+      });
+    }
+    const consumed = await runEvents(stack(), "QueryConsumed", batch.onChainRunIds);
+    expect(consumed.map((log) => log.blockHash)).toEqual([again.blockHash, again.blockHash]);
+    expect(await balanceOf(stack(), listing.listingId, renter.address)).toBe(8n * PRICE);
   });
 });

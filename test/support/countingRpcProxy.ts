@@ -77,6 +77,10 @@ export async function startCountingRpcProxy(
       await during();
       return methods.slice(start);
     },
+    /** How many requests for `method` it has been asked so far. */
+    asked(method: string): number {
+      return methods.filter((asked) => asked === method).length;
+    },
     /** Answers requests for `method` with 502 until `restore()`. */
     fail(method: string) {
       failing.add(method);

@@ -4,14 +4,15 @@ import { jetstreamManager, type StreamInfo } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import type { StackOptions } from "../../devStack/startStack.ts";
 import type { TestNats, TestNatsServer } from "../../devStack/startTestNats.ts";
-import { natsServers, streamName } from "../../lib/bus/jetStreamBus.ts";
+import { streamName } from "../../lib/bus/jetStreamBus.ts";
+import { natsConnection } from "../../lib/bus/natsConnection.ts";
 import { until } from "./registration.ts";
 
 /** The scale-out stack: 3 API processes and 2 workers over a 3-node JetStream cluster, R3 streams. */
 export const SCALE_STACK = { nats: { cluster: 3 }, api: 3, workers: 2 } satisfies StackOptions;
 
 async function streamInfo(nats: TestNats, subject: string): Promise<StreamInfo> {
-  const connection = await connect({ servers: natsServers(nats.natsUrl) });
+  const connection = await connect(natsConnection(nats.natsUrl));
   try {
     return await (await jetstreamManager(connection)).streams.info(streamName(subject));
   } finally {

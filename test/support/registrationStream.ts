@@ -2,7 +2,8 @@
 // the app's.
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import { natsServers, streamName } from "../../lib/bus/jetStreamBus.ts";
+import { streamName } from "../../lib/bus/jetStreamBus.ts";
+import { natsConnection } from "../../lib/bus/natsConnection.ts";
 import { REGISTRATION_SUBJECT } from "../../lib/jobs/publishJob.ts";
 
 export type RegistrationBacklog = {
@@ -24,7 +25,7 @@ export async function jetStreamBacklog(
   consumer: string,
 ): Promise<RegistrationBacklog> {
   const stream = streamName(subject);
-  const connection = await connect({ servers: natsServers(natsUrl) });
+  const connection = await connect(natsConnection(natsUrl));
   try {
     const manager = await jetstreamManager(connection);
     const { state } = await manager.streams.info(stream);

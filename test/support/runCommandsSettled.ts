@@ -3,7 +3,8 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import type { createInProcessBus } from "../../lib/bus/inProcessBus.ts";
-import { natsServers, streamName } from "../../lib/bus/jetStreamBus.ts";
+import { streamName } from "../../lib/bus/jetStreamBus.ts";
+import { natsConnection } from "../../lib/bus/natsConnection.ts";
 import { RUN_SUBJECT } from "../../lib/runLedger/publishRun.ts";
 import { RUN_GROUP } from "../../workers/execution/runWorker.ts";
 import { until } from "./registration.ts";
@@ -13,7 +14,7 @@ import { until } from "./registration.ts";
  * far and had each settled: none pending, none awaiting an ack, none due for redelivery.
  */
 export async function untilRunCommandsSettledOnNats(natsUrl: string, timeoutMs = 30_000) {
-  const connection = await connect({ servers: natsServers(natsUrl) });
+  const connection = await connect(natsConnection(natsUrl));
   try {
     const manager = await jetstreamManager(connection);
     await until(

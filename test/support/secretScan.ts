@@ -38,6 +38,9 @@ const SHORTEST_SECRET = 16;
  * credentials); `leaks(stack)` then lists every secret in the output, the stack's own keys and
  * Postgres password included, each as its kind and the line it stood in (the secret masked).
  */
+/** What the scan reads of a stack: the passwords of its Postgres and, if it has one, its NATS. */
+type ScannedStack = Pick<Stack, "postgres"> & Partial<Pick<Stack, "nats">>;
+
 export function secretScan() {
   const output = captureOutput();
   const remembered = new Map<string, string>();
@@ -45,7 +48,7 @@ export function secretScan() {
     if (value.length >= SHORTEST_SECRET) remembered.set(value, kind);
   };
 
-  function valuesOf(stack: Pick<Stack, "postgres">): Map<string, string> {
+  function valuesOf(stack: ScannedStack): Map<string, string> {
     const values = new Map<string, string>([
       [JWT_SECRET, "JWT secret"],
       [SEALING_KEY, "sealing key"],
@@ -57,6 +60,11 @@ export function secretScan() {
       values.set(stack.postgres.password, "Postgres password");
     } catch {
       // A stack without Postgres has no password to leak.
+    }
+    try {
+      if (stack.nats?.password) values.set(stack.nats.password, "NATS password");
+    } catch {
+      // Nor one without NATS.
     }
     for (const [value, kind] of remembered) values.set(value, kind);
     return values;
@@ -73,7 +81,7 @@ export function secretScan() {
       return expected.filter((part) => !text.includes(SIGNS_OF_LIFE[part]));
     },
     /** Every secret printed so far: "kind: the line, with the secret masked". */
-    leaks(stack: Pick<Stack, "postgres">): string[] {
+    leaks(stack: ScannedStack): string[] {
       const values = valuesOf(stack);
       const found: string[] = [];
       const report = (kind: string, line: string, secret: string) =>

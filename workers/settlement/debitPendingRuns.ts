@@ -2,13 +2,14 @@ import { and, asc, eq, isNull } from "drizzle-orm";
 import { getAddress, type Hex } from "viem";
 import { runs } from "../../lib/db/appSchema.ts";
 import { markSubmitted, runToSettle } from "../../lib/runLedger/markRuns.ts";
-import { applyDebitReceipt } from "./applyDebitReceipt.ts";
+import { settleConfirmedReceipt } from "./settleConfirmedReceipt.ts";
 import type { SettlementContext } from "./settlementContext.ts";
 
 /**
  * Debits the oldest runs awaiting their debit in one `consumeQueries`: the transaction's hash (and,
  * at their first submission, the chain's head) is recorded on them before it is sent, then its
- * receipt settles each. Returns how many it sent.
+ * receipt settles each, at once or, with confirmations to wait for, in a later round's
+ * `reconcileDebits`. Returns how many it sent.
  */
 export async function debitPendingRuns(context: SettlementContext): Promise<number> {
   const { db, chain, leadership, log } = context;
@@ -36,11 +37,13 @@ export async function debitPendingRuns(context: SettlementContext): Promise<numb
   );
   if (tx === undefined) return 0;
   log.info("debit batch sent", { tx, runs: due.length });
-  await applyDebitReceipt(
-    context,
-    await chain.receiptOf(tx, context.receiptTimeoutMs),
-    tx,
-    due.length,
-  );
+  const receipt = await chain.receiptOf(tx, context.receiptTimeoutMs);
+  if (!(await settleConfirmedReceipt(context, receipt, tx, due.length))) {
+    log.info("debit batch mined; its runs are debited once it is confirmed", {
+      tx,
+      block: receipt.blockNumber.toString(),
+      confirmations: context.confirmations.toString(),
+    });
+  }
   return due.length;
 }

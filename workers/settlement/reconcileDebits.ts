@@ -8,18 +8,19 @@ import {
 import { runs } from "../../lib/db/appSchema.ts";
 import { announceDebited } from "../../lib/runLedger/announce.ts";
 import { clearSubmission, runToSettle } from "../../lib/runLedger/markRuns.ts";
-import { applyDebitReceipt } from "./applyDebitReceipt.ts";
 import { describeFailure } from "./describeFailure.ts";
 import { quarantineRuns } from "./quarantineRuns.ts";
 import { recordedOnChain } from "./recordedOnChain.ts";
+import { settleConfirmedReceipt } from "./settleConfirmedReceipt.ts";
 import type { SettlementContext } from "./settlementContext.ts";
 import { settleRecordedRuns } from "./settleRecordedRuns.ts";
 
 /**
  * Settles runs whose debit was submitted but never read back (the leader died, the chain went away,
- * the receipt never came), before any of them is sent again: by the transaction's receipt; by waiting
- * while the chain still holds it pending; else (never sent, or dropped) by what the contract holds of
- * their run ids, and only the runs it never settled are released for a new batch. The contract
+ * the receipt never came, or it awaits its confirmations), before any of them is sent again: by the
+ * transaction's receipt, once confirmed; by waiting while the chain still holds it pending; else
+ * (never sent, dropped, or removed by a reorg) by what the contract holds of their run ids, and only
+ * the runs it never settled are released for a new batch. The contract
  * refuses a replayed run id, so even a wrong guess here could not charge twice.
  *
  * Settling a submission by its receipt, or as lost, can fail where the node will not search its logs
@@ -43,7 +44,7 @@ export async function reconcileDebits(context: SettlementContext): Promise<numbe
 async function reconcileSubmission(context: SettlementContext, hash: Hex): Promise<void> {
   const receipt = (await receiptIfMined(context, hash)) ?? (await receiptOnceMined(context, hash));
   try {
-    if (receipt) await applyDebitReceipt(context, receipt, hash);
+    if (receipt) await settleConfirmedReceipt(context, receipt, hash);
     else await settleLostSubmission(context, hash);
     context.unreconciledSince.delete(hash);
   } catch (error) {
@@ -52,9 +53,10 @@ async function reconcileSubmission(context: SettlementContext, hash: Hex): Promi
 }
 
 /**
- * A submission the chain does not know: a run whose id the contract holds as settled was debited by
- * another transaction (found by its logs) or is set aside; the rest go again. Logs are read only for
- * runs the contract holds, so a submission that was never mined reads none.
+ * A submission the chain does not know (never mined, dropped, or removed by a reorg): a run whose id
+ * the contract holds as settled, as of the last confirmed block, was debited by another transaction
+ * (found by its logs) or is set aside; the rest go again. Logs are read only for runs the contract
+ * holds, so a submission that was never mined reads none.
  */
 async function settleLostSubmission(context: SettlementContext, tx: Hex): Promise<void> {
   const { db, chain, log } = context;
@@ -62,7 +64,9 @@ async function settleLostSubmission(context: SettlementContext, tx: Hex): Promis
     .select(runToSettle)
     .from(runs)
     .where(and(eq(runs.debitTx, tx), eq(runs.charge, "debit_pending"), isNull(runs.quarantinedAt)));
-  const head = await chain.client.getBlockNumber();
+  // The last confirmed block, never before the deployment's.
+  let head = (await chain.client.getBlockNumber()) - context.confirmations;
+  if (head < chain.startBlock) head = chain.startBlock;
   const recorded = await recordedOnChain(
     chain,
     lost.map(({ onChainRunId }) => BigInt(onChainRunId)),

@@ -19,6 +19,8 @@ export type SettlementContext = {
   receiptTimeoutMs: number;
   /** How long a submitted batch may fail to reconcile, while the chain answers, before it is set aside. */
   reconcilePatienceMs: number;
+  /** Blocks mined on top of a debit batch's block before its receipt is taken as final (0: once mined). */
+  confirmations: bigint;
   /** When each submitted batch that fails to reconcile first failed, in this run of failures. */
   unreconciledSince: Map<string, number>;
 };

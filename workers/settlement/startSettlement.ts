@@ -1,6 +1,7 @@
 import type { Hex } from "viem";
 import type { Bus } from "../../lib/bus/bus.ts";
 import type { Deployment } from "../../lib/chain/deployMarketplace.ts";
+import { LOCAL_CHAIN_ID } from "../../lib/chain/devAccounts.ts";
 import { isChainUnavailable } from "../../lib/chain/isChainUnavailable.ts";
 import { operatorAccount } from "../../lib/chain/operatorAccount.ts";
 import { requireRunKeeper } from "../../lib/chain/requireRunKeeper.ts";
@@ -34,7 +35,15 @@ export type SettlementOptions = {
   maxBackoffMs?: number;
   /** How long a submitted batch may fail to reconcile, while the chain answers, before it is set aside. */
   reconcilePatienceMs?: number;
+  /**
+   * Blocks mined on top of a debit batch's block before its runs are marked debited; unset, 0 on the
+   * local chain (no reorgs but those a test makes) and `LIVE_CONFIRMATIONS` elsewhere.
+   */
+  confirmations?: number;
 };
+
+/** Confirmations a debit batch waits for off the local chain (docs/decisions.md, "When is a debit final?"). */
+const LIVE_CONFIRMATIONS = 2;
 
 /**
  * The one path that signs with the operator's key. Every settling process runs this; the one holding
@@ -56,6 +65,7 @@ export async function startSettlement({
   receiptTimeoutMs = 60_000,
   maxBackoffMs = 5_000,
   reconcilePatienceMs = 60_000,
+  confirmations = deployment.chainId === LOCAL_CHAIN_ID ? 0 : LIVE_CONFIRMATIONS,
 }: SettlementOptions): Promise<{ stop: () => Promise<void> }> {
   const account = operatorAccount(deployment.chainId, operatorKey);
   const connected = connectSettlementChain({
@@ -91,6 +101,7 @@ export async function startSettlement({
     logBatchSize,
     receiptTimeoutMs,
     reconcilePatienceMs,
+    confirmations: BigInt(confirmations),
     unreconciledSince: new Map(),
   };
   const notices = bus.listen(SETTLEMENT_TOPIC, () => wake.ring());
@@ -98,7 +109,8 @@ export async function startSettlement({
   async function settleWhileLeading() {
     let failures = 0;
     // Submissions not read back exist only where a leader stopped or a step failed before reading
-    // them: looked for when leading starts and after a failure, until none is left.
+    // them, or, with confirmations to wait for, where a batch was mined: looked for when leading
+    // starts and after a failure, until none is left, and every round while batches await them.
     let mayHoldSubmissions = true;
     let leadershipCheckedAt = 0;
     while (running) {
@@ -111,7 +123,9 @@ export async function startSettlement({
           }
           leadershipCheckedAt = Date.now();
         }
-        if (mayHoldSubmissions) mayHoldSubmissions = (await reconcileDebits(context)) > 0;
+        if (mayHoldSubmissions || context.confirmations > 0n) {
+          mayHoldSubmissions = (await reconcileDebits(context)) > 0;
+        }
         const debited = await debitPendingRuns(context);
         const logged = await logFinishedRuns(context);
         failures = 0;
@@ -155,7 +169,11 @@ export async function startSettlement({
       await settleWhileLeading();
     }
   })();
-  log.info("settlement started", { operator: account.address, marketplace: deployment.address });
+  log.info("settlement started", {
+    operator: account.address,
+    marketplace: deployment.address,
+    confirmations,
+  });
 
   return {
     stop: async () => {
