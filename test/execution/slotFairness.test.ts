@@ -52,7 +52,7 @@ const runsByIds = (ids: string[]) => stack().db.select().from(runs).where(inArra
 /** The hold a run of the first renter waits at on the agent, as its task names it. */
 const holdOf = (row: RunRow) => (JSON.parse(row.request?.task ?? "{}") as AgentBehaviour).hold;
 
-it("gives a second renter the next free slot ahead of a first renter's 100 runs, and counts no refused run", async () => {
+it("finding M-7: gives a second renter the next free slot ahead of a first renter's 100 runs, and counts no refused run", async () => {
   const first = await addRenter(PRICE * BigInt(FIRST_RENTER_RUNS));
   const second = await addRenter(PRICE);
 
