@@ -157,12 +157,18 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         ++calls["closeListing"];
     }
 
-    /// @dev Finding L-7: a paused listing emptied and closed in one call, whatever debits landed before it.
+    /// @dev Finding L-7: a creator pauses a listing (unless it already is) and empties and closes it in one
+    /// call, whatever debits landed before it.
     function withdrawAndClose(uint256 listingSeed) external {
         if (listingSeed % 3 != 0) return;
-        (bytes32 id, bool found) = _pickListing(listingSeed, 0x7, 1 << 2);
+        (bytes32 id, bool found) = _pickListing(listingSeed, 0x7, OPEN);
         if (!found) return;
         address creator = _creatorOf(id);
+        (,,,,, IServiceMarketplace.ListingStatus status) = market.listings(id);
+        if (status == IServiceMarketplace.ListingStatus.Active) {
+            vm.prank(creator);
+            market.setListingActive(id, false);
+        }
         uint256 before = creator.balance;
         vm.prank(creator);
         market.withdrawAndClose(id);
@@ -341,52 +347,69 @@ contract Handler is CommonBase, StdCheats, StdUtils {
     /// @dev Finding M-1: the operator tries to debit a balance whose exit came due; the contract must refuse.
     function debitDueExit(uint256 listingSeed, uint256 renterSeed) external {
         if (market.paused()) return;
+        (bytes32 id, address buyer, bool found) = _dueExit(listingSeed, renterSeed);
+        if (!found) return;
+        uint256 runId = nextRunId++;
+        vm.prank(operator);
+        try market.consumeQuery(id, buyer, runId, _nextDebit(id, buyer), true) {
+            ++ghost_debitsAfterExitDue;
+        } catch {}
+        ++calls["debitDueExit"];
+    }
+
+    /// @dev Reclaims one balance, a due exit first where there is one, so that exits are reclaimed as often as
+    /// revoked and closed balances.
+    function reclaimBalance(uint256 listingSeed, uint256 renterSeed) external {
+        (bytes32 exiting, address exiter, bool found) = _dueExit(listingSeed, renterSeed);
+        if (found && _tryReclaim(exiting, exiter)) {
+            ++calls["reclaimBalance"];
+            return;
+        }
         uint256 n = listingIds.length;
         for (uint256 j; j < n; ++j) {
             bytes32 id = listingIds[_at(listingSeed, j, n)];
             for (uint256 i; i < renters.length; ++i) {
-                address buyer = renters[_at(renterSeed, i, renters.length)];
-                if (!_exitDue(id, buyer)) continue;
-                uint256 runId = nextRunId++;
-                vm.prank(operator);
-                try market.consumeQuery(id, buyer, runId, _nextDebit(id, buyer), true) {
-                    ++ghost_debitsAfterExitDue;
-                } catch {}
-                ++calls["debitDueExit"];
-                return;
+                if (_tryReclaim(id, renters[_at(renterSeed, i, renters.length)])) {
+                    ++calls["reclaimBalance"];
+                    return;
+                }
             }
         }
     }
 
-    function reclaimBalance(uint256 listingSeed, uint256 renterSeed) external {
+    /// @dev A balance whose renter asked for it back, with time moved on to when the exit is due: an exit
+    /// needs a request and then two days, which random warps between them rarely line up.
+    function _dueExit(uint256 listingSeed, uint256 renterSeed)
+        internal
+        returns (bytes32 id, address buyer, bool found)
+    {
         uint256 n = listingIds.length;
         for (uint256 j; j < n; ++j) {
-            bytes32 id = listingIds[_at(listingSeed, j, n)];
-            if (_tryReclaim(id, renterSeed)) {
-                ++calls["reclaimBalance"];
-                return;
+            id = listingIds[_at(listingSeed, j, n)];
+            for (uint256 i; i < renters.length; ++i) {
+                buyer = renters[_at(renterSeed, i, renters.length)];
+                uint256 reclaimableAt = market.exitReclaimableAt(id, buyer);
+                if (reclaimableAt == 0) continue;
+                if (block.timestamp < reclaimableAt) vm.warp(reclaimableAt);
+                return (id, buyer, true);
             }
         }
     }
 
-    function _tryReclaim(bytes32 id, uint256 renterSeed) internal returns (bool) {
+    function _tryReclaim(bytes32 id, address buyer) internal returns (bool) {
         (,,,, IServiceMarketplace.RentalModel model, IServiceMarketplace.ListingStatus status) =
             market.listings(id);
         if (model != IServiceMarketplace.RentalModel.PerQuery) return false;
         bool closed_ = status == IServiceMarketplace.ListingStatus.Closed;
-        for (uint256 i; i < renters.length; ++i) {
-            address buyer = renters[_at(renterSeed, i, renters.length)];
-            (uint96 balance,, uint40 purchasedAt, bool isRevoked,) = market.perQueryBalances(id, buyer);
-            bool exitDue = _exitDue(id, buyer);
-            if (purchasedAt == 0 || balance == 0 || !(isRevoked || closed_ || exitDue)) continue;
-            if (exitDue && !isRevoked && !closed_) ++ghost_exitReclaims;
-            vm.prank(buyer);
-            market.reclaimBalance(id);
-            ghost_reclaimed += balance;
-            ghost_reclaimedOf[id][buyer] += balance;
-            return true;
-        }
-        return false;
+        (uint96 balance,, uint40 purchasedAt, bool isRevoked,) = market.perQueryBalances(id, buyer);
+        bool exitDue = _exitDue(id, buyer);
+        if (purchasedAt == 0 || balance == 0 || !(isRevoked || closed_ || exitDue)) return false;
+        if (exitDue && !isRevoked && !closed_) ++ghost_exitReclaims;
+        vm.prank(buyer);
+        market.reclaimBalance(id);
+        ghost_reclaimed += balance;
+        ghost_reclaimedOf[id][buyer] += balance;
+        return true;
     }
 
     // ─── Operator and authority ───────────────────────────────────────────────
