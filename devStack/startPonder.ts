@@ -1,11 +1,11 @@
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { chainHead, ponderIndexedBlock } from "../indexer/indexerReads.ts";
+import { chainHead, databasePinger, ponderIndexedBlock } from "../indexer/indexerReads.ts";
 import { indexerProgressRecorder } from "../indexer/recordIndexerProgress.ts";
 import { releaseSchemaLock } from "../indexer/releaseSchemaLock.ts";
 import {
   INDEXER_CHECK_EVERY_MS,
-  INDEXER_NODE_SILENCE_MS,
+  INDEXER_SILENCE_MS,
   INDEXER_STALL_AFTER_SILENCE_MS,
   INDEXER_STALL_MS,
   INDEXER_UNANSWERED_MS,
@@ -45,6 +45,9 @@ export type PonderOptions = {
  * supervisor does.
  */
 const STALLED_STOP_GRACE_MS = 0;
+/** How long a restart tries to release the stopped Ponder's schema lock, while Postgres does not answer. */
+const LOCK_RELEASE_DEADLINE_MS = 30_000;
+const LOCK_RELEASE_RETRY_MS = 500;
 
 const projectRoot = fileURLToPath(new URL("..", import.meta.url));
 const ponderBin = fileURLToPath(
@@ -65,14 +68,30 @@ export async function startPonder(options: PonderOptions): Promise<Ponder> {
     const stopping = Date.now();
     await current.service.stop(STALLED_STOP_GRACE_MS);
     supervision?.log.info("indexer stopped", { stop_ms: Date.now() - stopping });
-    // The process that held the schema's lock has exited, so releasing it cannot let two Ponders
-    // into one schema; left to expire, it would hold the new start for Ponder's heartbeat timeout.
-    await releaseSchemaLock(options.databaseUrl, options.schema).catch((error: unknown) => {
-      supervision?.log.warn("indexer schema lock not released", {
-        reason: (error as { code?: string }).code ?? (error as Error).name,
-      });
-    });
+    await releaseLockOfStopped();
     current = await spawnReadyPonder(options, url);
+  }
+
+  /**
+   * The process that held the schema's lock has exited, so releasing it cannot let two Ponders into
+   * one schema; left to expire, it would hold the new start for Ponder's heartbeat timeout. Tried
+   * again until Postgres answers, within a deadline.
+   */
+  async function releaseLockOfStopped() {
+    const giveUpAt = Date.now() + LOCK_RELEASE_DEADLINE_MS;
+    for (;;) {
+      try {
+        return await releaseSchemaLock(options.databaseUrl, options.schema);
+      } catch (error) {
+        if (Date.now() >= giveUpAt) {
+          supervision?.log.warn("indexer schema lock not released", {
+            reason: (error as { code?: string }).code ?? (error as Error).name,
+          });
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, LOCK_RELEASE_RETRY_MS));
+      }
+    }
   }
 
   const waitForBlock = (blockNumber: bigint | number, timeoutMs = 30_000) =>
@@ -134,15 +153,17 @@ async function spawnReadyPonder(
 function superviseIndexer(options: PonderOptions, url: string, restart: () => Promise<void>) {
   const log = createLogger("indexer-supervisor", options.onOutput);
   const recorder = indexerProgressRecorder(options.databaseUrl, options.viewsSchema, log);
+  const database = databasePinger(options.databaseUrl);
   const watch = watchIndexer({
     readChainHead: () => chainHead(options.rpcUrl),
     readIndexedBlock: () => ponderIndexedBlock(url),
+    pingDatabase: database.ping,
     restart,
     onProgress: recorder.record,
     log,
     checkEveryMs: INDEXER_CHECK_EVERY_MS,
     stallMs: INDEXER_STALL_MS,
-    nodeSilenceMs: INDEXER_NODE_SILENCE_MS,
+    silenceMs: INDEXER_SILENCE_MS,
     stallAfterSilenceMs: INDEXER_STALL_AFTER_SILENCE_MS,
     unansweredMs: INDEXER_UNANSWERED_MS,
   });
@@ -150,7 +171,7 @@ function superviseIndexer(options: PonderOptions, url: string, restart: () => Pr
     log,
     stop: async () => {
       await watch.stop();
-      await recorder.close();
+      await Promise.all([recorder.close(), database.close()]);
     },
   };
 }

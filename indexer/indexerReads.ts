@@ -1,3 +1,5 @@
+import postgres from "postgres";
+
 /** How long a read of Ponder or the node may take before the check counts it as unanswered. */
 const READ_DEADLINE_MS = 2_000;
 
@@ -41,4 +43,30 @@ export function chainHead(rpcUrl: string): Promise<bigint> {
     if (typeof result !== "string") throw new Error("the node answered no block number");
     return BigInt(result);
   });
+}
+
+/**
+ * Pings the database over one connection of its own, which `close` ends. A ping still waiting on a
+ * frozen database is awaited again rather than joined by another.
+ */
+export function databasePinger(databaseUrl: string) {
+  const sql = postgres(databaseUrl, {
+    max: 1,
+    onnotice: () => {},
+    connect_timeout: 2,
+    connection: { application_name: "indexer supervisor" },
+  });
+  let waiting: Promise<unknown> | undefined;
+  return {
+    ping: () => {
+      waiting ??= sql`SELECT 1`.finally(() => {
+        waiting = undefined;
+      });
+      const answer = waiting;
+      return withinDeadline(async () => {
+        await answer;
+      });
+    },
+    close: () => sql.end({ timeout: 1 }),
+  };
 }

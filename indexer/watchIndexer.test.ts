@@ -3,7 +3,7 @@ import { createLogger } from "../lib/log.ts";
 import { type IndexerProgress, watchIndexer } from "./watchIndexer.ts";
 
 const STALL_MS = 100;
-const NODE_SILENCE_MS = 100;
+const SILENCE_MS = 100;
 const STALL_AFTER_SILENCE_MS = 20;
 const UNANSWERED_MS = 300;
 /** An ordinary window no test waits out: a restart within one comes from the window after a silence. */
@@ -11,7 +11,7 @@ const NEVER_MS = 600_000;
 
 /** A watch over a chain and an indexer the test moves by hand; resolves after `checks` checks. */
 function watched(
-  chain: { head: bigint; indexed: bigint; nodeAnswers?: boolean },
+  chain: { head: bigint; indexed: bigint; nodeAnswers?: boolean; databaseAnswers?: boolean },
   { restartMs = 0, stallMs = STALL_MS } = {},
 ) {
   const lines: string[] = [];
@@ -24,6 +24,9 @@ function watched(
       return chain.head;
     },
     readIndexedBlock: async () => chain.indexed,
+    pingDatabase: async () => {
+      if (chain.databaseAnswers === false) throw new Error("no answer");
+    },
     restart: async () => {
       restarts++;
       await new Promise((resolve) => setTimeout(resolve, restartMs));
@@ -38,7 +41,7 @@ function watched(
     log: createLogger("indexer-supervisor", (line) => lines.push(line)),
     checkEveryMs: 10,
     stallMs,
-    nodeSilenceMs: NODE_SILENCE_MS,
+    silenceMs: SILENCE_MS,
     stallAfterSilenceMs: STALL_AFTER_SILENCE_MS,
     unansweredMs: UNANSWERED_MS,
   });
@@ -104,6 +107,15 @@ it("restarts an indexer that stopped answering while the head moved on, after th
   await afterChecks(2);
   chain.head = 11n;
   const unansweredFrom = Date.now();
+  stopAnswering(chain);
+  while (restarts() === 0) await afterChecks(1);
+  await watch.stop();
+  expect(restarts()).toBe(1);
+  expect(Date.now() - unansweredFrom).toBeGreaterThanOrEqual(UNANSWERED_MS);
+});
+
+/** Makes the indexer's reads fail, as a Ponder that no longer answers. */
+function stopAnswering(chain: { indexed: bigint }) {
   Object.defineProperty(chain, "indexed", {
     get: () => {
       throw new Error("no answer");
@@ -111,20 +123,46 @@ it("restarts an indexer that stopped answering while the head moved on, after th
     set: () => {},
     configurable: true,
   });
+}
+
+it("restarts nothing while the database does not answer, and gives an unanswering indexer its whole window once it does", async () => {
+  const chain = { head: 10n, indexed: 10n, databaseAnswers: true };
+  const { watch, restarts, afterChecks } = watched(chain);
+  await afterChecks(2);
+  chain.head = 11n;
+  stopAnswering(chain);
+  chain.databaseAnswers = false;
+  const frozenFrom = Date.now();
+  while (Date.now() - frozenFrom < 2 * UNANSWERED_MS) await afterChecks(1);
+  expect(restarts(), "restarted while the database did not answer").toBe(0);
+  chain.databaseAnswers = true;
+  const answeringFrom = Date.now();
+  while (restarts() === 0) await afterChecks(1);
+  await watch.stop();
+  expect(Date.now() - answeringFrom).toBeGreaterThanOrEqual(UNANSWERED_MS);
+});
+
+it("restarts no indexer standing still while the database does not answer", async () => {
+  const chain = { head: 10n, indexed: 10n, databaseAnswers: false };
+  const { watch, restarts, afterChecks } = watched(chain);
+  await afterChecks(2);
+  chain.head = 12n;
+  const stalledFrom = Date.now();
+  while (Date.now() - stalledFrom < 3 * STALL_MS) await afterChecks(1);
+  chain.databaseAnswers = true;
   while (restarts() === 0) await afterChecks(1);
   await watch.stop();
   expect(restarts()).toBe(1);
-  expect(Date.now() - unansweredFrom).toBeGreaterThanOrEqual(UNANSWERED_MS);
 });
 
-/** Keeps the node silent for longer than `NODE_SILENCE_MS`, then lets it answer again. */
+/** Keeps the node silent for longer than `SILENCE_MS`, then lets it answer again. */
 async function silenced(
   chain: { nodeAnswers?: boolean },
   afterChecks: (n: number) => Promise<void>,
 ) {
   chain.nodeAnswers = false;
   const silentFrom = Date.now();
-  while (Date.now() - silentFrom < 2 * NODE_SILENCE_MS) await afterChecks(1);
+  while (Date.now() - silentFrom < 2 * SILENCE_MS) await afterChecks(1);
   chain.nodeAnswers = true;
 }
 
@@ -146,8 +184,28 @@ it("after a long silence of the node, restarts an indexer that does not take the
     message: "indexer stalled: restarting the indexer",
     indexed_block: "10",
     chain_head: "11",
-    after_node_silence: true,
+    after_silence: true,
   });
+});
+
+it("after a long silence of the database, restarts an indexer that does not take the next block at once", async () => {
+  const chain = { head: 10n, indexed: 10n, databaseAnswers: true };
+  const { watch, restarts, afterChecks, lines } = watched(chain, { stallMs: NEVER_MS });
+  await afterChecks(2);
+  chain.databaseAnswers = false;
+  const silentFrom = Date.now();
+  while (Date.now() - silentFrom < 2 * SILENCE_MS) await afterChecks(1);
+  chain.databaseAnswers = true;
+  await afterChecks(10);
+  expect(restarts(), "no block waits yet").toBe(0);
+  chain.head = 11n;
+  while (restarts() === 0) await afterChecks(1);
+  await watch.stop();
+  const logged = lines.map((line) => JSON.parse(line));
+  expect(logged.find((line) => line.level === "warn")).toMatchObject({
+    message: "database answers again after a silence: the indexer must take its next block soon",
+  });
+  expect(logged.find((line) => line.level === "error")).toMatchObject({ after_silence: true });
 });
 
 it("after a long silence of the node, leaves an indexer that takes the next block alone, and then waits the ordinary window again", async () => {

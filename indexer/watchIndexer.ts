@@ -10,9 +10,10 @@ export const INDEXER_CHECK_EVERY_MS = 500;
 export const INDEXER_STALL_MS = 5_000;
 /**
  * A node silent this long has let Ponder's own requests run into their 10 s deadline, which drops
- * its request rate to its floor behind a backlog of polls (docs/operations.md, "The indexer")…
+ * its request rate to its floor behind a backlog of polls (docs/operations.md, "The indexer"); after
+ * a database silent this long, Ponder too often stands still at its next block…
  */
-export const INDEXER_NODE_SILENCE_MS = 10_000;
+export const INDEXER_SILENCE_MS = 10_000;
 /**
  * …so until it has taken a block again, it may stand still behind a moving head only this long: with
  * the restart, projections follow within 15 s of the block.
@@ -41,6 +42,8 @@ export type IndexerProgress = {
 export type IndexerWatchOptions = {
   readChainHead: () => Promise<bigint>;
   readIndexedBlock: () => Promise<bigint>;
+  /** Fails while the database the indexer writes to does not answer. */
+  pingDatabase: () => Promise<void>;
   /** Stops the indexer and starts it again, resolving once it is ready. */
   restart: () => Promise<void>;
   /** Each check's outcome, for readers of the lag (`recordIndexerProgress`). */
@@ -49,11 +52,11 @@ export type IndexerWatchOptions = {
   checkEveryMs: number;
   /** How long the indexed block may stand still behind the head. */
   stallMs: number;
-  /** After the node has not answered for this long… */
-  nodeSilenceMs: number;
+  /** After the node or the database has not answered for this long… */
+  silenceMs: number;
   /** …`stallMs` is this, until the indexed block moves again. */
   stallAfterSilenceMs: number;
-  /** How long the indexer may not answer (the node answering) before it is restarted. */
+  /** How long the indexer may not answer (the node and the database answering) before it is restarted. */
   unansweredMs: number;
 };
 
@@ -62,8 +65,10 @@ export type IndexerWatchOptions = {
  * indexer once it has stood still behind the head for `stallMs` (or not answered for
  * `unansweredMs`): Ponder's live sync can stop for good with no error after the node stalls
  * (docs/operations.md, "The indexer"). A node that does not answer is no reason to restart: only a
- * block that exists and is not taken in. After a silence of the node that Ponder is unlikely to get
- * over, the window is `stallAfterSilenceMs` until it takes a block again.
+ * block that exists and is not taken in. After a silence of the node or the database that Ponder is
+ * unlikely to get over, the window is `stallAfterSilenceMs` until it takes a block again. Nothing is restarted while
+ * the database does not answer: a new Ponder could not start, and the old one may well go on once
+ * the database answers, so the window for an unanswered indexer starts again then.
  */
 export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promise<void> } {
   const { log, checkEveryMs } = options;
@@ -75,8 +80,11 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
   let movedAt = Date.now();
   let behindSince: number | undefined;
   let nodeSilentSince: number | undefined;
+  let databaseSilentSince: number | undefined;
   /** Since when the indexer has not answered. */
   let unansweredSince: number | undefined;
+  /** Since when the database has answered; undefined while it does not. */
+  let databaseAnsweringSince: number | undefined;
   /** Since the node answered again after a long silence, until the indexed block moves. */
   let afterSilence = false;
   /** A restart under way: the checks go on recording the lag meanwhile, and decide nothing. */
@@ -99,20 +107,30 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
   }
 
   async function check() {
-    const [chainHead, indexedBlock] = await Promise.all([
+    const [chainHead, indexedBlock, databaseAnswers] = await Promise.all([
       options.readChainHead().catch(() => undefined),
       options.readIndexedBlock().catch(() => undefined),
+      options.pingDatabase().then(
+        () => true,
+        () => false,
+      ),
     ]);
     const now = Date.now();
-    const silentMs =
-      chainHead !== undefined && nodeSilentSince !== undefined ? now - nodeSilentSince : 0;
+    databaseAnsweringSince = databaseAnswers ? (databaseAnsweringSince ?? now) : undefined;
+    const nodeSilentMs = silenceEnded(nodeSilentSince, chainHead !== undefined, now);
     nodeSilentSince = chainHead === undefined ? (nodeSilentSince ?? now) : undefined;
-    if (silentMs >= options.nodeSilenceMs && !afterSilence) {
+    const databaseSilentMs = silenceEnded(databaseSilentSince, databaseAnswers, now);
+    databaseSilentSince = databaseAnswers ? undefined : (databaseSilentSince ?? now);
+    for (const [dependency, silentMs] of [
+      ["chain node", nodeSilentMs],
+      ["database", databaseSilentMs],
+    ] as const) {
+      if (silentMs < options.silenceMs || afterSilence) continue;
       afterSilence = true;
       log.warn(
-        "chain node answers again after a silence: the indexer must take its next block soon",
+        `${dependency} answers again after a silence: the indexer must take its next block soon`,
         {
-          node_silent_ms: silentMs,
+          silent_ms: silentMs,
           stall_ms: options.stallAfterSilenceMs,
         },
       );
@@ -127,9 +145,10 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
       chainHead !== undefined && (indexedBlock === undefined || indexedBlock < chainHead);
     behindSince = behind ? (behindSince ?? now) : undefined;
     options.onProgress?.({ indexedBlock: indexedBlock ?? lastIndexed, chainHead, behindSince });
-    if (restarting || behindSince === undefined) return;
+    if (restarting || behindSince === undefined || databaseAnsweringSince === undefined) return;
     if (unansweredSince !== undefined) {
-      if (now - Math.max(unansweredSince, behindSince) < options.unansweredMs) return;
+      const waitingSince = Math.max(unansweredSince, behindSince, databaseAnsweringSince);
+      if (now - waitingSince < options.unansweredMs) return;
     } else {
       const stallMs = afterSilence ? options.stallAfterSilenceMs : options.stallMs;
       if (now - Math.max(behindSince, movedAt) < stallMs) return;
@@ -140,7 +159,7 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
       chain_head: chainHead,
       behind_ms: now - behindSince,
       standing_still_ms: now - movedAt,
-      after_node_silence: afterSilence,
+      after_silence: afterSilence,
       answers: unansweredSince === undefined,
     });
   }
@@ -168,4 +187,9 @@ export function watchIndexer(options: IndexerWatchOptions): { stop: () => Promis
       await restarting;
     },
   };
+}
+
+/** How long a silence that ended with this check lasted (0 while it goes on, or when there was none). */
+function silenceEnded(silentSince: number | undefined, answers: boolean, now: number): number {
+  return answers && silentSince !== undefined ? now - silentSince : 0;
 }
