@@ -352,16 +352,20 @@ describe("the dashboard with an injected wallet", () => {
 
     await page.getByRole("button", { name: "Close" }).click();
     await page
-      .getByText("The listing's escrow still holds earnings: withdraw them before closing it.")
+      .getByText("The listing's escrow still holds earnings: withdraw them first")
       .waitFor();
-    await page.getByRole("button", { name: /^Withdraw / }).click();
-    await expect.poll(() => fact("escrow"), { timeout: 15_000 }).toBe("0 ETH");
     await page.getByRole("button", { name: "Pause" }).click();
     await expect.poll(() => fact("listing-status"), { timeout: 15_000 }).toBe("paused");
     await page.getByRole("button", { name: "Resume" }).click();
     await expect.poll(() => fact("listing-status"), { timeout: 15_000 }).toBe("active");
-    await page.getByRole("button", { name: "Close" }).click();
+    await page.getByRole("button", { name: "Pause" }).click();
+    await expect.poll(() => fact("listing-status"), { timeout: 15_000 }).toBe("paused");
+    // Finding L-7: a paused listing is emptied and closed in one transaction.
+    const earned = await fact("earned");
+    await page.getByRole("button", { name: "Withdraw and close" }).click();
     await expect.poll(() => fact("listing-status"), { timeout: 15_000 }).toBe("closed");
+    expect(await fact("escrow")).toBe("0 ETH");
+    expect(await fact("withdrawn")).toBe(earned);
     await close();
   }, 180_000);
 

@@ -29,9 +29,14 @@ export function MyListingCard({ listing }: { listing: CreatorListing }) {
       () => write({ address, abi, functionName: "setListingActive", args: [onChainId, active] }),
       indexedAs(active ? "active" : "paused"),
     );
+  // A paused listing is closed with what its escrow holds in one transaction; an active one only
+  // once its escrow is empty.
   const close = () =>
     transaction.run(
-      () => write({ address, abi, functionName: "closeListing", args: [onChainId] }),
+      () =>
+        status === "paused"
+          ? write({ address, abi, functionName: "withdrawAndClose", args: [onChainId] })
+          : write({ address, abi, functionName: "closeListing", args: [onChainId] }),
       indexedAs("closed"),
     );
 
@@ -68,7 +73,7 @@ export function MyListingCard({ listing }: { listing: CreatorListing }) {
               {status === "paused" ? "Resume" : "Pause"}
             </button>
             <button type="button" className="danger" disabled={transaction.busy} onClick={close}>
-              Close
+              {status === "paused" && escrow ? "Withdraw and close" : "Close"}
             </button>
           </>
         )}

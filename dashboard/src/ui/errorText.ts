@@ -20,7 +20,8 @@ const API_MESSAGES: Record<string, string> = {
 };
 
 const CONTRACT_MESSAGES: Record<string, string> = {
-  EscrowNotEmpty: "The listing's escrow still holds earnings: withdraw them before closing it.",
+  EscrowNotEmpty:
+    "The listing's escrow still holds earnings: withdraw them first, or pause the listing to withdraw and close in one step.",
   CredentialAlreadyExists: "You already hold a credential for this listing.",
   ListingNotActive: "The listing is paused or closed: it takes no purchases.",
   IncorrectPayment: "The amount sent differs from the price; reload and try again.",
