@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { chainHead, databasePinger, ponderIndexedBlock } from "../indexer/indexerReads.ts";
+import { indexerDatabaseUrl } from "../indexer/indexerRole.ts";
 import { indexerProgressRecorder } from "../indexer/recordIndexerProgress.ts";
 import { releaseSchemaLock } from "../indexer/releaseSchemaLock.ts";
 import {
@@ -24,6 +25,7 @@ export type Ponder = Service & {
 
 export type PonderOptions = {
   port: number;
+  /** An admin's: Ponder itself connects as the indexer's role (`indexer/indexerRole.ts`). */
   databaseUrl: string;
   rpcUrl: string;
   deploymentFile: string;
@@ -60,7 +62,9 @@ const ponderBin = fileURLToPath(
  */
 export async function startPonder(options: PonderOptions): Promise<Ponder> {
   const url = `http://127.0.0.1:${options.port}`;
-  let current = await spawnReadyPonder(options, url);
+  const ponderDatabaseUrl = await indexerDatabaseUrl(options.databaseUrl, options);
+  const spawnReady = () => spawnReadyPonder(options, ponderDatabaseUrl, url);
+  let current = await spawnReady();
   const supervision =
     options.supervised === false ? undefined : superviseIndexer(options, url, restart);
 
@@ -69,7 +73,7 @@ export async function startPonder(options: PonderOptions): Promise<Ponder> {
     await current.service.stop(STALLED_STOP_GRACE_MS);
     supervision?.log.info("indexer stopped", { stop_ms: Date.now() - stopping });
     await releaseLockOfStopped();
-    current = await spawnReadyPonder(options, url);
+    current = await spawnReady();
   }
 
   /**
@@ -120,6 +124,7 @@ export async function startPonder(options: PonderOptions): Promise<Ponder> {
 
 async function spawnReadyPonder(
   options: PonderOptions,
+  databaseUrl: string,
   url: string,
 ): Promise<{ child: ChildProcess; service: Service }> {
   const args = [
@@ -132,7 +137,7 @@ async function spawnReadyPonder(
     cwd: projectRoot,
     env: {
       ...process.env,
-      DATABASE_URL: options.databaseUrl,
+      DATABASE_URL: databaseUrl,
       RPC_URL: options.rpcUrl,
       DEPLOYMENT_FILE: options.deploymentFile,
       PONDER_TELEMETRY_DISABLED: "true",

@@ -1,9 +1,11 @@
+import postgres from "postgres";
 import { type Hex, parseEther, zeroAddress } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { seedOf, THIRTY_DAYS } from "../../devStack/marketplace.ts";
 import { feeOf, shareOf } from "../../devStack/money.ts";
 import { rpcRequest } from "../../devStack/startAnvil.ts";
+import { INDEXER_ROLE, indexerDatabaseUrl } from "../../indexer/indexerRole.ts";
 import { contractErrorName } from "../../lib/chain/contractErrorName.ts";
 import { devAccount, LOCAL_ROLES } from "../../lib/chain/devAccounts.ts";
 import { projections } from "../../lib/db/projections.ts";
@@ -716,4 +718,40 @@ describe("projections follow every marketplace operation", () => {
     expect(await debitRows()).toHaveLength(2);
     expect(await revocationRows()).toEqual(revocations);
   });
+});
+
+it("finding L-10: Ponder indexes as a role of its own, which owns its schemas and cannot read the money path", async () => {
+  const { schema, viewsSchema } = stack().ponder;
+  const admin = postgres(stack().postgres.databaseUrl, { max: 1, onnotice: () => {} });
+  const asIndexer = postgres(
+    await indexerDatabaseUrl(stack().postgres.databaseUrl, stack().ponder),
+    {
+      max: 1,
+      onnotice: () => {},
+    },
+  );
+  try {
+    const owners = await admin<{ name: string; owner: string }[]>`
+      SELECT nspname AS name, nspowner::regrole::text AS owner FROM pg_namespace
+      WHERE nspname IN ${admin([schema, viewsSchema, "app"])} ORDER BY nspname`;
+    expect(Object.fromEntries(owners.map(({ name, owner }) => [name, owner]))).toEqual({
+      [schema]: INDEXER_ROLE,
+      [viewsSchema]: INDEXER_ROLE,
+      app: expect.not.stringMatching(INDEXER_ROLE),
+    });
+    const [connected] = await admin<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = ${INDEXER_ROLE}`;
+    expect(connected?.n, "Ponder's connections").toBeGreaterThan(0);
+
+    await expect(
+      asIndexer`SELECT count(*) FROM ${asIndexer(viewsSchema)}.listing`,
+    ).resolves.toHaveLength(1);
+    for (const table of ["api_keys", "runs", "agent_secrets"]) {
+      await expect(asIndexer`SELECT * FROM app.${asIndexer(table)} LIMIT 1`).rejects.toMatchObject({
+        code: "42501",
+      });
+    }
+  } finally {
+    await Promise.all([admin.end(), asIndexer.end()]);
+  }
 });
