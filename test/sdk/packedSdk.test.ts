@@ -1,5 +1,5 @@
 // The SDK as its users get it: `npm pack`ed, installed from the tarball into an empty directory, then
-// used by a plain .mjs script under Node and, the same bundle, by a web page in headless Chromium
+// used by a plain .mjs script and a CommonJS one under Node and, the same bundle, by a web page in headless Chromium
 // (a page of another origin than the API's, as a dapp's would be); its type declarations type a
 // TypeScript user's code.
 import { execFile } from "node:child_process";
@@ -74,6 +74,22 @@ console.log(JSON.stringify({ total, ids: listings.map((listing) => listing.id) }
     env: { ...process.env, API_URL: stack().api.url, API_KEY: key },
   });
   expect(JSON.parse(stdout)).toEqual({ total: 1, ids: [listingId] });
+});
+
+it("is required by a CommonJS script as well, the same client", async () => {
+  await writeFile(
+    join(user, "search.cjs"),
+    `const { ServiceClient, SDK_VERSION } = require("@service/sdk");
+const client = new ServiceClient({ baseUrl: process.env.API_URL });
+client.marketplace.get().then(({ chain_id }) => console.log(JSON.stringify({ chain_id, SDK_VERSION })));
+`,
+  );
+  const { stdout } = await run(process.execPath, ["search.cjs"], {
+    cwd: user,
+    env: { ...process.env, API_URL: stack().api.url },
+  });
+  const { version } = JSON.parse(await readFile(join(root, "sdk/package.json"), "utf8"));
+  expect(JSON.parse(stdout)).toEqual({ chain_id: 31337, SDK_VERSION: version });
 });
 
 it("types a TypeScript user's code with the declarations it ships, and refuses a wrong use", async () => {
