@@ -92,7 +92,7 @@ client.marketplace.get().then(({ chain_id }) => console.log(JSON.stringify({ cha
   expect(JSON.parse(stdout)).toEqual({ chain_id: 31337, SDK_VERSION: version });
 });
 
-it("types a TypeScript user's code with the declarations it ships, and refuses a wrong use", async () => {
+it("types a TypeScript user's code, ESM or CommonJS, with the declarations it ships, and refuses a wrong use", async () => {
   const tsc = join(root, "node_modules/typescript/bin/tsc");
   const compilerOptions = {
     strict: true,
@@ -102,11 +102,11 @@ it("types a TypeScript user's code with the declarations it ships, and refuses a
     lib: ["es2022", "dom"],
     types: [],
   };
-  const check = async (code: string) => {
-    await writeFile(join(user, "typed.mts"), code);
+  const check = async (code: string, file = "typed.mts") => {
+    await writeFile(join(user, file), code);
     await writeFile(
       join(user, "tsconfig.json"),
-      JSON.stringify({ compilerOptions, files: ["typed.mts"] }),
+      JSON.stringify({ compilerOptions, files: [file] }),
     );
     return run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: user }).then(
       () => "",
@@ -124,6 +124,13 @@ const wait = (error: unknown): number | undefined =>
   expect(await check(use.replace('sort: "rating"', 'sort: "cheapest"'))).toMatch(
     /error TS\d+: [^\n]*"cheapest"/,
   );
+  // `require` gets the CommonJS declarations: the same types.
+  const required = `import sdk = require("@service/sdk");
+const client = new sdk.ServiceClient({ baseUrl: "http://127.0.0.1", apiKey: "key" });
+const pages: Promise<sdk.SearchResult> = client.listings.search({ sort: "rating" });
+export = pages;
+`;
+  expect(await check(required, "typed.cts")).toBe("");
 });
 
 describe("in a browser", () => {
