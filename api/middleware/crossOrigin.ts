@@ -9,14 +9,14 @@ export const CROSS_ORIGIN_HEADERS: readonly [string, string][] = [
   ["Access-Control-Allow-Origin", "*"],
   [
     "Access-Control-Expose-Headers",
-    "X-Request-Id,Retry-After,X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset",
+    "X-Request-Id,X-Run-Id,Retry-After,X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset",
   ],
 ];
 
 const PREFLIGHT_HEADERS: Record<string, string> = {
   ...Object.fromEntries(CROSS_ORIGIN_HEADERS),
   "Access-Control-Allow-Methods": "GET,POST,DELETE",
-  "Access-Control-Allow-Headers": "Authorization,Content-Type,Idempotency-Key",
+  "Access-Control-Allow-Headers": "Authorization,Content-Type,Idempotency-Key,User-Agent",
   "Access-Control-Max-Age": "600",
   Vary: "Access-Control-Request-Headers",
 };

@@ -13,12 +13,20 @@ import {
   stillGoingUnread,
 } from "../execution/unanswered.ts";
 import type { OnDelta } from "../execution/watchRun.ts";
+import { setResponseHeader } from "../responseHeader.ts";
 
 export const executeRoutes = new Hono<AppEnv>();
+
+/**
+ * The run an execution answer is about, before its body says it (docs/decisions.md, "How does a
+ * client learn a streamed run's id?").
+ */
+const RUN_ID_HEADER = "X-Run-Id";
 
 /** Runs a task and answers once it is finished and, per task, charged. */
 executeRoutes.post("/", async (c) => {
   const { runId, answerDeadline, watch } = await startExecution(c);
+  setResponseHeader(c, RUN_ID_HEADER, runId);
   try {
     // A client that leaves, or a process that stops, ends the waiting, not the run: it finishes,
     // is charged iff output reached the renter, and is kept for GET /v1/runs/:run_id.
@@ -45,6 +53,7 @@ executeRoutes.post("/stream", async (c) => {
   const { runId, answerDeadline, watch } = await startExecution(c, (delta, at) =>
     forward ? forward(delta, at) : early.push([delta, at]),
   );
+  setResponseHeader(c, RUN_ID_HEADER, runId);
   try {
     const started = await watch
       .until("started", {

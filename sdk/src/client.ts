@@ -1,10 +1,12 @@
-import { executeStreamEvents } from "./executeStream.ts";
+import { reattachingExecuteStream } from "./executeStream.ts";
 import { newIdempotencyKey } from "./idempotencyKey.ts";
 import {
   type CreatorListingsBody,
   creatorListingsOf,
   listingsStreamEvents,
 } from "./listingsStream.ts";
+import { type Paged, paged } from "./paged.ts";
+import { type PurchaseWallet, type Rental, type RentChoice, rent as rentListing } from "./rent.ts";
 import { type RetryOptions, sleep } from "./retry.ts";
 import { type Authorization, Transport } from "./transport.ts";
 import type {
@@ -12,6 +14,7 @@ import type {
   ApiKeyScope,
   CreatedApiKey,
   CreatorListing,
+  Credential,
   CredentialCheck,
   CredentialList,
   CredentialListParams,
@@ -19,6 +22,7 @@ import type {
   ExecuteStreamEvent,
   Job,
   Listing,
+  ListingSummary,
   Marketplace,
   PageParams,
   Review,
@@ -35,8 +39,13 @@ import { WalletSession, type WalletSigner } from "./walletSession.ts";
 export type ServiceClientOptions = {
   /** Where the API is served, e.g. `https://api.example.com` (the `/v1` prefix is added). */
   baseUrl: string;
-  /** Retries of 500, 503 and failed connections; on by default. */
+  /** Retries of 408, 429, 500, 502, 503, 504 and failed connections; on by default. */
   retry?: RetryOptions;
+  /**
+   * Each attempt's time to answer in ms, a stream's until it starts (then it runs as long as its
+   * run); 600,000 (10 minutes) by default. One that passes is a `ServiceTimeoutError`, retried.
+   */
+  timeout?: number;
   /** A `fetch` to send requests with; the global one by default. */
   fetch?: typeof fetch;
 } & (
@@ -46,11 +55,23 @@ export type ServiceClientOptions = {
   | { apiKey?: never; token?: never; account?: never }
 );
 
-/** Per call: cancel it with a signal; name the attempt with an Idempotency-Key. */
-export type CallOptions = { signal?: AbortSignal };
+/** Per call: cancel it with a signal; give it its own timeout (ms). */
+export type CallOptions = { signal?: AbortSignal; timeout?: number };
 export type ExecuteOptions = CallOptions & {
-  /** Retries with the same key run the task once. A new key per call by default. */
+  /**
+   * Retries with the same key run the task once. A new key per call by default; an error carries
+   * the key used (`idempotencyKey`).
+   */
   idempotencyKey?: string;
+};
+
+/**
+ * An execution's events; also the Idempotency-Key it was sent with and, once the stream has
+ * started, its run's id (the API's `X-Run-Id` header), known before `done` says it.
+ */
+export type ExecuteStream = AsyncGenerator<ExecuteStreamEvent, void, undefined> & {
+  readonly idempotencyKey: string;
+  readonly runId: string | undefined;
 };
 
 /** A job is polled this often while it is queued. */
@@ -91,26 +112,49 @@ export class ServiceClient {
       path: "/v1/execute",
       body: request,
       idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
-      signal: options.signal,
+      ...perCall(options),
     });
   }
 
   /**
    * Runs a task and yields its output as the agent produces it, then `done` with the run's result.
-   * Aborting the signal ends the stream (the run itself goes on and is charged as usual).
+   * A stream that breaks before `done` is reattached to its run once, under the same key, and goes
+   * on where it was. Aborting the signal ends the stream (the run itself goes on and is charged as
+   * usual).
    */
-  async *executeStream(
-    request: ExecuteRequest,
-    options: ExecuteOptions = {},
-  ): AsyncGenerator<ExecuteStreamEvent, void, undefined> {
-    const response = await this.#transport.send({
-      method: "POST",
-      path: "/v1/execute/stream",
-      body: request,
-      idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
-      signal: options.signal,
-    });
-    yield* executeStreamEvents(response, options.signal);
+  executeStream(request: ExecuteRequest, options: ExecuteOptions = {}): ExecuteStream {
+    const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey();
+    let runId: string | undefined;
+    const open = async () => {
+      const response = await this.#transport.send({
+        method: "POST",
+        path: "/v1/execute/stream",
+        body: request,
+        idempotencyKey,
+        ...perCall(options),
+      });
+      runId = response.headers.get("x-run-id") ?? runId;
+      return response;
+    };
+    const events = reattachingExecuteStream(open, idempotencyKey, options.signal);
+    return Object.defineProperties(events, {
+      idempotencyKey: { value: idempotencyKey, enumerable: true },
+      runId: { get: () => runId, enumerable: true },
+    }) as ExecuteStream;
+  }
+
+  /**
+   * Rents a listing from `wallet` (a viem `WalletClient` with its account and chain): sends the
+   * contract call its `purchase` describes for `choice`, `{ days }` of a subscription, `{ runs }` of
+   * a per-task deposit, nothing for One-Time; `extend: true` renews or tops up instead.
+   */
+  async rent(
+    listingId: string,
+    wallet: PurchaseWallet,
+    choice: RentChoice = {},
+    options: CallOptions = {},
+  ): Promise<Rental> {
+    return rentListing(await this.listings.get(listingId, options), wallet, choice);
   }
 
   readonly marketplace = {
@@ -120,7 +164,7 @@ export class ServiceClient {
         method: "GET",
         path: "/v1/marketplace",
         anonymous: true,
-        signal: options.signal,
+        ...perCall(options),
       }),
     /** The contract's JSON ABI. */
     abi: (options: CallOptions = {}): Promise<unknown[]> =>
@@ -128,24 +172,46 @@ export class ServiceClient {
         method: "GET",
         path: "/v1/marketplace/abi",
         anonymous: true,
-        signal: options.signal,
+        ...perCall(options),
       }),
   };
 
   readonly listings = {
-    /** Searches the catalogue. */
-    search: (params: SearchParams = {}, options: CallOptions = {}): Promise<SearchResult> =>
-      this.#get("/v1/listings", params, options),
+    /** Searches the catalogue: a page awaited, every listing found iterated (`for await`). */
+    search: (
+      params: SearchParams = {},
+      options: CallOptions = {},
+    ): Paged<SearchResult, ListingSummary> =>
+      paged(params, {
+        read: (offset, limit) =>
+          this.#get<SearchResult>("/v1/listings", { ...params, offset, limit }, options),
+        items: (page) => page.listings,
+        total: (page) => page.total,
+        idOf: (listing) => listing.id,
+      }),
+    /** `search`, named for walking the catalogue: `for await (const l of listings.list(...))`. */
+    list: (params: SearchParams = {}, options: CallOptions = {}) =>
+      this.listings.search(params, options),
     /** One listing with every detail field. */
     get: (listingId: string, options: CallOptions = {}): Promise<Listing> =>
       this.#get(`/v1/listings/${encodeURIComponent(listingId)}`, {}, options),
-    /** A page of the listing's reviews, the last written first. */
+    /** A page of the listing's reviews, the last written first; iterated, all of them. */
     reviews: (
       listingId: string,
       page: PageParams = {},
       options: CallOptions = {},
-    ): Promise<ReviewPage> =>
-      this.#get(`/v1/listings/${encodeURIComponent(listingId)}/reviews`, page, options),
+    ): Paged<ReviewPage, Review> =>
+      paged(page, {
+        read: (offset, limit) =>
+          this.#get<ReviewPage>(
+            `/v1/listings/${encodeURIComponent(listingId)}/reviews`,
+            { offset, limit },
+            options,
+          ),
+        items: (reviews) => reviews.reviews,
+        total: (reviews) => reviews.total,
+        idOf: (review) => review.id,
+      }),
     /**
      * The caller's review of a listing it rented and completed a run on; again, it replaces it.
      * Refused with `review_not_allowed` (403) otherwise.
@@ -159,7 +225,7 @@ export class ServiceClient {
         method: "POST",
         path: `/v1/listings/${encodeURIComponent(listingId)}/reviews`,
         body: review,
-        signal: options.signal,
+        ...perCall(options),
       }),
     /** The listing creator's one reply to a review. */
     reply: (
@@ -172,7 +238,7 @@ export class ServiceClient {
         method: "POST",
         path: `/v1/listings/${encodeURIComponent(listingId)}/reviews/${encodeURIComponent(reviewId)}/reply`,
         body: { text },
-        signal: options.signal,
+        ...perCall(options),
       }),
   };
 
@@ -196,9 +262,18 @@ export class ServiceClient {
   };
 
   readonly credentials = {
-    /** The caller's rental credentials. */
-    list: (params: CredentialListParams = {}, options: CallOptions = {}): Promise<CredentialList> =>
-      this.#get("/v1/credentials", params, options),
+    /** The caller's rental credentials: a page awaited, all of them iterated. */
+    list: (
+      params: CredentialListParams = {},
+      options: CallOptions = {},
+    ): Paged<CredentialList, Credential> =>
+      paged(params, {
+        read: (offset, limit) =>
+          this.#get<CredentialList>("/v1/credentials", { ...params, offset, limit }, options),
+        items: (page) => page.credentials,
+        total: (page) => page.total,
+        idOf: (credential) => credential.listing_id,
+      }),
     /** The caller's credential for a listing, checked on-chain at the latest block. */
     verify: (listingId: string, options: CallOptions = {}): Promise<CredentialCheck> =>
       this.#get(`/v1/credentials/${encodeURIComponent(listingId)}`, {}, options),
@@ -215,7 +290,7 @@ export class ServiceClient {
         path: "/v1/agents",
         body: manifest,
         idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
-        signal: options.signal,
+        ...perCall(options),
       }),
     /**
      * Submits a new version of the caller's agent (its registration's agent id, or listing id); the
@@ -231,7 +306,7 @@ export class ServiceClient {
         path: `/v1/agents/${encodeURIComponent(agentId)}/versions`,
         body: manifest,
         idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
-        signal: options.signal,
+        ...perCall(options),
       }),
   };
 
@@ -285,7 +360,7 @@ export class ServiceClient {
         method: "POST",
         path: "/v1/api-keys",
         body: { label, scopes, challenge, signature },
-        signal: options.signal,
+        ...perCall(options),
       });
     },
     /** Revokes a key: once this answers, the key fails on its next request to any API process. */
@@ -293,7 +368,7 @@ export class ServiceClient {
       this.#transport.json({
         method: "DELETE",
         path: `/v1/api-keys/${encodeURIComponent(keyId)}`,
-        signal: options.signal,
+        ...perCall(options),
       }),
   };
 
@@ -303,7 +378,7 @@ export class ServiceClient {
       response = await this.#transport.send({
         method: "GET",
         path: "/v1/creators/me/listings/events",
-        signal: options.signal,
+        ...perCall(options),
       });
     } catch (error) {
       if (options.signal?.aborted) return;
@@ -313,7 +388,7 @@ export class ServiceClient {
   }
 
   #get<T>(path: string, query: Record<string, string | number | undefined>, options: CallOptions) {
-    return this.#transport.json<T>({ method: "GET", path, query, signal: options.signal });
+    return this.#transport.json<T>({ method: "GET", path, query, ...perCall(options) });
   }
 
   #requireSession(): WalletSession {
@@ -321,6 +396,10 @@ export class ServiceClient {
       throw new TypeError("API keys are managed by a client made with an account");
     return this.#session;
   }
+}
+
+function perCall({ signal, timeout }: CallOptions) {
+  return { signal, timeout };
 }
 
 function authorizationOf(options: ServiceClientOptions, session?: WalletSession): Authorization {

@@ -18,6 +18,11 @@ export class ServiceAPIError extends Error {
   /** The `X-Request-Id` of the answer: quote it to support. */
   readonly requestId?: string;
   readonly onChainError?: OnChainError;
+  /**
+   * The `Idempotency-Key` the request was sent with (`execute`, `executeStream`, `agents.register`):
+   * send the same request again under it to reach the same run, run and charged once.
+   */
+  idempotencyKey?: string;
 
   constructor(init: ServiceAPIErrorInit, options?: { cause?: unknown }) {
     super(init.message, options);
@@ -54,6 +59,9 @@ export class ServiceConnectionError extends ServiceAPIError {
     super({ code: "connection_error", message, status: 0 }, options);
   }
 }
+
+/** No answer within the client's `timeout`: retried as a failed connection is. */
+export class ServiceTimeoutError extends ServiceConnectionError {}
 
 /**
  * The client would not sign what the API sent: a sign-in message must be EIP-4361 (SIWE), name the

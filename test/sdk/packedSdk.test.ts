@@ -1,5 +1,5 @@
 // The SDK as its users get it: `npm pack`ed, installed from the tarball into an empty directory, then
-// used by a plain .mjs script under Node and, the same bundle, by a web page in headless Chromium
+// used by a plain .mjs script and a CommonJS one under Node and, the same bundle, by a web page in headless Chromium
 // (a page of another origin than the API's, as a dapp's would be); its type declarations type a
 // TypeScript user's code.
 import { execFile } from "node:child_process";
@@ -76,7 +76,23 @@ console.log(JSON.stringify({ total, ids: listings.map((listing) => listing.id) }
   expect(JSON.parse(stdout)).toEqual({ total: 1, ids: [listingId] });
 });
 
-it("types a TypeScript user's code with the declarations it ships, and refuses a wrong use", async () => {
+it("is required by a CommonJS script as well, the same client", async () => {
+  await writeFile(
+    join(user, "search.cjs"),
+    `const { ServiceClient, SDK_VERSION } = require("@service/sdk");
+const client = new ServiceClient({ baseUrl: process.env.API_URL });
+client.marketplace.get().then(({ chain_id }) => console.log(JSON.stringify({ chain_id, SDK_VERSION })));
+`,
+  );
+  const { stdout } = await run(process.execPath, ["search.cjs"], {
+    cwd: user,
+    env: { ...process.env, API_URL: stack().api.url },
+  });
+  const { version } = JSON.parse(await readFile(join(root, "sdk/package.json"), "utf8"));
+  expect(JSON.parse(stdout)).toEqual({ chain_id: 31337, SDK_VERSION: version });
+});
+
+it("types a TypeScript user's code, ESM or CommonJS, with the declarations it ships, and refuses a wrong use", async () => {
   const tsc = join(root, "node_modules/typescript/bin/tsc");
   const compilerOptions = {
     strict: true,
@@ -86,11 +102,11 @@ it("types a TypeScript user's code with the declarations it ships, and refuses a
     lib: ["es2022", "dom"],
     types: [],
   };
-  const check = async (code: string) => {
-    await writeFile(join(user, "typed.mts"), code);
+  const check = async (code: string, file = "typed.mts") => {
+    await writeFile(join(user, file), code);
     await writeFile(
       join(user, "tsconfig.json"),
-      JSON.stringify({ compilerOptions, files: ["typed.mts"] }),
+      JSON.stringify({ compilerOptions, files: [file] }),
     );
     return run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: user }).then(
       () => "",
@@ -108,6 +124,13 @@ const wait = (error: unknown): number | undefined =>
   expect(await check(use.replace('sort: "rating"', 'sort: "cheapest"'))).toMatch(
     /error TS\d+: [^\n]*"cheapest"/,
   );
+  // `require` gets the CommonJS declarations: the same types.
+  const required = `import sdk = require("@service/sdk");
+const client = new sdk.ServiceClient({ baseUrl: "http://127.0.0.1", apiKey: "key" });
+const pages: Promise<sdk.SearchResult> = client.listings.search({ sort: "rating" });
+export = pages;
+`;
+  expect(await check(required, "typed.cts")).toBe("");
 });
 
 describe("in a browser", () => {

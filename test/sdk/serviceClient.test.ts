@@ -333,8 +333,12 @@ describe("failures", () => {
     expect(unauthorized).toBeInstanceOf(ServiceAuthError);
   });
 
-  it("a 429 from a real rate limit carries Retry-After as retryAfter", async () => {
-    const client = new ServiceClient({ baseUrl: strictApi.url, account: devAccount(8) });
+  it("a 429 from a real rate limit carries Retry-After as retryAfter, with retries off", async () => {
+    const client = new ServiceClient({
+      baseUrl: strictApi.url,
+      account: devAccount(8),
+      retry: { maxRetries: 0 },
+    });
     let error: ServiceAPIError | undefined;
     for (let request = 0; request < 10 && !error; request++) {
       error = await client.listings.search({ limit: 1 }).then(
