@@ -107,7 +107,7 @@ export function logLevelOf(source: NodeJS.ProcessEnv = process.env): LogLevel {
     : DEFAULT_LEVEL;
 }
 
-/** One pino logger per destination and level: each component's is a child of it. */
+/** One pino logger on standard output per level: each component's is a child of it. */
 const roots = new Map<string, PinoLogger>();
 
 function rootLogger(destination: DestinationStream, level: LogLevel): PinoLogger {
