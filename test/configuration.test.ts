@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { unknownVariables } from "./unknownVariables.ts";
+import { unknownVariables } from "../lib/unknownVariables.ts";
 
 const workerEntry = fileURLToPath(new URL("../workers/main.ts", import.meta.url));
 const folder = mkdtempSync(join(tmpdir(), "dotenv-"));

@@ -2,12 +2,12 @@
 // default, and `warn` leaves out the line each request answered writes.
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import type { ApiDeps, AppEnv } from "../api/context.ts";
-import { everyAnswer } from "../api/middleware/everyAnswer.ts";
-import { ENV_FIELDS } from "./env.ts";
-import { healthRoutes } from "./health/healthRoutes.ts";
-import { createReadiness } from "./health/readiness.ts";
-import { createLogger, logLevelOf } from "./log.ts";
+import { ENV_FIELDS } from "../lib/env.ts";
+import { healthRoutes } from "../lib/health/healthRoutes.ts";
+import { createReadiness } from "../lib/health/readiness.ts";
+import { createLogger, logLevelOf } from "../lib/log.ts";
+import type { ApiDeps, AppEnv } from "./context.ts";
+import { everyAnswer } from "./middleware/everyAnswer.ts";
 
 /** The messages an API answering a readiness probe and one request writes at `LOG_LEVEL`. */
 async function linesAt(level: string | undefined): Promise<{ level: string; message: string }[]> {
