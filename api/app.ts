@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { healthRoutes } from "../lib/health/healthRoutes.ts";
 import type { ApiDeps, AppEnv } from "./context.ts";
 import { serveDashboard } from "./dashboard/serveDashboard.ts";
 import { ApiError, errorResponse } from "./errors.ts";
@@ -38,6 +39,8 @@ export function createApp(deps: ApiDeps) {
   const app = new Hono<AppEnv>();
 
   const dashboard = deps.dashboard && serveDashboard(deps.dashboard);
+  // First, so that no middleware runs for them: no credential, no budget, no access line per probe.
+  if (deps.readiness) app.route("/", healthRoutes(deps.readiness));
   app.use(everyAnswer(deps));
   app.use(
     admission({

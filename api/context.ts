@@ -3,6 +3,7 @@ import type { Address, PublicClient } from "viem";
 import type { ApiKeyScope } from "../lib/auth/apiKeyScopes.ts";
 import type { Bus } from "../lib/bus/bus.ts";
 import type { Database } from "../lib/db/projections.ts";
+import type { Readiness } from "../lib/health/readiness.ts";
 import type { RegistrationQuota } from "../lib/jobs/registrationQuota.ts";
 import type { Logger } from "../lib/log.ts";
 import type { ManifestValidationThreads } from "../lib/manifest/manifestValidationThreads.ts";
@@ -63,6 +64,8 @@ export type ApiDeps = {
     /** Past a run's timeout, how long its answer may take (`RUN_ANSWER_GRACE_MS`). */
     runAnswerGraceMs: number;
   };
+  /** What `/readyz` reports; no health routes in route-level tests. */
+  readiness?: Readiness;
   /** The web dashboard served on the API's origin; none in route-level tests. */
   dashboard?: DashboardSite;
   /** Checks tasks' input against their agents' input schemas, off the event loop. */

@@ -27,6 +27,7 @@ export const apiEnvSchema = z.object(
     "SEALING_KEY",
     "DASHBOARD_DIR",
     "DASHBOARD_RPC_URL",
+    "LOG_LEVEL",
   ),
 );
 

@@ -5,6 +5,13 @@ import type { Bus } from "../lib/bus/bus.ts";
 import { requireDeployment } from "../lib/chain/deploymentFile.ts";
 import { loadOrCreateKey } from "../lib/crypto/keyFile.ts";
 import type { Database } from "../lib/db/projections.ts";
+import { createReadiness, type ReadinessCheck } from "../lib/health/readiness.ts";
+import {
+  chainHeadFresh,
+  indexerWithinLag,
+  migrationsApplied,
+  postgresAnswers,
+} from "../lib/health/readinessChecks.ts";
 import { startOutboxRelay } from "../lib/jobs/outboxRelay.ts";
 import type { Logger } from "../lib/log.ts";
 import { createApp } from "./app.ts";
@@ -30,18 +37,31 @@ export async function serveApi({
   bus,
   sealingKey,
   log,
+  readinessChecks,
 }: {
   env: ApiEnv;
   db: Database;
   bus: Bus;
   sealingKey: Uint8Array;
   log: Logger;
+  /** What the composition adds to the API's own readiness checks: its bus's, its workers'. */
+  readinessChecks: Record<string, ReadinessCheck>;
 }): Promise<{ close: () => Promise<void> }> {
   const deployment = await requireDeployment(env.DEPLOYMENT_FILE);
   const inputValidation = startInputValidationThreads({ eager: true });
   const stopping = new AbortController();
   const local = startLocalState({ db, databaseUrl: env.DATABASE_URL, log });
   const heads = watchChainHeads(env.RPC_WS_URL ?? webSocketUrlOf(env.RPC_URL), log);
+  const readiness = createReadiness(
+    {
+      postgres: postgresAnswers(db),
+      migrations: migrationsApplied(db),
+      chain: chainHeadFresh(env.RPC_URL, deployment.chainId),
+      indexer: indexerWithinLag(local.indexer.read),
+      ...readinessChecks,
+    },
+    log.child("readiness"),
+  );
   const app = createApp({
     db,
     apiKeys: local.apiKeys,
@@ -90,6 +110,7 @@ export async function serveApi({
       }),
     },
     inputValidation,
+    readiness,
     log,
     now: Date.now,
     stopping: stopping.signal,

@@ -6,6 +6,7 @@ import { createJetStreamBus } from "../lib/bus/jetStreamBus.ts";
 import { sealingKey } from "../lib/crypto/sealingKey.ts";
 import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
 import { envFields } from "../lib/env.ts";
+import { busAnswers } from "../lib/health/readinessChecks.ts";
 import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
 import { stopOnSignalOrRequest, superviseApiProcesses } from "./apiCluster.ts";
@@ -24,7 +25,14 @@ if (cluster.isPrimary && env.API_PROCESSES > 1) {
   await migrateAppSchema(env.DATABASE_URL);
   const { db, close } = connectApiDatabase(env.DATABASE_URL, env.VIEWS_SCHEMA);
   const bus = await createJetStreamBus(env.NATS_URL, { replicas: env.NATS_STREAM_REPLICAS });
-  const api = await serveApi({ env, db, bus, sealingKey: await sealingKey(env), log });
+  const api = await serveApi({
+    env,
+    db,
+    bus,
+    sealingKey: await sealingKey(env),
+    log,
+    readinessChecks: { nats: busAnswers(bus) },
+  });
   const stop = async () => {
     await api.close();
     await bus.close();

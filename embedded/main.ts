@@ -10,6 +10,7 @@ import { sealingKey } from "../lib/crypto/sealingKey.ts";
 import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
 import { connectProjections } from "../lib/db/projections.ts";
 import { ENV_FIELDS, envFields } from "../lib/env.ts";
+import { consumersBound } from "../lib/health/readinessChecks.ts";
 import { requeueUnpublishedJobs } from "../lib/jobs/outboxRelay.ts";
 import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
@@ -59,6 +60,8 @@ const api = await serveApi({
   bus,
   sealingKey: key,
   log: createLogger("api"),
+  // The workers' consumers are this process's too: its one port reports on both.
+  readinessChecks: { consumers: consumersBound(bus) },
 });
 
 stopOnSignal(async () => {

@@ -18,6 +18,7 @@ const env = parseEnvironment(
       "DEPLOYMENT_FILE",
       "PONDER_PORT",
       "VIEWS_SCHEMA",
+      "LOG_LEVEL",
     ),
   ),
 );

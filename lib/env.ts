@@ -2,8 +2,11 @@
 // once at boot, and stops on a bad value naming the variable. `.env.example` documents them all.
 import { type Address, isAddress, isHex } from "viem";
 import { z } from "zod/v4";
+import { loadDotEnv } from "./dotEnv.ts";
+import { createLogger, LOG_LEVELS } from "./log.ts";
 import { SCHEMA_COMPILE_BUDGET_MS } from "./manifest/manifestValidationThreads.ts";
 import { trustProxySchema } from "./net/trustProxy.ts";
+import { unknownVariables } from "./unknownVariables.ts";
 
 const port = z.coerce.number().int().min(1).max(65535);
 const address = z
@@ -110,6 +113,12 @@ export const ENV_FIELDS = {
   ANTHROPIC_BASE_URL: z.url().default("https://api.anthropic.com"),
   /** Where repo_scoped tools read repositories' files; unset, https://raw.githubusercontent.com. */
   TOOL_REPOSITORY_BASE_URL: z.url({ protocol: /^https$/ }).optional(),
+  /** Lines below this level are left out: `debug` adds them, `warn` leaves out each request's. */
+  LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+  /** Where a worker process answers `/healthz` and `/readyz`; unset, it serves none. */
+  HEALTH_PORT: port.optional(),
+  /** The address a worker process's `/healthz` and `/readyz` listen on. */
+  HEALTH_HOST: z.string().default("127.0.0.1"),
   DEMO_AGENT_PORT: port.default(8443),
   /** Port of the vendor emulator `npm start` runs the demo's declarative agent on (local chain). */
   DEMO_VENDOR_PORT: port.default(8444),
@@ -123,11 +132,31 @@ export function envFields<K extends FieldName>(...names: K[]): Pick<Fields, K> {
   return Object.fromEntries(names.map((name) => [name, ENV_FIELDS[name]])) as Pick<Fields, K>;
 }
 
-/** Parses the environment once at boot; a bad value stops the process naming the variable. */
+let bootChecked = false;
+
+/**
+ * The process's own environment, first read: `.env` loaded under it (the environment wins), and a
+ * warning for each variable that looks like a misspelling of a known one, naming that one.
+ */
+function prepareProcessEnvironment(): void {
+  if (bootChecked) return;
+  bootChecked = true;
+  loadDotEnv();
+  const log = createLogger("env");
+  for (const { name, closest } of unknownVariables(process.env, Object.keys(ENV_FIELDS))) {
+    log.warn(`unknown variable ${name}: did you mean ${closest}?`, { variable: name, closest });
+  }
+}
+
+/**
+ * Parses the environment once at boot; a bad value stops the process naming the variable. The
+ * process's own environment (the default `source`) includes `.env`, where it does not set a variable.
+ */
 export function parseEnvironment<T extends z.ZodType>(
   schema: T,
   source: NodeJS.ProcessEnv = process.env,
 ): z.output<T> {
+  if (source === process.env) prepareProcessEnvironment();
   const result = schema.safeParse(source);
   if (!result.success) {
     const problems = result.error.issues.map(

@@ -1,14 +1,24 @@
-// Structured logs: one JSON object per line, written through pino's asynchronous destination. Nothing
-// secret is passed in by design; `redact` is the second line of defence for anything that looks like
-// a key, a token or a signature.
-import { type DestinationStream, pino } from "pino";
+// Structured logs: one JSON object per line, written by pino at the level LOG_LEVEL sets, through its
+// asynchronous destination. Nothing secret is passed in by design; `redact` is the second line of
+// defence for anything that looks like a key, a token or a signature.
+import { type DestinationStream, type Logger as PinoLogger, pino } from "pino";
 
 export type LogFields = Record<string, unknown>;
+type Write = (message: string, fields?: LogFields) => void;
 export type Logger = {
-  info: (message: string, fields?: LogFields) => void;
-  warn: (message: string, fields?: LogFields) => void;
-  error: (message: string, fields?: LogFields) => void;
+  /** What helps find a fault, too much for every day: written with LOG_LEVEL=debug only. */
+  debug: Write;
+  info: Write;
+  warn: Write;
+  error: Write;
+  /** A logger for a part of this one's component, whose lines name `component.part`. */
+  child: (part: string) => Logger;
 };
+
+export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+/** Lines below `info` are left out unless LOG_LEVEL asks for them. */
+const DEFAULT_LEVEL: LogLevel = "info";
 
 const SECRET_PATTERNS = [
   /intl_(test|live)_[A-Za-z0-9]+/g,
@@ -89,24 +99,64 @@ function isoTimeOfThisMillisecond(): string {
   return lastTime;
 }
 
+/** LOG_LEVEL, as the process's environment parse checked it; an unknown level is the default. */
+export function logLevelOf(source: NodeJS.ProcessEnv = process.env): LogLevel {
+  const level = source.LOG_LEVEL;
+  return (LOG_LEVELS as readonly string[]).includes(level ?? "")
+    ? (level as LogLevel)
+    : DEFAULT_LEVEL;
+}
+
+/** One pino logger on standard output per level: each component's is a child of it. */
+const roots = new Map<string, PinoLogger>();
+
+function rootLogger(destination: DestinationStream, level: LogLevel): PinoLogger {
+  return pino(
+    {
+      level,
+      base: { pid: process.pid },
+      messageKey: "message",
+      timestamp: () => `,"time":"${isoTimeOfThisMillisecond()}"`,
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: (fields) => redact(fields) as LogFields,
+      },
+    },
+    destination,
+  );
+}
+
+function wrap(root: PinoLogger, component: string): Logger {
+  const logger = root.child({ component });
+  const at =
+    (level: "debug" | "info" | "warn" | "error"): Write =>
+    (message, fields = {}) => {
+      if (logger.isLevelEnabled(level)) logger[level](fields, redact(message) as string);
+    };
+  return {
+    debug: at("debug"),
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
+    child: (part) => wrap(root, `${component}.${part}`),
+  };
+}
+
 /**
  * A logger whose lines read `{"level","time","pid","component",...fields,"message"}`, written to
- * standard output, or synchronously to `write` (tests collect lines that way). Each line is one
- * `JSON.stringify` of its redacted fields: every field is a plain value once redacted.
+ * standard output, or synchronously to `write` (tests collect lines that way), from `level` up
+ * (default LOG_LEVEL's). Fields and message are redacted before they are written.
  */
-export function createLogger(component: string, write?: (line: string) => void): Logger {
-  const destination: DestinationStream = write ? { write } : stdoutDestination();
-  const origin = `,"pid":${process.pid},"component":${JSON.stringify(component)}`;
-  const emitter =
-    (level: "info" | "warn" | "error") =>
-    (message: string, fields: LogFields = {}) => {
-      const body = JSON.stringify(redact(fields));
-      const rest = body === "{}" ? "" : `,${body.slice(1, -1)}`;
-      const time = isoTimeOfThisMillisecond();
-      const text = JSON.stringify(redact(message));
-      destination.write(
-        `{"level":"${level}","time":"${time}"${origin}${rest},"message":${text}}\n`,
-      );
-    };
-  return { info: emitter("info"), warn: emitter("warn"), error: emitter("error") };
+export function createLogger(
+  component: string,
+  write?: (line: string) => void,
+  level: LogLevel = logLevelOf(),
+): Logger {
+  if (write) return wrap(rootLogger({ write }, level), component);
+  let root = roots.get(level);
+  if (!root) {
+    root = rootLogger(stdoutDestination(), level);
+    roots.set(level, root);
+  }
+  return wrap(root, component);
 }

@@ -16,6 +16,7 @@ const startEnvSchema = z.object({
     "VIEWS_SCHEMA",
     "DEMO_AGENT_PORT",
     "DEMO_VENDOR_PORT",
+    "LOG_LEVEL",
   ),
   // Unset, `npm start` runs its own chain and database.
   RPC_URL: ENV_FIELDS.RPC_URL.optional(),

@@ -5,6 +5,15 @@ import { requireDeployment } from "../lib/chain/deploymentFile.ts";
 import { sealingKey } from "../lib/crypto/sealingKey.ts";
 import { connectProjections } from "../lib/db/projections.ts";
 import { deploymentFileOf, envFields, parseEnvironment } from "../lib/env.ts";
+import { createReadiness } from "../lib/health/readiness.ts";
+import {
+  busAnswers,
+  chainHeadFresh,
+  consumersBound,
+  migrationsApplied,
+  postgresAnswers,
+} from "../lib/health/readinessChecks.ts";
+import { serveHealth } from "../lib/health/serveHealth.ts";
 import { createLogger } from "../lib/log.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
 import { EXECUTION_ENV, executionSettings } from "./executionSettings.ts";
@@ -25,13 +34,18 @@ const env = parseEnvironment(
       "SCHEMA_COMPILE_BUDGET_MS",
       "SETTLEMENT_RECONCILE_PATIENCE_MS",
       "SETTLEMENT_CONFIRMATIONS",
+      "LOG_LEVEL",
+      "HEALTH_PORT",
+      "HEALTH_HOST",
     ),
     ...EXECUTION_ENV,
   }),
 );
 
+const log = createLogger("worker");
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
 const bus = await createJetStreamBus(env.NATS_URL, { replicas: env.NATS_STREAM_REPLICAS });
+const deployment = await requireDeployment(deploymentFileOf(env));
 const workers = await startWorkers({
   db,
   bus,
@@ -45,7 +59,7 @@ const workers = await startWorkers({
   execution: await executionSettings(env),
   chain: {
     rpcUrl: env.RPC_URL,
-    deployment: await requireDeployment(deploymentFileOf(env)),
+    deployment,
     operatorKey: env.OPERATOR_PRIVATE_KEY,
   },
   settlement: {
@@ -53,9 +67,28 @@ const workers = await startWorkers({
     confirmations: env.SETTLEMENT_CONFIRMATIONS,
   },
 });
-createLogger("worker").info("workers started", { bus: "jetstream" });
+// Unset, no port is taken: several worker processes may run on one machine, each given its own.
+const health =
+  env.HEALTH_PORT === undefined
+    ? undefined
+    : await serveHealth(
+        { host: env.HEALTH_HOST, port: env.HEALTH_PORT },
+        createReadiness(
+          {
+            postgres: postgresAnswers(db),
+            migrations: migrationsApplied(db),
+            chain: chainHeadFresh(env.RPC_URL, deployment.chainId),
+            nats: busAnswers(bus),
+            consumers: consumersBound(bus),
+          },
+          log.child("readiness"),
+        ),
+        log,
+      );
+log.info("workers started", { bus: "jetstream" });
 
 stopOnSignal(async () => {
+  await health?.close();
   await workers.stop();
   await bus.close();
   await close();

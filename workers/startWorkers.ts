@@ -68,7 +68,7 @@ export async function startWorkers({
     bus,
     databaseUrl,
     chain,
-    log: createLogger("settlement"),
+    log: log.child("settlement"),
     ...settlementOptions,
   });
   return {

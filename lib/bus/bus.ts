@@ -45,8 +45,17 @@ export type Bus = {
    */
   notify: (topic: string, data: Uint8Array) => void;
   listen: (topic: string, handler: (data: Uint8Array) => void) => Subscription;
+  /** Resolves once the broker has answered a round trip (at once, in-process). */
+  ping: () => Promise<void>;
+  /**
+   * The consumers this process runs: each `bound` while its loop takes messages and the broker still
+   * holds it.
+   */
+  consumers: () => Promise<ConsumerBinding[]>;
   close: () => Promise<void>;
 };
+
+export type ConsumerBinding = { subject: string; group: string; bound: boolean };
 
 /** The subjects the bus carries; each gets a stream (or queue) of its own. */
 export const SUBJECTS = ["jobs.registration", "runs.execute"] as const;

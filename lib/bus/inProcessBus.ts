@@ -134,6 +134,13 @@ export function createInProcessBus(): Bus & {
         },
       };
     },
+    async ping() {},
+    async consumers() {
+      return [...groups].flatMap(([key, consumers]) => {
+        const subject = key.slice(0, key.indexOf("\u0000"));
+        return consumers.map(({ options }) => ({ subject, group: options.group, bound: !closed }));
+      });
+    },
     idle() {
       const inFlight = [...groups.values()].flat().some((consumer) => consumer.inFlight > 0);
       const queued = [...pending.values()].some((queue) => queue.length > 0);

@@ -7,7 +7,13 @@ import {
   RetentionPolicy,
 } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import { type Bus, type BusMessage, SUBJECTS, type Subscription } from "./bus.ts";
+import {
+  type Bus,
+  type BusMessage,
+  type ConsumerBinding,
+  SUBJECTS,
+  type Subscription,
+} from "./bus.ts";
 import { natsConnection } from "./natsConnection.ts";
 
 const DEDUPE_WINDOW_NS = 2 * 60 * 1_000_000_000;
@@ -55,6 +61,8 @@ export async function createJetStreamBus(
   }
   const client = jetstream(connection);
   const subscriptions = new Set<Subscription>();
+  /** Each consumer of this process, with whether its loop still takes messages. */
+  const bindings = new Set<{ subject: string; group: string; consuming: () => boolean }>();
 
   return {
     async publish(subject, id, data) {
@@ -85,6 +93,7 @@ export async function createJetStreamBus(
         expires: PULL_EXPIRES_MS,
       });
       const inFlight = new Set<Promise<void>>();
+      let consuming = true;
       const loop = (async () => {
         for await (const message of messages) {
           const handled = handler(toBusMessage(message)).catch(() => message.nak(1_000));
@@ -92,10 +101,15 @@ export async function createJetStreamBus(
           handled.finally(() => inFlight.delete(handled));
           if (inFlight.size >= (options.concurrency ?? 1)) await Promise.race(inFlight);
         }
-      })();
+      })().finally(() => {
+        consuming = false;
+      });
+      const binding = { subject, group: options.group, consuming: () => consuming };
+      bindings.add(binding);
       const subscription = {
         stop: async () => {
           subscriptions.delete(subscription);
+          bindings.delete(binding);
           await messages.close();
           await loop;
           await Promise.allSettled(inFlight);
@@ -112,6 +126,22 @@ export async function createJetStreamBus(
     listen(topic, handler) {
       const subscription = connection.subscribe(topic, { callback: (_, msg) => handler(msg.data) });
       return { stop: async () => subscription.unsubscribe() };
+    },
+
+    async ping() {
+      await connection.flush();
+    },
+
+    async consumers(): Promise<ConsumerBinding[]> {
+      return Promise.all(
+        [...bindings].map(async ({ subject, group, consuming }) => {
+          const held = await manager.consumers.info(streamName(subject), group).then(
+            () => true,
+            () => false,
+          );
+          return { subject, group, bound: consuming() && held };
+        }),
+      );
     },
 
     async close() {

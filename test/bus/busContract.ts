@@ -51,6 +51,18 @@ export function describeBusContract(name: string, createBus: () => Promise<BusUn
       expect(heard.sort()).toEqual(["first one", "second one", "second two"]);
     });
 
+    it("answers a ping, and lists its consumers as bound until they stop", async (context) => {
+      const bus = await start(context);
+      await bus.ping();
+      expect(await bus.consumers()).toEqual([]);
+      const subscription = await bus.consume(SUBJECT, OPTIONS, (message) => message.ack());
+      expect(await bus.consumers()).toEqual([
+        { subject: SUBJECT, group: OPTIONS.group, bound: true },
+      ]);
+      await subscription.stop();
+      expect(await bus.consumers()).toEqual([]);
+    });
+
     it("delivers a message once, with its id and data, and forgets it when acknowledged", async (context) => {
       const bus = await start(context);
       const received: BusMessage[] = [];
