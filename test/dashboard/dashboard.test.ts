@@ -1,7 +1,8 @@
 // The dashboard in a real Chromium against the real stack, with a wallet injected the way a browser
 // extension injects one: connect, sign in, manage an API key, rent a per-task agent and run a task
-// with its output streamed in. axe-core checks every page visited; the main flow runs at phone width
-// too. The build served is the production one, and its initial JavaScript stays within budget. With
+// with its output streamed in, fill the form an agent's input schema makes, review an agent once it
+// ran a task, and follow pages by title and focus. axe-core checks every page visited; the main flow
+// runs at phone width too. The build served is the production one, and its initial JavaScript stays within budget. With
 // UPDATE_SCREENSHOTS=1, the main pages' screenshots are written into docs/screenshots.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +24,7 @@ import { newWallet } from "../settlement/settlementFixtures.ts";
 import { expectAccessible } from "../support/accessibility.ts";
 import { behaving } from "../support/behavingAgent.ts";
 import { launchBrowser, screenshotPath } from "../support/browser.ts";
+import { listPerTaskAgent, perTaskRenter } from "../support/connectedListing.ts";
 import { buildDashboard } from "../support/dashboardBuild.ts";
 import { injectWallet } from "../support/injectedWallet.ts";
 import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
@@ -95,6 +97,28 @@ async function connectAndSignIn(page: Page, heading = "Catalogue") {
 }
 
 const balanceOf = (page: Page) => page.getByTestId("balance");
+const SITE_NAME = "Agent rental marketplace";
+
+/** The focused element's tag and text, as `H1 Catalogue`. */
+const focusedElement = (page: Page) =>
+  page.evaluate('document.activeElement?.tagName + " " + document.activeElement?.textContent');
+
+/** An auditor's input, as a creator would describe it: each kind of field a form can show. */
+const AUDIT_INPUT_SCHEMA = {
+  type: "object",
+  properties: {
+    source: {
+      type: "string",
+      title: "Contract source",
+      description: "The Solidity source to audit",
+    },
+    language: { title: "Language", enum: ["solidity", "vyper"] },
+    max_findings: { type: "integer", minimum: 1, maximum: 20, description: "At most this many" },
+    strict: { type: "boolean", title: "Strict mode" },
+  },
+  required: ["source", "language"],
+  additionalProperties: false,
+};
 const DONE = "Done: the marketplace has indexed the transaction.";
 const DAY = 86_400;
 const SUBSCRIPTION_PRICE = parseEther("0.03");
@@ -454,6 +478,124 @@ describe("the dashboard with an injected wallet", () => {
     await expectAccessible(page, "my credentials with a subscription and a one-time rental");
     await close();
   }, 180_000);
+
+  it("builds a run's input from the form the listing's input schema makes, and from raw JSON", async () => {
+    const auditor = await listPerTaskAgent(stack(), agent(), {
+      name: "dashboard-form-auditor",
+      price: PRICE,
+      inputSchema: AUDIT_INPUT_SCHEMA,
+    });
+    const renter = await perTaskRenter(stack(), auditor, PRICE * 3n);
+    const { page, close } = await openDashboard(DESKTOP, {
+      path: `/playground?agent=${auditor.agentId}`,
+      account: renter.account,
+    });
+    await connectAndSignIn(page, "Playground");
+    const source = page.getByLabel("Contract source (required)");
+    await source.fill("contract Vault { function withdraw() external {} }");
+    await page.getByText("The Solidity source to audit").waitFor();
+    await page.getByLabel("Language (required)").selectOption("vyper");
+    await page.getByLabel("max_findings").fill("3");
+    await page.getByLabel("Strict mode").check();
+    await page.getByRole("textbox", { name: "Task" }).fill(behaving({ echoInput: true }));
+    await expectAccessible(page, "the playground's generated form");
+    await page.getByRole("button", { name: "Run task" }).click();
+    await page.getByRole("term").filter({ hasText: "Cost" }).waitFor();
+    const sent = {
+      source: "contract Vault { function withdraw() external {} }",
+      language: "vyper",
+      max_findings: 3,
+      strict: true,
+    };
+    // The agent answers with the input it was given: the form's values, typed as the schema says.
+    expect(JSON.parse((await page.getByTestId("run-output").textContent()) ?? "")).toEqual(sent);
+    await screenshot(page, "playground-form.png");
+
+    // The same input as raw JSON; back in the form, what the form cannot show stays JSON.
+    await page.getByRole("radio", { name: "JSON" }).check();
+    const json = page.getByLabel("Input (JSON)");
+    expect(JSON.parse(await json.inputValue())).toEqual(sent);
+    await json.fill(JSON.stringify({ ...sent, severity: "high" }));
+    await page.getByRole("radio", { name: "Form" }).click();
+    await page.getByText("This input holds what the form has no field for").waitFor();
+    expect(await page.getByRole("radio", { name: "JSON" }).isChecked()).toBe(true);
+    await json.fill(JSON.stringify({ ...sent, max_findings: 5 }));
+    await page.getByRole("radio", { name: "Form" }).check();
+    expect(await page.getByLabel("max_findings").inputValue()).toBe("5");
+    await expectAccessible(page, "the playground's form after raw JSON");
+    await close();
+  }, 180_000);
+
+  it("refuses a renter's review before its first run, publishes it after, and rates the listing", async () => {
+    const renter = await addRenter(PRICE * 2n);
+    const { page, close } = await openDashboard(DESKTOP, {
+      path: `/listings/${listing().agentId}`,
+      account: renter.account,
+    });
+    await connectAndSignIn(page, "Dashboard Summariser");
+    const reviews = page.getByRole("region", { name: "Reviews" });
+    await reviews.getByText("No reviews yet.").waitFor();
+    expect(await page.getByTestId("rating").textContent()).toBe("No reviews yet");
+    const review = async () => {
+      await page.getByLabel("4 stars").check();
+      await page.getByLabel("Review", { exact: true }).fill("Summarised the contract in seconds.");
+      await page.getByRole("button", { name: "Publish review" }).click();
+    };
+    await review();
+    // The API's own words say why it refuses.
+    await page
+      .getByText(/^Only a wallet that holds or held a credential for this listing/)
+      .waitFor();
+    await expectAccessible(page, "a listing refusing a review");
+
+    await page.getByRole("link", { name: "Run a task in the playground" }).click();
+    await page.getByRole("textbox", { name: "Task" }).fill(behaving());
+    await page.getByRole("button", { name: "Run task" }).click();
+    await page.getByRole("term").filter({ hasText: "Cost" }).waitFor();
+    await expect.poll(() => balanceOf(page).textContent(), { timeout: 30_000 }).toBe("0.01 ETH");
+    await page.goBack();
+    await page.getByRole("heading", { name: "Dashboard Summariser" }).waitFor();
+    await review();
+    await page.getByText("Your review is published.").waitFor();
+    await expect.poll(() => page.getByTestId("rating").textContent()).toBe("4.0 of 5 (1 review)");
+    const published = reviews.getByRole("listitem");
+    await published.getByText("Rated 4 of 5").waitFor();
+    await published.getByText("Summarised the contract in seconds.").waitFor();
+    await expectAccessible(page, "a listing with a review");
+    await screenshot(page, "listing-reviews.png");
+    await close();
+  }, 180_000);
+
+  it("names each page in the document's title and moves the focus to its heading", async () => {
+    const { page, close } = await openDashboard(DESKTOP);
+    await page.getByRole("heading", { name: "Connect a wallet" }).waitFor();
+    expect(await page.title()).toBe(`Connect a wallet · ${SITE_NAME}`);
+    await connectAndSignIn(page);
+    expect(await page.title()).toBe(`Catalogue · ${SITE_NAME}`);
+    await expect.poll(() => focusedElement(page)).toBe("H1 Catalogue");
+    const navigation = page.getByRole("navigation", { name: "Main" });
+    for (const name of [
+      "My credentials",
+      "Playground",
+      "API keys",
+      "Register an agent",
+      "My listings",
+      "Catalogue",
+    ]) {
+      await navigation.getByRole("link", { name }).click();
+      await expect.poll(() => page.title()).toBe(`${name} · ${SITE_NAME}`);
+      await expect.poll(() => focusedElement(page)).toBe(`H1 ${name}`);
+    }
+    await page.getByLabel("Search", { exact: true }).fill("answers as its task says");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.getByRole("link", { name: "Dashboard Summariser" }).click();
+    await expect.poll(() => page.title()).toBe(`Dashboard Summariser · ${SITE_NAME}`);
+    await expect.poll(() => focusedElement(page)).toBe("H1 Dashboard Summariser");
+    await page.goBack();
+    await expect.poll(() => page.title()).toBe(`Catalogue · ${SITE_NAME}`);
+    await expect.poll(() => focusedElement(page)).toBe("H1 Catalogue");
+    await close();
+  }, 120_000);
 
   it("asks a wallet on another chain to switch before signing in", async () => {
     const { page, close } = await openDashboard(DESKTOP, { onChainId: 1 });

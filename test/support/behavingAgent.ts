@@ -27,6 +27,8 @@ export type AgentBehaviour = {
   bytes?: number;
   /** Streams deltas of 64 KB until this many bytes, as fast as the caller takes them. */
   streamedBytes?: number;
+  /** Streams the run's input back as one delta of JSON, then `{ summary: "done" }`. */
+  echoInput?: boolean;
 };
 
 /** The output schema of the behaving agent's listings; `{ summary: "done" }` matches it. */
@@ -61,7 +63,12 @@ export async function startBehavingAgent(certificates: DevCertificates) {
     }
     const runId = headers["webhook-id"] as string;
     calls.set(runId, (calls.get(runId) ?? 0) + 1);
-    const behaviour = JSON.parse(JSON.parse(request.body).task) as AgentBehaviour;
+    const run = JSON.parse(request.body) as { task: string; input?: unknown };
+    const behaviour = JSON.parse(run.task) as AgentBehaviour;
+    if (behaviour.echoInput) {
+      behaviour.deltas = [JSON.stringify(run.input ?? null)];
+      behaviour.output ??= { summary: "done" };
+    }
     if (behaviour.hold !== undefined) await holdNamed(behaviour.hold).wait();
     await answer(behaviour, response);
   });

@@ -26,12 +26,14 @@ export async function listPerTaskAgent(
     price,
     timeoutSeconds = 60,
     outputSchema = SUMMARY_SCHEMA,
+    inputSchema = { type: "object" },
     host,
   }: {
     name: string;
     price: bigint;
     timeoutSeconds?: number;
     outputSchema?: object;
+    inputSchema?: object;
     /** How the webhook's URL names the agent's server; its loopback address by default. */
     host?: string;
   },
@@ -49,7 +51,7 @@ export async function listPerTaskAgent(
       description: "Answers as its task says",
       model: { provider: "self_hosted", endpoint_url: "https://models.example.com/v1" },
       entrypoint_url: agent.url(`/agents/${name}`, host),
-      input_schema: { type: "object" },
+      input_schema: inputSchema,
       output_schema: outputSchema,
       timeout_seconds: timeoutSeconds,
     },

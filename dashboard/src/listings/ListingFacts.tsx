@@ -2,6 +2,7 @@ import type { Listing, ListingSummary } from "@service/sdk";
 import { DateTime } from "../ui/DateTime.tsx";
 import { RENTAL_MODEL_NAMES } from "../ui/formatting.ts";
 import { priceText } from "./priceText.ts";
+import { ratingText } from "./ratingText.ts";
 import { runsText } from "./runsText.ts";
 
 /**
@@ -26,6 +27,8 @@ export function ListingFacts({ listing }: { listing: ListingSummary | Listing })
       <dd>{listing.category.join(", ")}</dd>
       <dt>Runs</dt>
       <dd>{runsText(listing)}</dd>
+      <dt>Rating</dt>
+      <dd data-testid="rating">{ratingText(listing)}</dd>
       <dt>Creator</dt>
       <dd>
         {listing.creator.display_name}

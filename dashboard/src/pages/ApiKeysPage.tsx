@@ -4,13 +4,14 @@ import { CreateApiKeyForm } from "../apiKeys/CreateApiKeyForm.tsx";
 import { useClient } from "../session/SessionContext.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Loading } from "../ui/Loading.tsx";
+import { PageHeading } from "../ui/PageHeading.tsx";
 
 export function ApiKeysPage() {
   const client = useClient();
   const keys = useQuery({ queryKey: ["api-keys"], queryFn: () => client.apiKeys.list() });
   return (
     <section aria-labelledby="keys-title">
-      <h1 id="keys-title">API keys</h1>
+      <PageHeading id="keys-title" title="API keys" />
       <p>
         Keys let your servers call the API as your wallet. Send one as{" "}
         <code>Authorization: Bearer …</code>.

@@ -6,6 +6,7 @@ import { SearchFilters } from "../listings/SearchFilters.tsx";
 import { useClient } from "../session/SessionContext.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Loading } from "../ui/Loading.tsx";
+import { PageHeading } from "../ui/PageHeading.tsx";
 
 const PAGE_SIZE = 20;
 
@@ -22,7 +23,7 @@ export function CataloguePage() {
 
   return (
     <section aria-labelledby="catalogue-title">
-      <h1 id="catalogue-title">Catalogue</h1>
+      <PageHeading id="catalogue-title" title="Catalogue" />
       <SearchFilters
         onSearch={(next) => {
           setParams(next);

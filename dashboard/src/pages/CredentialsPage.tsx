@@ -3,6 +3,7 @@ import { CredentialCard } from "../credentials/CredentialCard.tsx";
 import { useClient } from "../session/SessionContext.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Loading } from "../ui/Loading.tsx";
+import { PageHeading } from "../ui/PageHeading.tsx";
 
 export function CredentialsPage() {
   const client = useClient();
@@ -12,7 +13,7 @@ export function CredentialsPage() {
   });
   return (
     <section aria-labelledby="credentials-title">
-      <h1 id="credentials-title">My credentials</h1>
+      <PageHeading id="credentials-title" title="My credentials" />
       {list.isPending && <Loading label="Loading your credentials" />}
       <ErrorMessage error={list.error} />
       {list.data?.total === 0 && <p>You rent no agent yet: find one in the catalogue.</p>}

@@ -1,3 +1,4 @@
+import type { Listing } from "@service/sdk";
 import { useQuery } from "@tanstack/react-query";
 import type { Hex } from "viem";
 import { TransactionProgress } from "../chain/TransactionProgress.tsx";
@@ -6,10 +7,13 @@ import { useOnChainListing } from "../chain/useOnChainListing.ts";
 import { CredentialStatus } from "../credentials/CredentialStatus.tsx";
 import { ListingFacts } from "../listings/ListingFacts.tsx";
 import { PurchaseForm } from "../listings/PurchaseForm.tsx";
+import { ReviewForm } from "../reviews/ReviewForm.tsx";
+import { ReviewList } from "../reviews/ReviewList.tsx";
 import { Link } from "../routing/Link.tsx";
 import { useClient } from "../session/SessionContext.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Loading } from "../ui/Loading.tsx";
+import { PageHeading } from "../ui/PageHeading.tsx";
 
 export function ListingPage({ listingId }: { listingId: string }) {
   const client = useClient();
@@ -17,21 +21,31 @@ export function ListingPage({ listingId }: { listingId: string }) {
     queryKey: ["listing", listingId],
     queryFn: () => client.listings.get(listingId),
   });
-  const check = useQuery({
-    queryKey: ["credential-check", listingId],
-    queryFn: () => client.credentials.verify(listingId),
-  });
-  const purchase = useMarketplaceTransaction();
-  const onChain = useOnChainListing(detail.data?.on_chain_id as Hex | undefined);
-
-  if (detail.isPending) return <Loading label="Loading the listing" />;
-  if (detail.error) return <ErrorMessage error={detail.error} />;
   const listing = detail.data;
-  const price = onChain.listing?.price;
-
+  // The heading stays through loading, so the focus it takes on arrival stays with it.
   return (
     <article aria-labelledby="listing-title">
-      <h1 id="listing-title">{listing.title}</h1>
+      <PageHeading id="listing-title" title={listing?.title ?? "Listing"} />
+      {detail.isPending && <Loading label="Loading the listing" />}
+      <ErrorMessage error={detail.error} />
+      {listing && <ListingDetail listing={listing} />}
+    </article>
+  );
+}
+
+function ListingDetail({ listing }: { listing: Listing }) {
+  const client = useClient();
+  const check = useQuery({
+    queryKey: ["credential-check", listing.id],
+    queryFn: () => client.credentials.verify(listing.id),
+  });
+  const purchase = useMarketplaceTransaction();
+  const onChain = useOnChainListing(listing.on_chain_id as Hex);
+  const price = onChain.listing?.price;
+  const rented = check.data !== undefined && check.data.status !== "not_found";
+
+  return (
+    <>
       <p>{listing.description}</p>
       <ListingFacts listing={listing} />
       {listing.sample_output.length > 0 && (
@@ -67,6 +81,11 @@ export function ListingPage({ listingId }: { listingId: string }) {
           ))}
         <TransactionProgress transaction={purchase} />
       </section>
-    </article>
+      <section aria-labelledby="reviews-title">
+        <h2 id="reviews-title">Reviews</h2>
+        {rented && <ReviewForm listingId={listing.id} />}
+        <ReviewList listingId={listing.id} />
+      </section>
+    </>
   );
 }

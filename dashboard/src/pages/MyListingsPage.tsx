@@ -3,13 +3,14 @@ import { useMyListings } from "../creators/useMyListings.ts";
 import { Link } from "../routing/Link.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Loading } from "../ui/Loading.tsx";
+import { PageHeading } from "../ui/PageHeading.tsx";
 
 /** The connected creator's listings, kept current by the API as the indexer records changes. */
 export function MyListingsPage() {
   const { listings, error } = useMyListings();
   return (
     <section aria-labelledby="my-listings-title">
-      <h1 id="my-listings-title">My listings</h1>
+      <PageHeading id="my-listings-title" title="My listings" />
       {!listings && !error && <Loading label="Loading your listings" />}
       <ErrorMessage error={error} />
       {listings?.length === 0 && (

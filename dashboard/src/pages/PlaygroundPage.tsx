@@ -1,16 +1,21 @@
 import type { Credential } from "@service/sdk";
 import { useQuery } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useMemo, useState } from "react";
 import { parseApiListingId } from "../chain/marketplace.ts";
 import { PerTaskBalance } from "../credentials/PerTaskBalance.tsx";
 import { TopUpForm } from "../credentials/TopUpForm.tsx";
+import { InputEditor } from "../playground/InputEditor.tsx";
 import { RunResult } from "../playground/RunResult.tsx";
+import { formFieldsOf } from "../playground/schemaForm.ts";
 import { ToolDefinition } from "../playground/ToolDefinition.tsx";
+import { useInputSchema } from "../playground/useInputSchema.ts";
+import { useRunInput } from "../playground/useRunInput.ts";
 import { useStreamedRun } from "../playground/useStreamedRun.ts";
 import { Link } from "../routing/Link.tsx";
 import { useClient } from "../session/SessionContext.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Loading } from "../ui/Loading.tsx";
+import { PageHeading } from "../ui/PageHeading.tsx";
 
 /** Runs a task on a rented agent, its output streamed in as the agent writes it. */
 export function PlaygroundPage({ agentId }: { agentId: string | null }) {
@@ -20,31 +25,26 @@ export function PlaygroundPage({ agentId }: { agentId: string | null }) {
     queryFn: () => client.credentials.list({ limit: 100 }),
   });
   const [chosen, setChosen] = useState(agentId ?? "");
-  const [inputError, setInputError] = useState<string>();
   const run = useStreamedRun();
   const rented = credentials.data?.credentials ?? [];
   const selected = chosen || rented[0]?.listing_id || "";
   const credential: Credential | undefined = rented.find((item) => item.listing_id === selected);
   const onChainId = parseApiListingId(selected);
+  const inputSchema = useInputSchema(selected);
+  const fields = useMemo(() => formFieldsOf(inputSchema.schema), [inputSchema.schema]);
+  const input = useRunInput(fields);
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const inputText = String(form.get("input") ?? "").trim();
-    let input: Record<string, unknown> | undefined;
-    try {
-      input = inputText ? JSON.parse(inputText) : undefined;
-      setInputError(undefined);
-    } catch {
-      setInputError('The input must be JSON, e.g. {"source": "…"}');
-      return;
-    }
-    run.start({ agent_id: selected, task: String(form.get("task") ?? ""), input });
+    const built = input.read();
+    if (built === null) return;
+    run.start({ agent_id: selected, task: String(form.get("task") ?? ""), input: built });
   };
 
   return (
     <section aria-labelledby="playground-title">
-      <h1 id="playground-title">Playground</h1>
+      <PageHeading id="playground-title" title="Playground" />
       {credentials.isPending && <Loading label="Loading your rented agents" />}
       <ErrorMessage error={credentials.error} />
       {credentials.data && rented.length === 0 && !agentId && (
@@ -71,20 +71,9 @@ export function PlaygroundPage({ agentId }: { agentId: string | null }) {
           Task
           <textarea name="task" required rows={4} maxLength={10_000} />
         </label>
-        <label>
-          Input (JSON, optional)
-          <textarea
-            name="input"
-            rows={3}
-            aria-invalid={!!inputError}
-            aria-describedby="input-error"
-          />
-        </label>
-        {inputError && (
-          <p id="input-error" className="error" role="alert">
-            {inputError}
-          </p>
-        )}
+        {inputSchema.pending && <Loading label="Loading the agent's input form" />}
+        <ErrorMessage error={inputSchema.error} />
+        <InputEditor input={input} />
         <div className="actions">
           <button type="submit" disabled={run.running || !selected}>
             {run.running ? "Running…" : "Run task"}
@@ -99,7 +88,12 @@ export function PlaygroundPage({ agentId }: { agentId: string | null }) {
       <section aria-labelledby="output-title">
         <h2 id="output-title">Output</h2>
         <pre className="output" data-testid="run-output" aria-live="polite">
-          {run.output || (run.running ? "Waiting for the agent…" : "")}
+          {run.output ||
+            (run.running
+              ? "Waiting for the agent…"
+              : run.end || run.error
+                ? ""
+                : "No run yet: the output shows here.")}
         </pre>
         {run.end && <RunResult end={run.end} />}
         <ErrorMessage

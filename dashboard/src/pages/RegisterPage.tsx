@@ -9,6 +9,7 @@ import { topLevelField } from "../creators/manifestFields.ts";
 import { useClient } from "../session/SessionContext.tsx";
 import { CopyButton } from "../ui/CopyButton.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
+import { PageHeading } from "../ui/PageHeading.tsx";
 
 const STARTING_MANIFEST: Record<string, string> = {
   category: "coding",
@@ -47,7 +48,7 @@ export function RegisterPage() {
 
   return (
     <section aria-labelledby="register-title">
-      <h1 id="register-title">Register an agent</h1>
+      <PageHeading id="register-title" title="Register an agent" />
       <form onSubmit={submit} className="playground" aria-label="Agent manifest">
         <ManifestEditor
           values={values}

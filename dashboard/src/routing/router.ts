@@ -26,7 +26,26 @@ export function routeOf(location: Location): Route {
 
 const NAVIGATED = "dashboard:navigated";
 
+/** Whether the next page heading to show takes the focus: after a navigation or a sign-in. */
+let headingFocusPending = false;
+window.addEventListener("popstate", () => {
+  headingFocusPending = true;
+});
+
+/** The next page heading shown takes the focus. */
+export function focusNextHeading() {
+  headingFocusPending = true;
+}
+
+/** True once after `focusNextHeading` or a navigation: the heading asking takes the focus. */
+export function takeHeadingFocus(): boolean {
+  const pending = headingFocusPending;
+  headingFocusPending = false;
+  return pending;
+}
+
 export function navigate(href: string) {
+  focusNextHeading();
   window.history.pushState(null, "", href);
   window.dispatchEvent(new Event(NAVIGATED));
   window.scrollTo(0, 0);

@@ -1,8 +1,10 @@
 import { type ReactNode, useState } from "react";
 import { useConnection, useSwitchChain } from "wagmi";
 import { useDashboardConfig } from "../config/ConfigContext.tsx";
+import { focusNextHeading } from "../routing/router.ts";
 import { useSession } from "../session/SessionContext.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
+import { PageHeading } from "../ui/PageHeading.tsx";
 import { WalletPanel } from "./WalletPanel.tsx";
 
 /** Renders `children` once a wallet is connected, on the marketplace's chain, and signed in. */
@@ -17,7 +19,7 @@ export function RequireSignIn({ children }: { children: ReactNode }) {
   if (!address) {
     return (
       <section className="gate" aria-labelledby="gate-title">
-        <h2 id="gate-title">Connect a wallet</h2>
+        <PageHeading id="gate-title" title="Connect a wallet" />
         <p>The marketplace knows you by your wallet: connect one to continue.</p>
         <WalletPanel />
       </section>
@@ -26,7 +28,7 @@ export function RequireSignIn({ children }: { children: ReactNode }) {
   if (chainId !== chain_id) {
     return (
       <section className="gate" aria-labelledby="gate-title">
-        <h2 id="gate-title">Wrong network</h2>
+        <PageHeading id="gate-title" title="Wrong network" />
         <p>
           Your wallet is on chain {chainId}; the marketplace is on chain {chain_id}.
         </p>
@@ -42,6 +44,8 @@ export function RequireSignIn({ children }: { children: ReactNode }) {
       setSigning(true);
       setError(undefined);
       try {
+        // The page shown once signed in takes the focus from the button that goes away.
+        focusNextHeading();
         await signIn();
       } catch (caught) {
         setError(caught);
@@ -51,7 +55,7 @@ export function RequireSignIn({ children }: { children: ReactNode }) {
     };
     return (
       <section className="gate" aria-labelledby="gate-title">
-        <h2 id="gate-title">Sign in</h2>
+        <PageHeading id="gate-title" title="Sign in" />
         <p>Sign a one-time message with your wallet to prove it is yours. It costs nothing.</p>
         <button type="button" onClick={onSignIn} disabled={signing}>
           {signing ? "Waiting for your signature…" : "Sign in with wallet"}
