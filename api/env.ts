@@ -28,6 +28,8 @@ export const apiEnvSchema = z.object(
     "DASHBOARD_DIR",
     "DASHBOARD_RPC_URL",
     "LOG_LEVEL",
+    "METRICS_PORT",
+    "METRICS_HOST",
   ),
 );
 

@@ -23,6 +23,7 @@ import { dashboardConfig } from "./dashboard/dashboardConfig.ts";
 import type { ApiEnv } from "./env.ts";
 import { startInputValidationThreads } from "./execution/inputValidationThreads.ts";
 import { httpServerOptions } from "./httpServerOptions.ts";
+import { gaugeIndexerLag } from "./indexer/indexerLagGauges.ts";
 import { RUN_ANSWER_GRACE_MS, STREAM_HEARTBEAT_MS } from "./limits.ts";
 import { startLocalState } from "./startLocalState.ts";
 
@@ -51,6 +52,7 @@ export async function serveApi({
   const inputValidation = startInputValidationThreads({ eager: true });
   const stopping = new AbortController();
   const local = startLocalState({ db, databaseUrl: env.DATABASE_URL, log });
+  if (env.METRICS_PORT !== undefined) gaugeIndexerLag(local.indexer);
   const heads = watchChainHeads(env.RPC_WS_URL ?? webSocketUrlOf(env.RPC_URL), log);
   const readiness = createReadiness(
     {

@@ -13,6 +13,8 @@ import { ENV_FIELDS, envFields } from "../lib/env.ts";
 import { consumersBound } from "../lib/health/readinessChecks.ts";
 import { requeueUnpublishedJobs } from "../lib/jobs/outboxRelay.ts";
 import { createLogger } from "../lib/log.ts";
+import { serveMetrics } from "../lib/metrics/serveMetrics.ts";
+import { gaugeSettlementBacklog } from "../lib/metrics/settlementBacklog.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
 import { EXECUTION_ENV, executionSettings } from "../workers/executionSettings.ts";
 import { startWorkers } from "../workers/startWorkers.ts";
@@ -54,17 +56,25 @@ const workers = await startWorkers({
     operatorKey: env.OPERATOR_PRIVATE_KEY,
   },
 });
+const log = createLogger("api");
 const api = await serveApi({
   env,
   db: apiDatabase.db,
   bus,
   sealingKey: key,
-  log: createLogger("api"),
+  log,
   // The workers' consumers are this process's too: its one port reports on both.
   readinessChecks: { consumers: consumersBound(bus) },
 });
+// One `/metrics` for the API and the workers: the settlement backlog is the workers' to report.
+let metrics: { close: () => Promise<void> } | undefined;
+if (env.METRICS_PORT !== undefined) {
+  gaugeSettlementBacklog(db);
+  metrics = await serveMetrics({ host: env.METRICS_HOST, port: env.METRICS_PORT }, log);
+}
 
 stopOnSignal(async () => {
+  await metrics?.close();
   await api.close();
   await workers.stop();
   await bus.close();

@@ -119,6 +119,10 @@ export const ENV_FIELDS = {
   HEALTH_PORT: port.optional(),
   /** The address a worker process's `/healthz` and `/readyz` listen on. */
   HEALTH_HOST: z.string().default("127.0.0.1"),
+  /** Where a process serves Prometheus text on `/metrics`; unset, it serves none. */
+  METRICS_PORT: port.optional(),
+  /** The address `/metrics` listens on. */
+  METRICS_HOST: z.string().default("127.0.0.1"),
   DEMO_AGENT_PORT: port.default(8443),
   /** Port of the vendor emulator `npm start` runs the demo's declarative agent on (local chain). */
   DEMO_VENDOR_PORT: port.default(8444),

@@ -15,6 +15,8 @@ import {
 } from "../lib/health/readinessChecks.ts";
 import { serveHealth } from "../lib/health/serveHealth.ts";
 import { createLogger } from "../lib/log.ts";
+import { serveMetrics } from "../lib/metrics/serveMetrics.ts";
+import { gaugeSettlementBacklog } from "../lib/metrics/settlementBacklog.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
 import { EXECUTION_ENV, executionSettings } from "./executionSettings.ts";
 import { startWorkers } from "./startWorkers.ts";
@@ -37,6 +39,8 @@ const env = parseEnvironment(
       "LOG_LEVEL",
       "HEALTH_PORT",
       "HEALTH_HOST",
+      "METRICS_PORT",
+      "METRICS_HOST",
     ),
     ...EXECUTION_ENV,
   }),
@@ -85,9 +89,16 @@ const health =
         ),
         log,
       );
+// Unset, no port is taken, as for health.
+let metrics: { close: () => Promise<void> } | undefined;
+if (env.METRICS_PORT !== undefined) {
+  gaugeSettlementBacklog(db);
+  metrics = await serveMetrics({ host: env.METRICS_HOST, port: env.METRICS_PORT }, log);
+}
 log.info("workers started", { bus: "jetstream" });
 
 stopOnSignal(async () => {
+  await metrics?.close();
   await health?.close();
   await workers.stop();
   await bus.close();

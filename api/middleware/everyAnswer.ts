@@ -4,13 +4,14 @@ import { setResponseHeader, setResponseHeaders } from "../responseHeader.ts";
 import { logAccess } from "./accessLog.ts";
 import { CROSS_ORIGIN_HEADERS, preflightAnswer } from "./crossOrigin.ts";
 import { newRequestId } from "./requestId.ts";
+import { observeRequest } from "./requestMetrics.ts";
 import { securityHeaders } from "./securityHeaders.ts";
 
 /**
  * What every answer gets whatever its route, in one step: the security and cross-origin headers, set
  * before the route so that they ride on the response it builds (reaching for the response afterwards
  * would make the server adapter rebuild it as a full web Response); a preflight's answer, before
- * anything asks who is calling; a request id; and once answered, the access line.
+ * anything asks who is calling; a request id; and once answered, the access line and the metrics.
  */
 export function everyAnswer(deps: ApiDeps) {
   const headers = [
@@ -27,5 +28,6 @@ export function everyAnswer(deps: ApiDeps) {
     setResponseHeader(c, "X-Request-Id", requestId);
     await next();
     logAccess(c, started);
+    observeRequest(c, started);
   });
 }

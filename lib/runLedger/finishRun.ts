@@ -3,6 +3,7 @@ import type { Bus } from "../bus/bus.ts";
 import { type RunCharge, runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
 import type { Logger } from "../log.ts";
+import { runsEnded } from "../metrics/metrics.ts";
 import { announceChanged, announceWholeOutput } from "./announce.ts";
 import { endedRunColumns } from "./endRun.ts";
 import { announceGranted, queueWaitingRuns } from "./grantSlots.ts";
@@ -59,6 +60,7 @@ export async function finishRun(
       const written = await writeEnd({ db, bus, storage }, runId, end);
       if (!written) return undefined;
       const { granted, answer, ...finished } = written;
+      runsEnded.inc({ status: end.outcome.status, charge: finished.charge });
       const debitPending = finished.charge === "debit_pending";
       announceChanged(bus, [runId], debitPending, {
         status: end.outcome.status,
