@@ -155,58 +155,45 @@ it("restarts no indexer standing still while the database does not answer", asyn
   expect(restarts()).toBe(1);
 });
 
-/** Keeps the node silent for longer than `SILENCE_MS`, then lets it answer again. */
+/** Keeps the node or the database silent for longer than `SILENCE_MS`, then lets it answer again. */
 async function silenced(
-  chain: { nodeAnswers?: boolean },
+  chain: { nodeAnswers?: boolean; databaseAnswers?: boolean },
   afterChecks: (n: number) => Promise<void>,
+  dependency: "nodeAnswers" | "databaseAnswers" = "nodeAnswers",
 ) {
-  chain.nodeAnswers = false;
+  chain[dependency] = false;
   const silentFrom = Date.now();
   while (Date.now() - silentFrom < 2 * SILENCE_MS) await afterChecks(1);
-  chain.nodeAnswers = true;
+  chain[dependency] = true;
 }
 
-it("after a long silence of the node, restarts an indexer that does not take the next block at once", async () => {
-  const chain = { head: 10n, indexed: 10n, nodeAnswers: true };
-  const { watch, restarts, afterChecks, lines } = watched(chain, { stallMs: NEVER_MS });
-  await afterChecks(2);
-  await silenced(chain, afterChecks);
-  await afterChecks(10);
-  expect(restarts(), "no block waits yet").toBe(0);
-  chain.head = 11n;
-  while (restarts() === 0) await afterChecks(1);
-  await watch.stop();
-  const logged = lines.map((line) => JSON.parse(line));
-  expect(logged.find((line) => line.level === "warn")).toMatchObject({
-    message: "chain node answers again after a silence: the indexer must take its next block soon",
-  });
-  expect(logged.find((line) => line.level === "error")).toMatchObject({
-    message: "indexer stalled: restarting the indexer",
-    indexed_block: "10",
-    chain_head: "11",
-    after_silence: true,
-  });
-});
-
-it("after a long silence of the database, restarts an indexer that does not take the next block at once", async () => {
-  const chain = { head: 10n, indexed: 10n, databaseAnswers: true };
-  const { watch, restarts, afterChecks, lines } = watched(chain, { stallMs: NEVER_MS });
-  await afterChecks(2);
-  chain.databaseAnswers = false;
-  const silentFrom = Date.now();
-  while (Date.now() - silentFrom < 2 * SILENCE_MS) await afterChecks(1);
-  chain.databaseAnswers = true;
-  await afterChecks(10);
-  expect(restarts(), "no block waits yet").toBe(0);
-  chain.head = 11n;
-  while (restarts() === 0) await afterChecks(1);
-  await watch.stop();
-  const logged = lines.map((line) => JSON.parse(line));
-  expect(logged.find((line) => line.level === "warn")).toMatchObject({
-    message: "database answers again after a silence: the indexer must take its next block soon",
-  });
-  expect(logged.find((line) => line.level === "error")).toMatchObject({ after_silence: true });
-});
+it.each([
+  ["node", "nodeAnswers", "chain node"],
+  ["database", "databaseAnswers", "database"],
+] as const)(
+  "after a long silence of the %s, restarts an indexer that does not take the next block at once",
+  async (_, dependency, named) => {
+    const chain = { head: 10n, indexed: 10n, nodeAnswers: true, databaseAnswers: true };
+    const { watch, restarts, afterChecks, lines } = watched(chain, { stallMs: NEVER_MS });
+    await afterChecks(2);
+    await silenced(chain, afterChecks, dependency);
+    await afterChecks(10);
+    expect(restarts(), "no block waits yet").toBe(0);
+    chain.head = 11n;
+    while (restarts() === 0) await afterChecks(1);
+    await watch.stop();
+    const logged = lines.map((line) => JSON.parse(line));
+    expect(logged.find((line) => line.level === "warn")).toMatchObject({
+      message: `${named} answers again after a silence: the indexer must take its next block soon`,
+    });
+    expect(logged.find((line) => line.level === "error")).toMatchObject({
+      message: "indexer stalled: restarting the indexer",
+      indexed_block: "10",
+      chain_head: "11",
+      after_silence: true,
+    });
+  },
+);
 
 it("after a long silence of the node, leaves an indexer that takes the next block alone, and then waits the ordinary window again", async () => {
   const chain = { head: 10n, indexed: 10n, nodeAnswers: true };
