@@ -11,7 +11,8 @@ export const RUN_STATUSES = ["waiting", "queued", "running", "completed", "faile
  */
 export type RunCursor = { createdAtMicros: bigint; id: string };
 
-const CURSOR_TEXT = /^(\d{1,19})\.(run_[0-9a-f]{24})$/;
+/** 16 digits of microseconds reach the year 2286, within what Postgres adds to a time. */
+const CURSOR_TEXT = /^(\d{1,16})\.(run_[0-9a-f]{24})$/;
 
 export function encodeRunCursor({ createdAtMicros, id }: RunCursor): string {
   return Buffer.from(`${createdAtMicros}.${id}`).toString("base64url");

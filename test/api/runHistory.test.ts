@@ -276,6 +276,10 @@ describe("bad queries", () => {
     ["since", "since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z"],
     ["cursor", "cursor=not-a-cursor"],
     ["cursor", `cursor=${Buffer.from("1.run_x").toString("base64url")}`],
+    [
+      "cursor",
+      `cursor=${Buffer.from(`${"9".repeat(19)}.run_${"0".repeat(24)}`).toString("base64url")}`,
+    ],
     ["agent_id", "agent_id=nope"],
   ];
   it.each(cases)("answers 400 invalid_request naming %s for ?%s", async (parameter, query) => {
