@@ -1,7 +1,8 @@
 // The README's "Run a task", on the stack as `npm start` composes it (scripts/start.ts): the API
 // with its workers in-process, the demo catalogue seeded through the API, and the demo connected
-// agent served over HTTPS with the dev CA of DATA_DIR, the declarative one on the vendor emulator. A
-// newcomer buys each with `npm run demo:buy` and runs it the way the README's curl commands do.
+// agent served over HTTPS with the dev CA of DATA_DIR, the declarative one on the vendor emulator
+// answering with the demo auditor's findings. A newcomer buys each with `npm run demo:buy` and runs
+// it the way the README's curl commands do.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +12,8 @@ import { startVendorEmulator } from "../../devStack/vendorEmulator/startVendorEm
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { readDemoAgentSecret } from "../../scripts/demo/demoAgentSecret.ts";
 import { startDemoAgent } from "../../scripts/demo/demoAgentServer.ts";
+import { demoVendorAnswer } from "../../scripts/demo/demoVendorAnswers.ts";
+import { FIXED_VAULT, VULNERABLE_VAULT } from "../../scripts/demo/sampleVaults.ts";
 import { seedDemoCatalogue } from "../../scripts/demo/seedDemoCatalogue.ts";
 import { eventsOf, sseReader } from "../support/sseEvents.ts";
 import { useStack } from "../support/useStack.ts";
@@ -31,7 +34,7 @@ beforeAll(async () => {
     certificates: await ensureDevCertificates(dir),
     webhookSecret: () => readDemoAgentSecret(dir),
   });
-  const vendor = await startVendorEmulator();
+  const vendor = await startVendorEmulator({ answer: demoVendorAnswer });
   api = await stack().addApi({
     OPENAI_BASE_URL: vendor.openaiBaseUrl,
     ANTHROPIC_BASE_URL: vendor.anthropicBaseUrl,
@@ -145,37 +148,46 @@ describe("a newcomer runs the demo's connected agent", () => {
 });
 
 describe("a newcomer runs the demo's declarative agent", () => {
-  const audit = {
+  const audit = (source: string) => ({
+    agent_id: auditor,
     task: "Audit this contract",
-    input: { source: "contract Vault { function withdraw() external {} }" },
-  };
+    input: { source },
+  });
 
-  it("buys tasks of Solidity Contract Auditor and runs one on the model vendor", async () => {
+  it("buys tasks of Solidity Contract Auditor; it finds the reentrancy in a vault, on its lines", async () => {
     const bought = await demoBuy(auditor);
     expect(bought.stdout).toMatch(/^intl_test_\S+$/);
     key = bought.stdout;
 
-    const response = await execute("/v1/execute", { agent_id: auditor, ...audit });
+    const response = await execute("/v1/execute", audit(VULNERABLE_VAULT));
     const body = await response.json();
     expect(response.status, JSON.stringify(body)).toBe(200);
     expect(body).toEqual({
       run_id: expect.stringMatching(/^run_/),
       agent_id: auditor,
       status: "completed",
-      output: { findings: expect.any(Array) },
+      output: {
+        findings: [
+          expect.stringMatching(
+            /^High: reentrancy in withdraw\(\): line 14 makes an external call .* before line 16 updates balances/,
+          ),
+        ],
+      },
       cost_wei: 500_000_000_000_000,
       duration_ms: expect.any(Number),
     });
   });
 
-  it("streams its answer, whose deltas make up the output", async () => {
-    const response = await execute("/v1/execute/stream", { agent_id: auditor, ...audit });
+  it("streams its answer on the fixed vault, which has no finding, in deltas that make up the output", async () => {
+    const response = await execute("/v1/execute/stream", audit(FIXED_VAULT));
     const events = eventsOf(await sseReader(response).rest());
     const text = events
       .filter((event) => event.event === "output")
       .map((event) => (event.data as { delta: string }).delta)
       .join("");
-    expect(JSON.parse(text)).toEqual({ findings: expect.any(Array) });
+    expect(JSON.parse(text)).toEqual({
+      findings: [expect.stringMatching(/^Info: no reentrancy found/)],
+    });
     expect(events.at(-1)).toMatchObject({ event: "done", data: { status: "completed" } });
   });
 });
