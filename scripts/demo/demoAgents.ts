@@ -33,7 +33,9 @@ export const demoAgents = (connectedAgentUrl: string) =>
           required: ["findings"],
         },
         timeout_seconds: 120,
-        sample_output: ["High: withdraw() sends ETH before zeroing the balance (line 42)."],
+        sample_output: [
+          "High: reentrancy in withdraw(): line 14 makes an external call before line 16 updates balances. Fix: update balances before the call, or guard withdraw() with nonReentrant.",
+        ],
         creator_display_name: "Demo Labs",
       },
       /** Sealed to the listing; `npm start`'s vendor emulator takes any key. */

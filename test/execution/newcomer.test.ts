@@ -6,59 +6,26 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
 import type { Api } from "../../devStack/startApi.ts";
-import { startVendorEmulator } from "../../devStack/vendorEmulator/startVendorEmulator.ts";
-import { devAccount } from "../../lib/chain/devAccounts.ts";
-import { readDemoAgentSecret } from "../../scripts/demo/demoAgentSecret.ts";
-import { startDemoAgent } from "../../scripts/demo/demoAgentServer.ts";
-import { demoVendorAnswer } from "../../scripts/demo/demoVendorAnswers.ts";
 import { FIXED_VAULT, VULNERABLE_VAULT } from "../../scripts/demo/sampleVaults.ts";
-import { seedDemoCatalogue } from "../../scripts/demo/seedDemoCatalogue.ts";
+import { startDemoCatalogue } from "../support/demoCatalogueOnStack.ts";
 import { eventsOf, sseReader } from "../support/sseEvents.ts";
 import { useStack } from "../support/useStack.ts";
 
 const stack = useStack({ api: 0, ponder: true });
 let api: Api;
-let seed: () => ReturnType<typeof seedDemoCatalogue>;
+let seed: () => Promise<string[]>;
 let listed: string[];
 let marketBrief: string;
 let auditor: string;
 let key: string;
 
 beforeAll(async () => {
-  const dir = stack().dir;
-  // As in scripts/start.ts: the demo agent first (its CA is what the workers trust), then the API.
-  const demoAgent = await startDemoAgent({
-    port: 0,
-    certificates: await ensureDevCertificates(dir),
-    webhookSecret: () => readDemoAgentSecret(dir),
-  });
-  const vendor = await startVendorEmulator({ answer: demoVendorAnswer });
-  api = await stack().addApi({
-    OPENAI_BASE_URL: vendor.openaiBaseUrl,
-    ANTHROPIC_BASE_URL: vendor.anthropicBaseUrl,
-  });
-  seed = () =>
-    seedDemoCatalogue({
-      apiUrl: api.url,
-      rpcUrl: stack().anvil.rpcUrl,
-      marketplace: stack().deployment.address,
-      creator: devAccount(9),
-      dataDir: dir,
-      deploymentId: stack().deployment.transactionHash,
-      connectedAgentUrl: demoAgent.url,
-    });
-  listed = await seed();
-  const brief = listed.find((line) => line.startsWith("Daily Market Brief"));
-  marketBrief = /\((lst_[0-9a-f]{64})\)/.exec(brief ?? "")?.[1] ?? "";
-  const audit = listed.find((line) => line.startsWith("Solidity Contract Auditor"));
-  auditor = /\((lst_[0-9a-f]{64})\)/.exec(audit ?? "")?.[1] ?? "";
-  await stack().ponder.waitForBlock(await stack().marketplace.publicClient.getBlockNumber());
-  return async () => {
-    await demoAgent.stop();
-    await vendor.stop();
-  };
+  const demo = await startDemoCatalogue(stack());
+  ({ api, seed, listed } = demo);
+  marketBrief = demo.listingId("Daily Market Brief");
+  auditor = demo.listingId("Solidity Contract Auditor");
+  return demo.stop;
 });
 
 /** `npm run -s demo:buy -- <listing>` against this stack, as `npm start`'s environment sets it. */
