@@ -45,6 +45,11 @@ export const CHAIN_HEAD_RECONNECT_MS = 2_000;
  */
 export const DATABASE_SILENCE_MS = 1_500;
 /**
+ * …and then answered no `select 1` on a connection of its own within this long: every call may be
+ * waiting on a lock another process holds, and the server is not stalled while it answers that.
+ */
+export const DATABASE_PROBE_MS = 500;
+/**
  * …and the server ends a statement running this long itself, so that a runaway one given up on does
  * not run on. Lock waits count: a burst of one credential's admissions queues on its advisory lock,
  * its transactions completing one after another, and must not be cut short.
