@@ -138,3 +138,8 @@ export const LISTINGS_STREAM_RETRY_AFTER_SECONDS = 5;
  * change that sends none (a reorg, a views schema moved to a new build), as for catalogue answers.
  */
 export const LISTINGS_STREAM_REREAD_MS = 5_000;
+
+/** `GET /v1/creators/me/runs`: the days its `daily` totals cover when the query names no window… */
+export const CREATOR_RUNS_DEFAULT_DAYS = 30;
+/** …and the longest window it totals, a year and a day (one chart point per day). */
+export const CREATOR_RUNS_MAX_DAYS = 366;

@@ -1,3 +1,4 @@
+import { cursorPaged } from "./cursorPaged.ts";
 import { reattachingExecuteStream } from "./executeStream.ts";
 import { newIdempotencyKey } from "./idempotencyKey.ts";
 import {
@@ -14,10 +15,12 @@ import type {
   ApiKeyScope,
   CreatedApiKey,
   CreatorListing,
+  CreatorRunListPage,
   Credential,
   CredentialCheck,
   CredentialList,
   CredentialListParams,
+  DailyRunTotals,
   ExecuteRequest,
   ExecuteStreamEvent,
   Job,
@@ -29,6 +32,10 @@ import type {
   ReviewPage,
   ReviewRequest,
   Run,
+  RunAccepted,
+  RunListItem,
+  RunListPage,
+  RunListParams,
   RunResult,
   SearchParams,
   SearchResult,
@@ -72,6 +79,11 @@ export type ExecuteOptions = CallOptions & {
 export type ExecuteStream = AsyncGenerator<ExecuteStreamEvent, void, undefined> & {
   readonly idempotencyKey: string;
   readonly runId: string | undefined;
+};
+
+/** `CreatorRunListPage` as the API sends it: `earned_wei` a decimal string. */
+type WireCreatorRunListPage = Omit<CreatorRunListPage, "daily"> & {
+  daily: (Omit<DailyRunTotals, "earned_wei"> & { earned_wei: string })[];
 };
 
 /** A job is polled this often while it is queued. */
@@ -259,6 +271,30 @@ export class ServiceClient {
     watchMyListings: (
       options: CallOptions = {},
     ): AsyncGenerator<CreatorListing[], void, undefined> => this.#watchMyListings(options),
+    /**
+     * The runs of the caller's listings, any renter's, newest first, never their inputs or outputs:
+     * the first page awaited (with `daily`, the totals per UTC day of the window, 30 days by
+     * default), all the runs iterated (`for await`).
+     */
+    myRuns: (
+      params: RunListParams = {},
+      options: CallOptions = {},
+    ): Paged<CreatorRunListPage, RunListItem> =>
+      cursorPaged({
+        read: async (cursor) => {
+          const page = await this.#get<WireCreatorRunListPage>(
+            "/v1/creators/me/runs",
+            { ...params, cursor },
+            options,
+          );
+          return {
+            ...page,
+            daily: page.daily.map((day) => ({ ...day, earned_wei: BigInt(day.earned_wei) })),
+          };
+        },
+        items: (page) => page.runs,
+        next: (page) => page.next_cursor,
+      }),
   };
 
   readonly credentials = {
@@ -324,9 +360,31 @@ export class ServiceClient {
   };
 
   readonly runs = {
+    /**
+     * Starts a task as `execute` does (same checks and charging) without waiting for it; retries
+     * under the same key start it once. `get` gives its result.
+     */
+    create: (request: ExecuteRequest, options: ExecuteOptions = {}): Promise<RunAccepted> =>
+      this.#transport.json({
+        method: "POST",
+        path: "/v1/runs",
+        body: request,
+        idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
+        ...perCall(options),
+      }),
     /** One of the caller's runs: its result once final, else how far it got. */
     get: (runId: string, options: CallOptions = {}): Promise<Run> =>
       this.#get(`/v1/runs/${encodeURIComponent(runId)}`, {}, options),
+    /** The caller's runs, newest first: the first page awaited, all of them iterated (`for await`). */
+    list: (
+      params: RunListParams = {},
+      options: CallOptions = {},
+    ): Paged<RunListPage, RunListItem> =>
+      cursorPaged({
+        read: (cursor) => this.#get<RunListPage>("/v1/runs", { ...params, cursor }, options),
+        items: (page) => page.runs,
+        next: (page) => page.next_cursor,
+      }),
   };
 
   readonly tools = {

@@ -200,6 +200,49 @@ export type Run =
       duration_ms: null;
     };
 
+export type RunStatus = "waiting" | "queued" | "running" | "completed" | "failed";
+
+/** A run `runs.create` started: its result comes from `runs.get(run_id)` once final. */
+export type RunAccepted = { run_id: string; status: RunStatus };
+
+/** A run as run lists show it: its bookkeeping, never its input or output. */
+export type RunListItem = {
+  run_id: string;
+  agent_id: string;
+  status: RunStatus;
+  cost_wei: bigint;
+  /** Null until the run's answer is final. */
+  duration_ms: number | null;
+  /** ISO 8601. */
+  created_at: string;
+};
+
+export type RunListParams = {
+  /** Only the runs of this listing. */
+  agent_id?: string;
+  status?: RunStatus;
+  /** ISO 8601: runs created at or after it. */
+  since?: string;
+  /** ISO 8601: runs created before it. */
+  until?: string;
+  /** Runs per page, 1 to 100 (20 by default). */
+  limit?: number;
+};
+
+export type RunListPage = { runs: RunListItem[]; next_cursor: string | null };
+
+/** One UTC day of a creator's runs. */
+export type DailyRunTotals = {
+  /** YYYY-MM-DD, UTC. */
+  date: string;
+  runs: number;
+  failures: number;
+  /** What the creator earned from those runs: each debit's price less the protocol fee. */
+  earned_wei: bigint;
+};
+
+export type CreatorRunListPage = RunListPage & { daily: DailyRunTotals[] };
+
 export type ExecuteStreamEvent =
   | { event: "output"; data: { delta: string } }
   | {
