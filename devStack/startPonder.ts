@@ -38,6 +38,8 @@ export type PonderOptions = {
    * API (default true). Off where the caller crashes and recovers it on purpose.
    */
   supervised?: boolean;
+  /** How often it asks the chain for its latest block (default: `PONDER_POLLING_INTERVAL_MS`'s). */
+  pollingIntervalMs?: number;
   onOutput?: (line: string) => void;
 };
 
@@ -141,6 +143,9 @@ async function spawnReadyPonder(
       RPC_URL: options.rpcUrl,
       DEPLOYMENT_FILE: options.deploymentFile,
       PONDER_TELEMETRY_DISABLED: "true",
+      ...(options.pollingIntervalMs && {
+        PONDER_POLLING_INTERVAL_MS: String(options.pollingIntervalMs),
+      }),
     },
     onOutput: options.onOutput,
   });

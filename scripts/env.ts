@@ -18,6 +18,8 @@ const startEnvSchema = z.object({
     "DEMO_VENDOR_PORT",
     "LOG_LEVEL",
   ),
+  /** At rest the poll is most of the marketplace's CPU: 2 a second keep the dashboard within 2 s. */
+  PONDER_POLLING_INTERVAL_MS: ENV_FIELDS.PONDER_POLLING_INTERVAL_MS.unwrap().default(500),
   // Unset, `npm start` runs its own chain and database.
   RPC_URL: ENV_FIELDS.RPC_URL.optional(),
   DATABASE_URL: ENV_FIELDS.DATABASE_URL.optional(),

@@ -66,6 +66,7 @@ async function main() {
     deploymentFile: env.DEPLOYMENT_FILE,
     schema: indexerSchemaName(deployment),
     viewsSchema: env.VIEWS_SCHEMA,
+    pollingIntervalMs: env.PONDER_POLLING_INTERVAL_MS,
   });
   services.push(ponder);
   console.log(
