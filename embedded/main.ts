@@ -16,6 +16,7 @@ import { createLogger } from "../lib/log.ts";
 import { serveMetrics } from "../lib/metrics/serveMetrics.ts";
 import { gaugeSettlementBacklog } from "../lib/metrics/settlementBacklog.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
+import { startTracing } from "../lib/tracing/startTracing.ts";
 import { EXECUTION_ENV, executionSettings } from "../workers/executionSettings.ts";
 import { startWorkers } from "../workers/startWorkers.ts";
 
@@ -30,6 +31,7 @@ const env = parseApiEnv(
     ),
   }),
 );
+const tracing = startTracing(env, "embedded");
 await migrateAppSchema(env.DATABASE_URL);
 // The workers' calls may rightly take long; the API's are bounded, so each has a pool of its own.
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
@@ -80,4 +82,5 @@ stopOnSignal(async () => {
   await bus.close();
   await apiDatabase.close();
   await close();
+  await tracing.stop();
 });
