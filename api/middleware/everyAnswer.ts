@@ -15,7 +15,7 @@ import { securityHeaders } from "./securityHeaders.ts";
  * before the route so that they ride on the response it builds (reaching for the response afterwards
  * would make the server adapter rebuild it as a full web Response); a preflight's answer, before
  * anything asks who is calling; a request id; and once answered, the access line and, while they
- * are counted, the metrics. While tracing is on, all of it in the request's span.
+ * are counted, the metrics. While tracing is on, the route runs in the request's span.
  */
 export function everyAnswer(deps: ApiDeps) {
   const headers = [

@@ -1,7 +1,6 @@
 // The marketplace's spans. Their attributes are ids, statuses, route templates, counts and gas:
 // never a secret, a prompt, an input, an output, a key, a token, a signature or a credential.
 import {
-  type Attributes,
   type Context,
   context,
   INVALID_SPAN_CONTEXT,
@@ -50,7 +49,7 @@ export async function inSpan<T>(
 /** Starts a span the caller ends; with tracing off, one that records nothing. */
 export function startSpan(
   name: string,
-  options: SpanOptions & { kind: SpanKind; attributes?: Attributes },
+  options: SpanOptions & { kind: SpanKind },
   parent: Context,
 ): Span {
   return on ? trace.getTracer("marketplace").startSpan(name, options, parent) : NO_SPAN;

@@ -123,43 +123,46 @@ export async function startRunWorker({
     }
   }
 
+  /** Takes the run a message names and runs it; the message is settled once the run is over. */
+  async function handle(message: BusMessage) {
+    const runId = new TextDecoder().decode(message.data);
+    let taken: TakenRun | undefined;
+    try {
+      taken = await takeRun({ db, bus }, runId, leaseMs);
+    } catch (error) {
+      log.warn("could not take a run", { run_id: runId, error: String(error) });
+      await message.retry(Math.min(500 * 2 ** message.deliveryCount, 10_000)).catch(() => {});
+      return;
+    }
+    if (taken) {
+      const running = execute(taken, message);
+      inHand.add(running);
+      await running.finally(() => inHand.delete(running));
+    }
+    // Settled once the run is over, or at once for one taken elsewhere or already ended; a lost
+    // acknowledgement only brings the command back to find the run no longer `queued`.
+    await message.ack().catch(() => {});
+  }
+
   const subscription = await bus.consume(
     RUN_SUBJECT,
     { group: RUN_GROUP, ackWaitMs: leaseMs, maxDeliver: MAX_DELIVER, concurrency },
-    (message) => {
-      const runId = new TextDecoder().decode(message.data);
-      const attributes = {
-        "messaging.system": "nats",
-        "messaging.destination.name": RUN_SUBJECT,
-        "messaging.message.delivery_count": message.deliveryCount,
-        "marketplace.run_id": runId,
-      };
-      // The trace the publisher's headers carry: the one the run's admission began.
-      return inSpan(
+    // In the trace the message's headers carry: the one the run's admission began.
+    (message) =>
+      inSpan(
         `${RUN_SUBJECT} process`,
-        { kind: SpanKind.CONSUMER, attributes },
-        async (span) => {
-          let taken: TakenRun | undefined;
-          try {
-            taken = await takeRun({ db, bus }, runId, leaseMs);
-          } catch (error) {
-            log.warn("could not take a run", { run_id: runId, error: String(error) });
-            await message.retry(Math.min(500 * 2 ** message.deliveryCount, 10_000)).catch(() => {});
-            return;
-          }
-          span.setAttribute("marketplace.run_taken", taken !== undefined);
-          if (taken) {
-            const running = execute(taken, message);
-            inHand.add(running);
-            await running.finally(() => inHand.delete(running));
-          }
-          // Settled once the run is over, or at once for one taken elsewhere or already ended; a
-          // lost acknowledgement only brings the command back to find the run no longer `queued`.
-          await message.ack().catch(() => {});
+        {
+          kind: SpanKind.CONSUMER,
+          attributes: {
+            "messaging.system": "nats",
+            "messaging.destination.name": RUN_SUBJECT,
+            "messaging.message.delivery_count": message.deliveryCount,
+            "marketplace.run_id": new TextDecoder().decode(message.data),
+          },
         },
+        () => handle(message),
         contextFrom(message.headers),
-      );
-    },
+      ),
   );
 
   return {
