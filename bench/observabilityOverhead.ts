@@ -5,7 +5,8 @@
 // two alternated round by round (off first in odd rounds, on first in even ones) so that the
 // machine's drift weighs on both; the medians compared, of the throughput and of the serving
 // process's CPU time per run (which other work on the machine disturbs less). Each process runs its
-// own in-process workers: a run is executed by the process that admitted it. One-time, not per task:
+// own in-process workers: a run is executed by the process that admitted it; a third, started first,
+// leads the settlement, so that neither measured process logs runs on chain. One-time, not per task:
 // a per-task answer waits for its run's debit to be mined, and the throughput would be the
 // settlement's pace, not the request path's.
 // Run: npm run bench:observability
@@ -146,6 +147,8 @@ await runBenchmark(async (cleanup) => {
   cleanup.add("echo agent", echo.stop);
   const sink = await startOtlpSink();
   cleanup.add("OTLP sink", sink.close);
+  // Started first, it takes the settlement's lead and keeps it: neither measured process settles.
+  await stack.addApi();
   const metricsPort = await findFreePort();
   const apis = {
     off: await stack.addApi(),
@@ -157,8 +160,8 @@ await runBenchmark(async (cleanup) => {
   const fixture = await setUpExecution(stack, echo, RENTERS);
   const script = wrkScript(stack.dir, toApiListingId(fixture.listings["one-time"]), fixture.keys);
 
-  // The settlement leader (one of the two) logs every finished run on chain after it ends: each
-  // measure starts once the last one's runs are logged, so that no side pays for the other's.
+  // The settlement leader logs every finished run on chain after it ends: each measure starts once
+  // the last one's runs are logged, so that its work weighs on no other measure.
   const sql = postgres(stack.postgres.databaseUrl, { max: 1, onnotice: () => {} });
   cleanup.add("Postgres client", () => sql.end());
   const untilRunsLogged = async () => {
