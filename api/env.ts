@@ -1,9 +1,10 @@
 import { z } from "zod/v4";
 import { deploymentFileOf, envFields, parseEnvironment } from "../lib/env.ts";
+import { TRACING_ENV } from "../lib/tracing/tracingEnv.ts";
 
 /** What an API process reads, whichever bus it is composed with. */
-export const apiEnvSchema = z.object(
-  envFields(
+export const apiEnvSchema = z.object({
+  ...envFields(
     "DATABASE_URL",
     "RPC_URL",
     "RPC_WS_URL",
@@ -31,7 +32,8 @@ export const apiEnvSchema = z.object(
     "METRICS_PORT",
     "METRICS_HOST",
   ),
-);
+  ...TRACING_ENV,
+});
 
 export type ApiEnv = z.output<typeof apiEnvSchema> & { DEPLOYMENT_FILE: string };
 

@@ -9,8 +9,10 @@ import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
 import { envFields } from "../lib/env.ts";
 import { busAnswers } from "../lib/health/readinessChecks.ts";
 import { createLogger } from "../lib/log.ts";
+import { countMetrics } from "../lib/metrics/metricsOn.ts";
 import { serveMetrics } from "../lib/metrics/serveMetrics.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
+import { startTracing } from "../lib/tracing/startTracing.ts";
 import { stopOnSignalOrRequest, superviseApiProcesses } from "./apiCluster.ts";
 import { connectApiDatabase } from "./apiDatabase.ts";
 import { apiEnvSchema, parseApiEnv } from "./env.ts";
@@ -35,6 +37,7 @@ if (cluster.isPrimary && env.API_PROCESSES > 1) {
     });
   }
 } else {
+  const tracing = startTracing(env, "api");
   await migrateAppSchema(env.DATABASE_URL);
   const { db, close } = connectApiDatabase(env.DATABASE_URL, env.VIEWS_SCHEMA);
   const bus = await createJetStreamBus(env.NATS_URL, { replicas: env.NATS_STREAM_REPLICAS });
@@ -47,6 +50,7 @@ if (cluster.isPrimary && env.API_PROCESSES > 1) {
     readinessChecks: { nats: busAnswers(bus) },
   });
   if (metricsAddress && cluster.isWorker) {
+    countMetrics();
     collectDefaultMetrics();
     // Made here, it answers the primary's requests for this process's metrics.
     new AggregatorRegistry();
@@ -58,6 +62,7 @@ if (cluster.isPrimary && env.API_PROCESSES > 1) {
     await api.close();
     await bus.close();
     await close();
+    await tracing.stop();
   };
   if (cluster.isWorker) stopOnSignalOrRequest(stop);
   else stopOnSignal(stop);

@@ -17,6 +17,7 @@ import { gaugeRunQueue } from "../lib/metrics/runQueue.ts";
 import { serveMetrics } from "../lib/metrics/serveMetrics.ts";
 import { gaugeSettlementBacklog } from "../lib/metrics/settlementBacklog.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
+import { startTracing } from "../lib/tracing/startTracing.ts";
 import { EXECUTION_ENV, executionSettings } from "../workers/executionSettings.ts";
 import { startWorkers } from "../workers/startWorkers.ts";
 
@@ -31,6 +32,7 @@ const env = parseApiEnv(
     ),
   }),
 );
+const tracing = startTracing(env, "embedded");
 await migrateAppSchema(env.DATABASE_URL);
 // The workers' calls may rightly take long; the API's are bounded, so each has a pool of its own.
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
@@ -82,4 +84,5 @@ stopOnSignal(async () => {
   await bus.close();
   await apiDatabase.close();
   await close();
+  await tracing.stop();
 });

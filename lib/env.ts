@@ -123,6 +123,14 @@ export const ENV_FIELDS = {
   METRICS_PORT: port.optional(),
   /** The address `/metrics` listens on. */
   METRICS_HOST: z.string().default("127.0.0.1"),
+  /** Where traces go over OTLP/HTTP (JSON), `/v1/traces` appended; unset, no process traces. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  /** Where traces go, the whole URL; wins over OTEL_EXPORTER_OTLP_ENDPOINT, and turns tracing on too. */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  /** The traces' `service.name`; unset, `api`, `workers` or `embedded` after the process. */
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  /** Milliseconds between two exports of finished spans. */
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().positive().default(5_000),
   DEMO_AGENT_PORT: port.default(8443),
   /** Port of the vendor emulator `npm start` runs the demo's declarative agent on (local chain). */
   DEMO_VENDOR_PORT: port.default(8444),
@@ -148,6 +156,8 @@ function prepareProcessEnvironment(): void {
   loadDotEnv();
   const log = createLogger("env");
   for (const { name, closest } of unknownVariables(process.env, Object.keys(ENV_FIELDS))) {
+    // OpenTelemetry's own: the exporter reads many more than the few listed here.
+    if (name.startsWith("OTEL_")) continue;
     log.warn(`unknown variable ${name}: did you mean ${closest}?`, { variable: name, closest });
   }
 }

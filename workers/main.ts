@@ -19,6 +19,8 @@ import { gaugeRunQueue } from "../lib/metrics/runQueue.ts";
 import { serveMetrics } from "../lib/metrics/serveMetrics.ts";
 import { gaugeSettlementBacklog } from "../lib/metrics/settlementBacklog.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
+import { startTracing } from "../lib/tracing/startTracing.ts";
+import { TRACING_ENV } from "../lib/tracing/tracingEnv.ts";
 import { EXECUTION_ENV, executionSettings } from "./executionSettings.ts";
 import { startWorkers } from "./startWorkers.ts";
 
@@ -44,9 +46,11 @@ const env = parseEnvironment(
       "METRICS_HOST",
     ),
     ...EXECUTION_ENV,
+    ...TRACING_ENV,
   }),
 );
 
+const tracing = startTracing(env, "workers");
 const log = createLogger("worker");
 const { db, close } = connectProjections(env.DATABASE_URL, env.VIEWS_SCHEMA);
 const bus = await createJetStreamBus(env.NATS_URL, { replicas: env.NATS_STREAM_REPLICAS });
@@ -105,4 +109,5 @@ stopOnSignal(async () => {
   await workers.stop();
   await bus.close();
   await close();
+  await tracing.stop();
 });

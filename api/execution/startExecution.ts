@@ -121,7 +121,7 @@ export async function startExecution(
       const admission = await admitRun(deps.db, run, perTask, inBalance);
       switch (admission.outcome) {
         case "admitted": {
-          watch.admitted(admission.granted.includes(run.id) ? "queued" : "waiting");
+          watch.admitted(admission.granted.some(({ id }) => id === run.id) ? "queued" : "waiting");
           // A publish lost here is made again by the sweeper, but the renter does not wait for it.
           const unpublished = await announceGranted(deps.bus, admission.granted);
           if (unpublished.includes(run.id)) await refuseUnhanded(c, run.id);

@@ -1,17 +1,21 @@
 import { createMiddleware } from "hono/factory";
+import { metricsOn } from "../../lib/metrics/metricsOn.ts";
+import { tracingOn } from "../../lib/tracing/spans.ts";
 import type { ApiDeps, AppEnv } from "../context.ts";
 import { setResponseHeader, setResponseHeaders } from "../responseHeader.ts";
 import { logAccess } from "./accessLog.ts";
 import { CROSS_ORIGIN_HEADERS, preflightAnswer } from "./crossOrigin.ts";
 import { newRequestId } from "./requestId.ts";
 import { observeRequest } from "./requestMetrics.ts";
+import { inRequestSpan } from "./requestSpan.ts";
 import { securityHeaders } from "./securityHeaders.ts";
 
 /**
  * What every answer gets whatever its route, in one step: the security and cross-origin headers, set
  * before the route so that they ride on the response it builds (reaching for the response afterwards
  * would make the server adapter rebuild it as a full web Response); a preflight's answer, before
- * anything asks who is calling; a request id; and once answered, the access line and the metrics.
+ * anything asks who is calling; a request id; and once answered, the access line and, while they
+ * are counted, the metrics. While tracing is on, the route runs in the request's span.
  */
 export function everyAnswer(deps: ApiDeps) {
   const headers = [
@@ -26,8 +30,8 @@ export function everyAnswer(deps: ApiDeps) {
     const requestId = newRequestId();
     c.set("requestId", requestId);
     setResponseHeader(c, "X-Request-Id", requestId);
-    await next();
+    await (tracingOn() ? inRequestSpan(c, next) : next());
     logAccess(c, started);
-    observeRequest(c, started);
+    if (metricsOn()) observeRequest(c, started);
   });
 }

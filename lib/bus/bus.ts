@@ -4,6 +4,8 @@ export type BusMessage = {
   id: string;
   subject: string;
   data: Uint8Array;
+  /** What it was published with, beside its data (a trace's `traceparent`); none when empty. */
+  headers?: Readonly<Record<string, string>>;
   /** 1 on first delivery. */
   deliveryCount: number;
   ack: () => Promise<void>;
@@ -32,8 +34,16 @@ export type Subscription = { stop: () => Promise<void> };
  * embedded default. Both pass test/bus/busContract.ts.
  */
 export type Bus = {
-  /** Stores `data` under `id`; publishing an id again within the dedupe window is a no-op. */
-  publish: (subject: string, id: string, data: Uint8Array) => Promise<{ duplicate: boolean }>;
+  /**
+   * Stores `data` under `id`, with `headers` if any; publishing an id again within the dedupe window
+   * is a no-op.
+   */
+  publish: (
+    subject: string,
+    id: string,
+    data: Uint8Array,
+    headers?: Readonly<Record<string, string>>,
+  ) => Promise<{ duplicate: boolean }>;
   consume: (
     subject: string,
     options: ConsumeOptions,

@@ -1,6 +1,12 @@
 import type { Bus, BusMessage, ConsumeOptions, Subscription } from "./bus.ts";
 
-type Stored = { id: string; subject: string; data: Uint8Array; deliveries: number };
+type Stored = {
+  id: string;
+  subject: string;
+  data: Uint8Array;
+  headers?: Readonly<Record<string, string>>;
+  deliveries: number;
+};
 type Consumer = {
   options: ConsumeOptions;
   handler: (message: BusMessage) => Promise<void>;
@@ -81,6 +87,7 @@ export function createInProcessBus(): Bus & {
       id: stored.id,
       subject: stored.subject,
       data: stored.data,
+      headers: stored.headers,
       deliveryCount: stored.deliveries,
       ack: async () => settle(() => {}),
       retry: async (delayMs) => settle(() => redeliver(delayMs)),
@@ -96,13 +103,13 @@ export function createInProcessBus(): Bus & {
   }
 
   return {
-    async publish(subject, id, data) {
+    async publish(subject, id, data, headers) {
       const now = Date.now();
       for (const [key, at] of seen) if (now - at > DEDUPE_WINDOW_MS) seen.delete(key);
       const key = `${subject}\u0000${id}`;
       if (seen.has(key)) return { duplicate: true };
       seen.set(key, now);
-      enqueue({ id, subject, data, deliveries: 0 });
+      enqueue({ id, subject, data, headers, deliveries: 0 });
       return { duplicate: false };
     },
     async consume(subject, options, handler): Promise<Subscription> {

@@ -6,7 +6,7 @@ import {
   jetstreamManager,
   RetentionPolicy,
 } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
+import { connect, headers, type MsgHdrs } from "@nats-io/transport-node";
 import {
   type Bus,
   type BusMessage,
@@ -65,9 +65,13 @@ export async function createJetStreamBus(
   const bindings = new Set<{ subject: string; group: string; consuming: () => boolean }>();
 
   return {
-    async publish(subject, id, data) {
+    async publish(subject, id, data, headers) {
       // A short wait: a caller whose publish fails has the outbox relay repair it later.
-      const ack = await client.publish(subject, data, { msgID: id, timeout: 2_000 });
+      const ack = await client.publish(subject, data, {
+        msgID: id,
+        timeout: 2_000,
+        ...(headers && { headers: natsHeaders(headers) }),
+      });
       return { duplicate: ack.duplicate };
     },
 
@@ -151,11 +155,28 @@ export async function createJetStreamBus(
   };
 }
 
+function natsHeaders(values: Readonly<Record<string, string>>): MsgHdrs {
+  const carried = headers();
+  for (const [name, value] of Object.entries(values)) carried.set(name, value);
+  return carried;
+}
+
+/** A message's own headers, without those NATS sets (`Nats-Msg-Id`, …). */
+function ownHeaders(carried: MsgHdrs | undefined): Record<string, string> | undefined {
+  const own = Object.fromEntries(
+    [...(carried?.keys() ?? [])]
+      .filter((name) => !name.startsWith("Nats-"))
+      .map((name) => [name, carried?.get(name) ?? ""]),
+  );
+  return Object.keys(own).length > 0 ? own : undefined;
+}
+
 function toBusMessage(message: JsMsg): BusMessage {
   return {
     id: message.headers?.get("Nats-Msg-Id") ?? String(message.seq),
     subject: message.subject,
     data: message.data,
+    headers: ownHeaders(message.headers),
     deliveryCount: message.info.deliveryCount,
     ack: async () => {
       await message.ackAck();

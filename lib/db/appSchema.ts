@@ -241,6 +241,11 @@ export const runs = appSchema.table(
     quarantineReason: text(),
     /** The run is logged on-chain (by `recordRuns`, or by its debit). */
     logged: boolean().notNull().default(false),
+    /**
+     * The W3C `traceparent` of the request that admitted it, while tracing is on: its publish, its
+     * worker and its settlement continue that trace (lib/tracing/). Null with tracing off.
+     */
+    traceParent: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     startedAt: timestamp({ withTimezone: true }),
     finishedAt: timestamp({ withTimezone: true }),

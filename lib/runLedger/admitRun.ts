@@ -4,9 +4,11 @@ import type { RunRow } from "../db/appSchema.ts";
 import { type RunPriority, type RunRequest, runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
 import type { RentalModel } from "../marketplace/vocabulary.ts";
+import { currentTraceParent } from "../tracing/spans.ts";
 import { queueWaitingRuns } from "./grantSlots.ts";
 import { nextOnChainRunId } from "./onChainRunId.ts";
 import { type BalanceRead, type DebitsInBalance, perTaskRoom } from "./perTaskRoom.ts";
+import type { RunToPublish } from "./publishRun.ts";
 import { refusedBeforeStart } from "./runNotStarted.ts";
 
 export type RunToAdmit = {
@@ -22,7 +24,7 @@ export type RunToAdmit = {
 
 export type Admission =
   /** Inserted; `granted` are the runs (this one, if a slot was free) queued in the same transaction. */
-  | { outcome: "admitted"; granted: string[] }
+  | { outcome: "admitted"; granted: RunToPublish[] }
   /** The Idempotency-Key already names a run: this one, when the request is the same. */
   | { outcome: "existing"; run: RunRow }
   | { outcome: "idempotency_conflict" }
@@ -132,6 +134,7 @@ export async function admitRun(
         idempotencyKey: run.idempotencyKey,
         requestHash: run.requestHash,
         request: run.request,
+        traceParent: currentTraceParent(),
       })
       .onConflictDoNothing({ target: [runs.wallet, runs.idempotencyKey] })
       .returning({ id: runs.id });

@@ -3,6 +3,7 @@ import type { Bus } from "../bus/bus.ts";
 import { runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
 import { runsEnded } from "../metrics/metrics.ts";
+import { metricsOn } from "../metrics/metricsOn.ts";
 import { announceChanged } from "./announce.ts";
 import { endedRunColumns } from "./endRun.ts";
 import { RUN_INTERRUPTED } from "./runFailures.ts";
@@ -30,7 +31,8 @@ export async function interruptLapsedRuns({ db, bus }: { db: Database; bus: Bus 
     })
     .where(and(eq(runs.status, INTERRUPT.from), lt(runs.leaseUntil, sql`now()`)))
     .returning({ id: runs.id, onChainListingId: runs.onChainListingId, charge: runs.charge });
-  for (const { charge } of interrupted) runsEnded.inc({ status: INTERRUPT.to, charge });
+  if (metricsOn())
+    for (const { charge } of interrupted) runsEnded.inc({ status: INTERRUPT.to, charge });
   announceChanged(
     bus,
     interrupted.map(({ id }) => id),
@@ -51,7 +53,7 @@ export async function refuseWaitingRuns(
     .set(endedRunColumns(REFUSE.to, RUN_NOT_STARTED, false))
     .where(and(eq(runs.status, REFUSE.from), lt(runs.createdAt, ago(queueWaitMs))))
     .returning({ id: runs.id, charge: runs.charge });
-  for (const { charge } of refused) runsEnded.inc({ status: REFUSE.to, charge });
+  if (metricsOn()) for (const { charge } of refused) runsEnded.inc({ status: REFUSE.to, charge });
   announceChanged(
     bus,
     refused.map(({ id }) => id),

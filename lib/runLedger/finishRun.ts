@@ -4,10 +4,12 @@ import { type RunCharge, runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
 import type { Logger } from "../log.ts";
 import { runsEnded } from "../metrics/metrics.ts";
+import { metricsOn } from "../metrics/metricsOn.ts";
 import { announceChanged, announceWholeOutput } from "./announce.ts";
 import { endedRunColumns } from "./endRun.ts";
 import { announceGranted, queueWaitingRuns } from "./grantSlots.ts";
 import type { RunAnswer } from "./notices.ts";
+import type { RunToPublish } from "./publishRun.ts";
 import { RUN_INTERNAL_ERROR } from "./runFailures.ts";
 import { type JsonValue, storedOutput } from "./storedOutput.ts";
 import { statusMove } from "./transitions.ts";
@@ -22,7 +24,7 @@ export type RunEnd = {
 
 export type FinishedRun = { onChainListingId: string; charge: RunCharge };
 
-type WrittenEnd = FinishedRun & { granted: string[]; answer: RunAnswer };
+type WrittenEnd = FinishedRun & { granted: RunToPublish[]; answer: RunAnswer };
 
 /** The run ledger's bounds on what a run's row keeps. */
 export type RunStorage = {
@@ -60,7 +62,7 @@ export async function finishRun(
       const written = await writeEnd({ db, bus, storage }, runId, end);
       if (!written) return undefined;
       const { granted, answer, ...finished } = written;
-      runsEnded.inc({ status: end.outcome.status, charge: finished.charge });
+      if (metricsOn()) runsEnded.inc({ status: end.outcome.status, charge: finished.charge });
       const debitPending = finished.charge === "debit_pending";
       announceChanged(bus, [runId], debitPending, {
         status: end.outcome.status,

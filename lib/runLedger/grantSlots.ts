@@ -3,7 +3,7 @@ import type { Bus } from "../bus/bus.ts";
 import { runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
 import { announceChanged } from "./announce.ts";
-import { publishRun } from "./publishRun.ts";
+import { publishRun, type RunToPublish } from "./publishRun.ts";
 import { statusMove } from "./transitions.ts";
 
 const QUEUE = statusMove("waiting", "queued");
@@ -24,7 +24,7 @@ export async function grantSlots(
 ): Promise<string[]> {
   const granted = await db.transaction((tx) => queueWaitingRuns(tx, onChainListingId, limit));
   await announceGranted(bus, granted);
-  return granted;
+  return granted.map(({ id }) => id);
 }
 
 /**
@@ -33,19 +33,19 @@ export async function grantSlots(
  * a slot and moves as many waiting runs to `queued` as there are free slots, fairly: the next slot
  * goes to the waiting run whose wallet would hold the fewest slots with it, so a wallet with many
  * runs waiting cannot keep others out; `priority` orders a wallet's own runs and breaks ties between
- * wallets, never more. Returns the runs in the order they were chosen.
+ * wallets, never more. Returns the runs in the order they were chosen, each with its trace.
  */
 export async function queueWaitingRuns(
   tx: Database,
   onChainListingId: string,
   limit = RUNS_IN_FLIGHT_PER_LISTING,
-): Promise<string[]> {
+): Promise<RunToPublish[]> {
   // A statement of its own before the count: the count's snapshot must come after the lock.
   await tx.execute(
     sql`select pg_advisory_xact_lock(hashtextextended(${`slots:${onChainListingId}`}, 0))`,
   );
   // Only runs still waiting are moved: one refused meanwhile (its wait ran out) stays refused.
-  const queued = await tx.execute<{ id: string }>(sql`
+  const queued = await tx.execute<{ id: string; trace_parent: string | null }>(sql`
     with holding as (
       select wallet, count(*)::int as held from ${runs}
       where on_chain_listing_id = ${onChainListingId} and status in (${QUEUE.to}, 'running')
@@ -70,25 +70,26 @@ export async function queueWaitingRuns(
     moved as (
       update ${runs} set "status" = ${QUEUE.to}
       from chosen where ${runs}.id = chosen.id and ${runs}.status = ${QUEUE.from}
-      returning ${runs}.id
+      returning ${runs}.id, ${runs}.trace_parent
     )
-    select moved.id from moved join chosen using (id) order by chosen.position`);
-  return queued.map(({ id }) => id);
+    select moved.id, moved.trace_parent from moved join chosen using (id) order by chosen.position`);
+  return queued.map(({ id, trace_parent }) => ({ id, traceParent: trace_parent }));
 }
 
 /**
  * Publishes granted runs to the workers and tells whoever waits for one (to stream or refuse it).
  * Returns the runs whose publish was not acknowledged (the sweeper publishes them again).
  */
-export async function announceGranted(bus: Bus, granted: string[]): Promise<string[]> {
+export async function announceGranted(bus: Bus, granted: RunToPublish[]): Promise<string[]> {
   const published = await Promise.all(
-    granted.map((id) =>
-      publishRun(bus, id).then(
+    granted.map((run) =>
+      publishRun(bus, run).then(
         () => true,
         () => false,
       ),
     ),
   );
-  announceChanged(bus, granted, false, { status: QUEUE.to });
-  return granted.filter((_, n) => !published[n]);
+  const ids = granted.map(({ id }) => id);
+  announceChanged(bus, ids, false, { status: QUEUE.to });
+  return ids.filter((_, n) => !published[n]);
 }

@@ -13,6 +13,7 @@ export const runToSettle = {
   status: runs.status,
   charge: runs.charge,
   debitSubmittedBlock: runs.debitSubmittedBlock,
+  traceParent: runs.traceParent,
 };
 
 const ids = (rows: { id: string }[]) => rows.map(({ id }) => id);

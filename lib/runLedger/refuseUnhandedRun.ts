@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
 import { runsEnded } from "../metrics/metrics.ts";
+import { metricsOn } from "../metrics/metricsOn.ts";
 import { endedRunColumns } from "./endRun.ts";
 import { RUN_NOT_HANDED_OVER } from "./runNotStarted.ts";
 import { statusMove } from "./transitions.ts";
@@ -20,6 +21,6 @@ export async function refuseUnhandedRun(db: Database, runId: string): Promise<bo
     .set(endedRunColumns(REFUSE.to, RUN_NOT_HANDED_OVER, false))
     .where(and(eq(runs.id, runId), eq(runs.status, REFUSE.from)))
     .returning({ charge: runs.charge });
-  for (const { charge } of refused) runsEnded.inc({ status: REFUSE.to, charge });
+  if (metricsOn()) for (const { charge } of refused) runsEnded.inc({ status: REFUSE.to, charge });
   return refused.length > 0;
 }

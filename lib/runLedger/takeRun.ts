@@ -9,6 +9,7 @@ import type { Bus } from "../bus/bus.ts";
 import { type RunRequest, runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
 import { runStartLatency } from "../metrics/metrics.ts";
+import { metricsOn } from "../metrics/metricsOn.ts";
 import { announceChanged } from "./announce.ts";
 import { statusMove } from "./transitions.ts";
 
@@ -54,7 +55,7 @@ export async function takeRun(
     select taken.*, agent.* from taken
       left join lateral (${sealedAgentRow(sql`taken.on_chain_listing_id`)}) agent on true`);
   if (!taken) return undefined;
-  runStartLatency.observe(taken.waited_seconds);
+  if (metricsOn()) runStartLatency.observe(taken.waited_seconds);
   announceChanged(bus, [runId], false, { status: TAKE.to });
   return {
     id: taken.id,

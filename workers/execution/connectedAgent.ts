@@ -1,6 +1,8 @@
+import { SpanKind, trace } from "@opentelemetry/api";
 import { Webhook } from "standardwebhooks";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
 import type { Logger } from "../../lib/log.ts";
+import { inSpan } from "../../lib/tracing/spans.ts";
 import { AgentProtocolError } from "./agentProtocolError.ts";
 import { type GuardedPostOptions, guardedPost } from "./outbound/guardedPost.ts";
 import type { GuardedResponse } from "./outbound/guardedRequest.ts";
@@ -40,6 +42,21 @@ export function connectedAgent(
   agent: ConnectedAgent,
   outbound: GuardedPostOptions & { log?: Logger },
 ): Runtime {
+  const call = callAgent(agent, outbound);
+  // A client span of the call: its run and the agent's HTTP status, never the URL (a creator's may
+  // hold a token), the payload, the signature or the answer.
+  return (run) =>
+    inSpan(
+      "agent webhook call",
+      { kind: SpanKind.CLIENT, attributes: { "marketplace.run_id": run.runId } },
+      () => call(run),
+    );
+}
+
+function callAgent(
+  agent: ConnectedAgent,
+  outbound: GuardedPostOptions & { log?: Logger },
+): Runtime {
   const webhook = new Webhook(agent.webhookSecret);
   return async (run) => {
     const deltas: string[] = [];
@@ -64,6 +81,7 @@ export function connectedAgent(
         { headers, body: payload, signal },
         outbound,
       );
+      trace.getActiveSpan()?.setAttribute("http.response.status_code", response.status);
       if (response.status < 200 || response.status >= 300) {
         response.close();
         return failed(`the agent answered HTTP ${response.status}`);

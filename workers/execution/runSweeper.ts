@@ -52,11 +52,11 @@ export async function sweepRuns({
   if (refused.length > 0) log.info("runs refused", { runs: refused.map(({ id }) => id) });
 
   const queued = await db
-    .select({ id: runs.id })
+    .select({ id: runs.id, traceParent: runs.traceParent })
     .from(runs)
     .where(and(eq(runs.status, "queued"), lt(runs.createdAt, ago(REPUBLISH_QUEUED_AFTER_MS))))
     .limit(BATCH);
-  await Promise.all(queued.map(({ id }) => publishRun(bus, id).catch(() => undefined)));
+  await Promise.all(queued.map((run) => publishRun(bus, run).catch(() => undefined)));
 
   const waiting = await db
     .selectDistinct({ onChainListingId: runs.onChainListingId })

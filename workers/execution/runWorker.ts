@@ -1,3 +1,4 @@
+import { SpanKind, trace } from "@opentelemetry/api";
 import type { Bus, BusMessage, Subscription } from "../../lib/bus/bus.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
@@ -7,6 +8,7 @@ import { grantSlots } from "../../lib/runLedger/grantSlots.ts";
 import { RUN_SUBJECT } from "../../lib/runLedger/publishRun.ts";
 import { RUN_INTERNAL_ERROR } from "../../lib/runLedger/runFailures.ts";
 import { type TakenRun, takeRun } from "../../lib/runLedger/takeRun.ts";
+import { contextFrom, inSpan } from "../../lib/tracing/spans.ts";
 import type { OutputCheck } from "./checkOutput.ts";
 import { MAX_PARTIAL_OUTPUT_CHARS, type RuntimeFor, runAgent } from "./runAgent.ts";
 import { keepRunLeases } from "./runLeases.ts";
@@ -89,6 +91,7 @@ export async function startRunWorker({
         durationMs: performance.now() - started,
         streamed: partial,
       });
+      trace.getActiveSpan()?.setAttribute("marketplace.run_status", outcome.status);
       log.info("run ended", {
         run_id: runId,
         status: finished ? outcome.status : "ended elsewhere",
@@ -120,28 +123,46 @@ export async function startRunWorker({
     }
   }
 
+  /** Takes the run a message names and runs it; the message is settled once the run is over. */
+  async function handle(message: BusMessage) {
+    const runId = new TextDecoder().decode(message.data);
+    let taken: TakenRun | undefined;
+    try {
+      taken = await takeRun({ db, bus }, runId, leaseMs);
+    } catch (error) {
+      log.warn("could not take a run", { run_id: runId, error: String(error) });
+      await message.retry(Math.min(500 * 2 ** message.deliveryCount, 10_000)).catch(() => {});
+      return;
+    }
+    if (taken) {
+      const running = execute(taken, message);
+      inHand.add(running);
+      await running.finally(() => inHand.delete(running));
+    }
+    // Settled once the run is over, or at once for one taken elsewhere or already ended; a lost
+    // acknowledgement only brings the command back to find the run no longer `queued`.
+    await message.ack().catch(() => {});
+  }
+
   const subscription = await bus.consume(
     RUN_SUBJECT,
     { group: RUN_GROUP, ackWaitMs: leaseMs, maxDeliver: MAX_DELIVER, concurrency },
-    async (message) => {
-      const runId = new TextDecoder().decode(message.data);
-      let taken: TakenRun | undefined;
-      try {
-        taken = await takeRun({ db, bus }, runId, leaseMs);
-      } catch (error) {
-        log.warn("could not take a run", { run_id: runId, error: String(error) });
-        await message.retry(Math.min(500 * 2 ** message.deliveryCount, 10_000)).catch(() => {});
-        return;
-      }
-      if (taken) {
-        const running = execute(taken, message);
-        inHand.add(running);
-        await running.finally(() => inHand.delete(running));
-      }
-      // Settled once the run is over, or at once for one taken elsewhere or already ended; a lost
-      // acknowledgement only brings the command back to find the run no longer `queued`.
-      await message.ack().catch(() => {});
-    },
+    // In the trace the message's headers carry: the one the run's admission began.
+    (message) =>
+      inSpan(
+        `${RUN_SUBJECT} process`,
+        {
+          kind: SpanKind.CONSUMER,
+          attributes: {
+            "messaging.system": "nats",
+            "messaging.destination.name": RUN_SUBJECT,
+            "messaging.message.delivery_count": message.deliveryCount,
+            "marketplace.run_id": new TextDecoder().decode(message.data),
+          },
+        },
+        () => handle(message),
+        contextFrom(message.headers),
+      ),
   );
 
   return {

@@ -6,6 +6,7 @@ import {
   settlementBatchRuns,
   settlementGasUsed,
 } from "../../lib/metrics/metrics.ts";
+import { metricsOn } from "../../lib/metrics/metricsOn.ts";
 import { announceChanged, announceDebited } from "../../lib/runLedger/announce.ts";
 import {
   clearSubmission,
@@ -35,8 +36,10 @@ export async function applyDebitReceipt(
   runsSent?: number,
 ): Promise<void> {
   const { db, chain, log } = context;
-  settlementBatches.inc({ outcome: receipt.status === "reverted" ? "reverted" : "mined" });
-  settlementGasUsed.inc(Number(receipt.gasUsed));
+  if (metricsOn()) {
+    settlementBatches.inc({ outcome: receipt.status === "reverted" ? "reverted" : "mined" });
+    settlementGasUsed.inc(Number(receipt.gasUsed));
+  }
   if (receipt.status === "reverted") {
     await clearSubmission(db, tx);
     log.warn("debit batch reverted; its runs go into the next batch", { tx });
@@ -46,7 +49,7 @@ export async function applyDebitReceipt(
   const debits = new Map<bigint, Debit>();
   for (const [runId, outcome] of outcomes) if (outcome.debited) debits.set(runId, outcome);
   const debited = await markDebited(db, debits);
-  settlementBatchRuns.observe(debited.length);
+  if (metricsOn()) settlementBatchRuns.observe(debited.length);
   announceDebited(context.bus, debited);
   const refused: string[] = [];
   const carried =

@@ -2,6 +2,7 @@ import { and, asc, eq, isNull } from "drizzle-orm";
 import { getAddress, type Hex } from "viem";
 import { runs } from "../../lib/db/appSchema.ts";
 import { markSubmitted, runToSettle } from "../../lib/runLedger/markRuns.ts";
+import { startDebitSpans } from "./debitSpans.ts";
 import { settleConfirmedReceipt } from "./settleConfirmedReceipt.ts";
 import type { SettlementContext } from "./settlementContext.ts";
 
@@ -29,21 +30,34 @@ export async function debitPendingRuns(context: SettlementContext): Promise<numb
     succeeded: run.status === "completed",
   }));
   const runIds = due.map(({ id }) => id);
-  // No block before this one can hold the debits: where a search for them starts.
-  const head = await chain.client.getBlockNumber();
-  const tx = await chain.send(
-    { functionName: "consumeQueries", args: [debits] },
-    async (hash) => (await leadership.leads()) && (await markSubmitted(db, runIds, hash, head)),
-  );
-  if (tx === undefined) return 0;
-  log.info("debit batch sent", { tx, runs: due.length });
-  const receipt = await chain.receiptOf(tx, context.receiptTimeoutMs);
-  if (!(await settleConfirmedReceipt(context, receipt, tx, due.length))) {
-    log.info("debit batch mined; its runs are debited once it is confirmed", {
-      tx,
-      block: receipt.blockNumber.toString(),
-      confirmations: context.confirmations.toString(),
+  const spans = startDebitSpans(due);
+  try {
+    // No block before this one can hold the debits: where a search for them starts.
+    const head = await chain.client.getBlockNumber();
+    const tx = await chain.send(
+      { functionName: "consumeQueries", args: [debits] },
+      async (hash) => (await leadership.leads()) && (await markSubmitted(db, runIds, hash, head)),
+    );
+    if (tx === undefined) return 0;
+    log.info("debit batch sent", { tx, runs: due.length });
+    spans.record({ "marketplace.settlement.tx": tx });
+    const receipt = await chain.receiptOf(tx, context.receiptTimeoutMs);
+    spans.record({
+      "marketplace.settlement.outcome": receipt.status === "reverted" ? "reverted" : "mined",
+      "marketplace.settlement.gas_used": Number(receipt.gasUsed),
     });
+    if (!(await settleConfirmedReceipt(context, receipt, tx, due.length))) {
+      log.info("debit batch mined; its runs are debited once it is confirmed", {
+        tx,
+        block: receipt.blockNumber.toString(),
+        confirmations: context.confirmations.toString(),
+      });
+    }
+    return due.length;
+  } catch (error) {
+    spans.fail();
+    throw error;
+  } finally {
+    spans.end();
   }
-  return due.length;
 }

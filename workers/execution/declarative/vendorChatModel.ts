@@ -1,6 +1,8 @@
 import Anthropic from "@anthropic-ai/sdk";
+import { SpanKind } from "@opentelemetry/api";
 import OpenAI from "openai";
 import type { ModelProvider } from "../../../lib/manifest/validateManifest.ts";
+import { inSpan } from "../../../lib/tracing/spans.ts";
 import { anthropicChatModel } from "./anthropicChatModel.ts";
 import type { ChatModel } from "./chatModel.ts";
 import { openaiChatModel } from "./openaiChatModel.ts";
@@ -37,7 +39,10 @@ export function vendorChatModel(
       baseURL: secret.model_endpoint_url,
       fetch: selfHostedFetch,
     });
-    return openaiChatModel(client, model.model ?? SELF_HOSTED_MODEL, { selfHosted: true });
+    return inModelCallSpans(
+      openaiChatModel(client, model.model ?? SELF_HOSTED_MODEL, { selfHosted: true }),
+      model.provider,
+    );
   }
   const apiKey = secret.vendor_credentials?.api_key;
   if (!apiKey || !model.model) return { failure: NO_VENDOR_CREDENTIALS };
@@ -50,7 +55,7 @@ export function vendorChatModel(
       organization: null,
       project: null,
     });
-    return openaiChatModel(client, model.model);
+    return inModelCallSpans(openaiChatModel(client, model.model), model.provider);
   }
   const client = new Anthropic({
     ...common,
@@ -58,5 +63,15 @@ export function vendorChatModel(
     authToken: null,
     baseURL: endpoints.anthropicBaseUrl,
   });
-  return anthropicChatModel(client, model.model);
+  return inModelCallSpans(anthropicChatModel(client, model.model), model.provider);
+}
+
+/** Each turn in a client span naming the vendor only: never the prompt, the answer or the key. */
+function inModelCallSpans(chatModel: ChatModel, provider: ModelProvider): ChatModel {
+  return (request) =>
+    inSpan(
+      "model vendor call",
+      { kind: SpanKind.CLIENT, attributes: { "gen_ai.provider.name": provider } },
+      () => chatModel(request),
+    );
 }
