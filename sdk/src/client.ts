@@ -14,6 +14,7 @@ import type {
   ApiKeyScope,
   CreatedApiKey,
   CreatorListing,
+  CreatorRunPage,
   Credential,
   CredentialCheck,
   CredentialList,
@@ -29,6 +30,8 @@ import type {
   ReviewPage,
   ReviewRequest,
   Run,
+  RunPage,
+  RunPageParams,
   RunResult,
   SearchParams,
   SearchResult,
@@ -259,6 +262,9 @@ export class ServiceClient {
     watchMyListings: (
       options: CallOptions = {},
     ): AsyncGenerator<CreatorListing[], void, undefined> => this.#watchMyListings(options),
+    /** A page of the runs of the caller's listings, newest first, with each day's runs and earnings. */
+    myRuns: (params: RunPageParams = {}, options: CallOptions = {}): Promise<CreatorRunPage> =>
+      this.#get("/v1/creators/me/runs", params, options),
   };
 
   readonly credentials = {
@@ -324,6 +330,9 @@ export class ServiceClient {
   };
 
   readonly runs = {
+    /** A page of the caller's runs, newest first; `next_cursor` reads the next. */
+    list: (params: RunPageParams = {}, options: CallOptions = {}): Promise<RunPage> =>
+      this.#get("/v1/runs", params, options),
     /** One of the caller's runs: its result once final, else how far it got. */
     get: (runId: string, options: CallOptions = {}): Promise<Run> =>
       this.#get(`/v1/runs/${encodeURIComponent(runId)}`, {}, options),

@@ -200,6 +200,33 @@ export type Run =
       duration_ms: null;
     };
 
+/** One of the caller's runs in its history. */
+export type RunSummary = {
+  run_id: string;
+  agent_id: string;
+  status: "waiting" | "queued" | "running" | "completed" | "failed";
+  cost_wei: bigint;
+  duration_ms: number | null;
+  created_at: string;
+};
+
+/** A page of runs, newest first; `next_cursor` reads the next (null on the last). */
+export type RunPage = { runs: RunSummary[]; next_cursor: string | null };
+
+/** One day of a creator's listings, in UTC. */
+export type CreatorDay = {
+  /** `YYYY-MM-DD`. */
+  date: string;
+  runs: number;
+  failures: number;
+  earned_wei: bigint;
+};
+
+/** The runs of a creator's listings, newest first, and its days, oldest first. */
+export type CreatorRunPage = RunPage & { daily: CreatorDay[] };
+
+export type RunPageParams = { limit?: number; cursor?: string };
+
 export type ExecuteStreamEvent =
   | { event: "output"; data: { delta: string } }
   | {
