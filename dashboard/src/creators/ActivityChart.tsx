@@ -1,4 +1,5 @@
 import type { CreatorDay } from "@service/sdk";
+import type { ReactNode } from "react";
 import { formatEther } from "viem";
 import { formatEth } from "../ui/formatting.ts";
 import { axisTop, everyDay } from "./dailyActivity.ts";
@@ -26,17 +27,6 @@ export function ActivityChart({ daily }: { daily: CreatorDay[] }) {
   const span = `from ${days[0]?.date} to ${days.at(-1)?.date}`;
   return (
     <>
-      <ul className="legend" aria-hidden="true">
-        <li>
-          <span className="swatch bar-runs" /> Runs
-        </li>
-        <li>
-          <span className="swatch bar-failures" /> Failures
-        </li>
-        <li>
-          <span className="swatch bar-earned" /> ETH earned
-        </li>
-      </ul>
       <DayBars
         id="runs-chart"
         title="Runs and failures per day"
@@ -47,6 +37,16 @@ export function ActivityChart({ daily }: { daily: CreatorDay[] }) {
           { value: day.failures, className: "bar-failures" },
         ]}
         format={(value) => String(value)}
+        legend={
+          <ul className="legend" aria-hidden="true">
+            <li>
+              <span className="swatch bar-runs" /> Runs
+            </li>
+            <li>
+              <span className="swatch bar-failures" /> Failures
+            </li>
+          </ul>
+        }
       />
       <DayBars
         id="earned-chart"
@@ -91,6 +91,7 @@ function DayBars({
   days,
   bars,
   format,
+  legend,
 }: {
   id: string;
   title: string;
@@ -98,6 +99,7 @@ function DayBars({
   days: CreatorDay[];
   bars: (day: CreatorDay) => Bar[];
   format: (value: number) => string;
+  legend?: ReactNode;
 }) {
   const top = axisTop(Math.max(...days.flatMap((day) => bars(day).map((bar) => bar.value))));
   const slot = (WIDTH - LEFT) / days.length;
@@ -106,50 +108,57 @@ function DayBars({
   // At most about eight dates under the axis, evenly spread.
   const labelEvery = Math.ceil(days.length / 8);
   return (
-    <svg
-      className="chart"
-      viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
-      role="img"
-      aria-labelledby={`${id}-title ${id}-desc`}
-    >
-      <title id={`${id}-title`}>{title}</title>
-      <desc id={`${id}-desc`}>{description}</desc>
-      {[0, top / 2, top].map((tick) => (
-        <g key={tick}>
-          <line className="grid" x1={LEFT} x2={WIDTH} y1={y(tick)} y2={y(tick)} />
-          <text
-            className="tick"
-            x={LEFT - 6}
-            y={y(tick)}
-            textAnchor="end"
-            dominantBaseline="middle"
-          >
-            {format(tick)}
-          </text>
-        </g>
-      ))}
-      {days.map((day, index) => {
-        const x = LEFT + index * slot + (slot - barWidth) / 2;
-        return (
-          <g key={day.date}>
-            {bars(day).map((bar) => (
-              <rect
-                key={bar.className}
-                className={bar.className}
-                x={x}
-                y={y(bar.value)}
-                width={barWidth}
-                height={y(0) - y(bar.value)}
-              />
-            ))}
-            {index % labelEvery === 0 && (
-              <text className="tick" x={x + barWidth / 2} y={HEIGHT - 6} textAnchor="middle">
-                {day.date.slice(5)}
-              </text>
-            )}
+    <div className="chart-box">
+      {/* Seen by sighted readers; screen readers hear the chart's own title. */}
+      <p className="chart-title" aria-hidden="true">
+        {title}
+      </p>
+      {legend}
+      <svg
+        className="chart"
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        role="img"
+        aria-labelledby={`${id}-title ${id}-desc`}
+      >
+        <title id={`${id}-title`}>{title}</title>
+        <desc id={`${id}-desc`}>{description}</desc>
+        {[0, top / 2, top].map((tick) => (
+          <g key={tick}>
+            <line className="grid" x1={LEFT} x2={WIDTH} y1={y(tick)} y2={y(tick)} />
+            <text
+              className="tick"
+              x={LEFT - 6}
+              y={y(tick)}
+              textAnchor="end"
+              dominantBaseline="middle"
+            >
+              {format(tick)}
+            </text>
           </g>
-        );
-      })}
-    </svg>
+        ))}
+        {days.map((day, index) => {
+          const x = LEFT + index * slot + (slot - barWidth) / 2;
+          return (
+            <g key={day.date}>
+              {bars(day).map((bar) => (
+                <rect
+                  key={bar.className}
+                  className={bar.className}
+                  x={x}
+                  y={y(bar.value)}
+                  width={barWidth}
+                  height={y(0) - y(bar.value)}
+                />
+              ))}
+              {index % labelEvery === 0 && (
+                <text className="tick" x={x + barWidth / 2} y={HEIGHT - 6} textAnchor="middle">
+                  {day.date.slice(5)}
+                </text>
+              )}
+            </g>
+          );
+        })}
+      </svg>
+    </div>
   );
 }
