@@ -192,7 +192,7 @@ describe("a creator in the dashboard", () => {
       path: "/my-listings",
     });
     await connectAndSignIn(page, "My listings");
-    await page.getByRole("link", { name: `Publish a new version of ${TITLE}` }).click();
+    await myListingCard(page, TITLE).getByRole("link", { name: "Publish a new version" }).click();
     await expect.poll(() => focusedElement(page)).toBe(`H1 New version of ${TITLE}`);
     expect(await page.title()).toBe(`New version of ${TITLE} · ${SITE_NAME}`);
     // The public manifest fills the form; the prompt and the key are never sent back.

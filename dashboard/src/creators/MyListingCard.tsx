@@ -89,9 +89,7 @@ export function MyListingCard({ listing }: { listing: CreatorListing }) {
           <RepriceForm listing={listing} />
           {listing.title !== null && (
             <p>
-              <Link href={`/my-listings/${listing.id}/new-version`}>
-                Publish a new version of {listing.title}
-              </Link>
+              <Link href={`/my-listings/${listing.id}/new-version`}>Publish a new version</Link>
             </p>
           )}
         </>
