@@ -2,6 +2,7 @@ import { connectWithDeadlines } from "../lib/db/projections.ts";
 import {
   DATABASE_CONNECTIONS,
   DATABASE_IDLE_IN_TRANSACTION_MS,
+  DATABASE_PROBE_MS,
   DATABASE_SILENCE_MS,
   DATABASE_STATEMENT_TIMEOUT_MS,
 } from "./limits.ts";
@@ -15,6 +16,7 @@ export function connectApiDatabase(databaseUrl: string, viewsSchema: string) {
   return connectWithDeadlines(databaseUrl, viewsSchema, {
     size: DATABASE_CONNECTIONS,
     silenceMs: DATABASE_SILENCE_MS,
+    probeMs: DATABASE_PROBE_MS,
     statementTimeoutMs: DATABASE_STATEMENT_TIMEOUT_MS,
     idleInTransactionMs: DATABASE_IDLE_IN_TRANSACTION_MS,
     applicationName: `api ${process.pid}`,

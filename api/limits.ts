@@ -45,6 +45,11 @@ export const CHAIN_HEAD_RECONNECT_MS = 2_000;
  */
 export const DATABASE_SILENCE_MS = 1_500;
 /**
+ * …and then answered no `select 1` on a connection of its own within this long: every call may be
+ * waiting on a lock another process holds, and the server is not stalled while it answers that.
+ */
+export const DATABASE_PROBE_MS = 500;
+/**
  * …and the server ends a statement running this long itself, so that a runaway one given up on does
  * not run on. Lock waits count: a burst of one credential's admissions queues on its advisory lock,
  * its transactions completing one after another, and must not be cut short.
@@ -133,3 +138,8 @@ export const LISTINGS_STREAM_RETRY_AFTER_SECONDS = 5;
  * change that sends none (a reorg, a views schema moved to a new build), as for catalogue answers.
  */
 export const LISTINGS_STREAM_REREAD_MS = 5_000;
+
+/** `GET /v1/creators/me/runs`: the days its `daily` totals cover when the query names no window… */
+export const CREATOR_RUNS_DEFAULT_DAYS = 30;
+/** …and the longest window it totals, a year and a day (one chart point per day). */
+export const CREATOR_RUNS_MAX_DAYS = 366;

@@ -25,6 +25,7 @@ import { startInputValidationThreads } from "./execution/inputValidationThreads.
 import { httpServerOptions } from "./httpServerOptions.ts";
 import { gaugeIndexerLag } from "./indexer/indexerLagGauges.ts";
 import { RUN_ANSWER_GRACE_MS, STREAM_HEARTBEAT_MS } from "./limits.ts";
+import { gaugeApiProcess } from "./processGauges.ts";
 import { startLocalState } from "./startLocalState.ts";
 
 /**
@@ -52,8 +53,11 @@ export async function serveApi({
   const inputValidation = startInputValidationThreads({ eager: true });
   const stopping = new AbortController();
   const local = startLocalState({ db, databaseUrl: env.DATABASE_URL, log });
-  if (env.METRICS_PORT !== undefined) gaugeIndexerLag(local.indexer);
   const heads = watchChainHeads(env.RPC_WS_URL ?? webSocketUrlOf(env.RPC_URL), log);
+  if (env.METRICS_PORT !== undefined) {
+    gaugeIndexerLag(local.indexer);
+    gaugeApiProcess({ heads, inputValidation });
+  }
   const readiness = createReadiness(
     {
       postgres: postgresAnswers(db),

@@ -13,6 +13,7 @@ import { ENV_FIELDS, envFields } from "../lib/env.ts";
 import { consumersBound } from "../lib/health/readinessChecks.ts";
 import { requeueUnpublishedJobs } from "../lib/jobs/outboxRelay.ts";
 import { createLogger } from "../lib/log.ts";
+import { gaugeRunQueue } from "../lib/metrics/runQueue.ts";
 import { serveMetrics } from "../lib/metrics/serveMetrics.ts";
 import { gaugeSettlementBacklog } from "../lib/metrics/settlementBacklog.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
@@ -66,10 +67,11 @@ const api = await serveApi({
   // The workers' consumers are this process's too: its one port reports on both.
   readinessChecks: { consumers: consumersBound(bus) },
 });
-// One `/metrics` for the API and the workers: the settlement backlog is the workers' to report.
+// One `/metrics` for the API and the workers: the settlement backlog and run queue are the workers'.
 let metrics: { close: () => Promise<void> } | undefined;
 if (env.METRICS_PORT !== undefined) {
   gaugeSettlementBacklog(db);
+  gaugeRunQueue(db);
   metrics = await serveMetrics({ host: env.METRICS_HOST, port: env.METRICS_PORT }, log);
 }
 

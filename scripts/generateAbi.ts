@@ -1,5 +1,5 @@
 // Writes the ABI and bytecode of the forge build as a typed module, so TypeScript never holds a hand copy.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 
 const artifactPath = new URL(
   "../contracts/out/ServiceMarketplace.sol/ServiceMarketplace.json",
@@ -15,5 +15,11 @@ export const serviceMarketplaceBytecode = "${artifact.bytecode.object}" as const
 
 export const serviceMarketplaceDeployedBytecode = "${artifact.deployedBytecode.object}" as const;
 `;
-mkdirSync(new URL(".", modulePath), { recursive: true });
-writeFileSync(modulePath, source);
+// Processes running meanwhile import the module (`npm run deploy` beside running tests): it is left
+// alone when unchanged, and otherwise replaced whole, never seen half written.
+if (!existsSync(modulePath) || readFileSync(modulePath, "utf8") !== source) {
+  mkdirSync(new URL(".", modulePath), { recursive: true });
+  const aside = new URL(`serviceMarketplace.ts.${process.pid}`, modulePath);
+  writeFileSync(aside, source);
+  renameSync(aside, modulePath);
+}

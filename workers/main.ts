@@ -15,6 +15,7 @@ import {
 } from "../lib/health/readinessChecks.ts";
 import { serveHealth } from "../lib/health/serveHealth.ts";
 import { createLogger } from "../lib/log.ts";
+import { gaugeRunQueue } from "../lib/metrics/runQueue.ts";
 import { serveMetrics } from "../lib/metrics/serveMetrics.ts";
 import { gaugeSettlementBacklog } from "../lib/metrics/settlementBacklog.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
@@ -93,6 +94,7 @@ const health =
 let metrics: { close: () => Promise<void> } | undefined;
 if (env.METRICS_PORT !== undefined) {
   gaugeSettlementBacklog(db);
+  gaugeRunQueue(db);
   metrics = await serveMetrics({ host: env.METRICS_HOST, port: env.METRICS_PORT }, log);
 }
 log.info("workers started", { bus: "jetstream" });

@@ -34,13 +34,18 @@ export function runResult(row: RunAnswer, whole?: WholeOutput) {
   return {
     run_id: row.id,
     agent_id: toApiListingId(row.onChainListingId as Hex),
-    status: answered || !isEnded(row) ? row.status : "running",
+    status: apiRunStatus(row),
     output: answered ? (whole ? whole.output : (row.output ?? null)) : null,
     cost_wei: costOf(row),
     duration_ms: answered ? (row.durationMs ?? 0) : null,
     // The stored copy of a longer output: its first part, and the whole one's SHA-256.
     ...(cut && { output_truncated: true, output_sha256: row.outputSha256 }),
   };
+}
+
+/** The status the API shows: an ended run whose answer is not final yet is still `running`. */
+export function apiRunStatus(row: Pick<RunRow, "status" | "charge">): RunRow["status"] {
+  return isAnswered(row) || !isEnded(row) ? row.status : "running";
 }
 
 const isEnded = (row: Pick<RunRow, "status">) =>

@@ -9,7 +9,7 @@ import { ApiError } from "../errors.ts";
  * reviews) need `create`; running tasks and reviewing need `run`; reading needs `read`.
  */
 const ENDPOINT_SCOPES: [method: string, paths: string[], scope: ApiKeyScope][] = [
-  ["POST", ["/v1/execute", "/v1/execute/stream", "/v1/listings/:id/reviews"], "run"],
+  ["POST", ["/v1/execute", "/v1/execute/stream", "/v1/runs", "/v1/listings/:id/reviews"], "run"],
   [
     "GET",
     [
@@ -18,6 +18,7 @@ const ENDPOINT_SCOPES: [method: string, paths: string[], scope: ApiKeyScope][] =
       "/v1/credentials",
       "/v1/credentials/*",
       "/v1/creators/*",
+      "/v1/runs",
       "/v1/runs/*",
       "/v1/tools/*",
       "/v1/manifests/*",

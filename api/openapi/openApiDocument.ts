@@ -114,10 +114,23 @@ function describe(operation: Operation, schemas: JsonSchemas, errorRef: JsonSche
         }
       : {}),
     responses: {
-      [answer.status]: { description: answer.description, headers: RATE_LIMIT_HEADERS, content },
+      [answer.status]: {
+        description: answer.description,
+        headers: { ...RATE_LIMIT_HEADERS, ...answerHeaders(answer.headers) },
+        content,
+      },
       ...errorResponses(operation.errors, errorRef),
     },
   };
+}
+
+function answerHeaders(headers: Record<string, string> = {}) {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, description]) => [
+      name,
+      { description, schema: { type: "string" } },
+    ]),
+  );
 }
 
 function queryParameters(operation: Operation, schemas: JsonSchemas) {

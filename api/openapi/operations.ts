@@ -10,6 +10,7 @@ import { listQuery } from "../routes/credentials.ts";
 import { executionLimitBody, searchQuery } from "../routes/listings.ts";
 import { replyBody, reviewBody, reviewPageQuery } from "../routes/reviews.ts";
 import { toolQuery } from "../routes/tools.ts";
+import { runListQuery } from "../runs/runListQuery.ts";
 import { manifest, publicManifest } from "./manifestSchema.ts";
 import * as answers from "./responseSchemas.ts";
 
@@ -35,7 +36,14 @@ export type Operation = {
   query?: z.ZodType;
   body?: z.ZodType;
   idempotent?: boolean;
-  answer: { status: number; description: string; schema?: z.ZodType; eventStream?: boolean };
+  answer: {
+    status: number;
+    description: string;
+    schema?: z.ZodType;
+    eventStream?: boolean;
+    /** Headers of the answer besides the rate limit's, with their descriptions. */
+    headers?: Record<string, string>;
+  };
   errors: ErrorCode[];
 };
 
@@ -393,6 +401,59 @@ export const OPERATIONS: Operation[] = [
     security: "bearer",
     answer: { status: 200, description: "The event stream", eventStream: true },
     errors: AUTHENTICATED,
+  },
+  {
+    method: "get",
+    path: "/v1/creators/me/runs",
+    tag: "Creators",
+    summary: "The runs of the caller's listings, with daily totals",
+    description:
+      "The runs of every listing the caller's wallet created, any renter's, newest first, paged " +
+      "like `GET /v1/runs` and with the same filters; never a renter's input or output. `daily` " +
+      "totals every UTC day of the window (`since` to `until`, by default the 30 days before " +
+      "now, at most 366 days) for the listings (or `agent_id`), whatever `status` or `cursor` say.",
+    security: "bearer",
+    query: runListQuery,
+    answer: {
+      status: 200,
+      description: "A page of runs and the daily totals",
+      schema: answers.creatorRunList,
+    },
+    errors: ["invalid_request", ...AUTHENTICATED],
+  },
+  {
+    method: "post",
+    path: "/v1/runs",
+    tag: "Execution",
+    summary: "Start a task without waiting for it",
+    description:
+      "Takes the body of `POST /v1/execute` and admits the run under the same rules (credential " +
+      "checked on-chain, rate limits, `Idempotency-Key`), then answers at once; `GET " +
+      "/v1/runs/{run_id}` (the `Location`) gives its result once it is final. " +
+      CHARGING_RULE,
+    security: "bearer",
+    body: executeBody,
+    idempotent: true,
+    answer: {
+      status: 202,
+      description: "The run, admitted",
+      schema: answers.runAccepted,
+      headers: { Location: "The run's address: `/v1/runs/{run_id}`" },
+    },
+    errors: EXECUTION_ERRORS,
+  },
+  {
+    method: "get",
+    path: "/v1/runs",
+    tag: "Execution",
+    summary: "List the caller's runs",
+    description:
+      "Newest first, without inputs or outputs. Pages by cursor: runs started while paging " +
+      "neither repeat nor skip a run of the pages after.",
+    security: "bearer",
+    query: runListQuery,
+    answer: { status: 200, description: "A page of runs", schema: answers.runList },
+    errors: ["invalid_request", ...AUTHENTICATED],
   },
   {
     method: "get",

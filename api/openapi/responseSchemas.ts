@@ -206,6 +206,8 @@ export const credentialCheck = z
   ])
   .meta({ id: "CredentialCheck" });
 
+const runStatus = z.enum(["waiting", "queued", "running", "completed", "failed"]);
+
 /** Present when `output` is the copy a run's row keeps of a longer output (docs/execution.md). */
 const keptOutput = {
   output_truncated: z
@@ -235,7 +237,7 @@ export const run = z
   .object({
     run_id: z.string().regex(/^run_/),
     agent_id: apiListingId,
-    status: z.enum(["waiting", "queued", "running", "completed", "failed"]),
+    status: runStatus,
     output: z.unknown(),
     cost_wei: wei,
     duration_ms: z.int().min(0).nullable(),
@@ -243,6 +245,47 @@ export const run = z
     ...keptOutput,
   })
   .meta({ id: "Run" });
+
+export const runAccepted = z
+  .object({ run_id: z.string().regex(/^run_/), status: runStatus })
+  .meta({ id: "RunAccepted" });
+
+const runListItem = z.object({
+  run_id: z.string().regex(/^run_/),
+  agent_id: apiListingId,
+  status: runStatus,
+  cost_wei: wei,
+  duration_ms: z.int().min(0).nullable().describe("Null until the run's answer is final"),
+  created_at: isoTime,
+});
+
+const nextCursor = z
+  .string()
+  .nullable()
+  .describe("Pass as `cursor` for the next page; null on the last page");
+
+export const runList = z
+  .object({ runs: z.array(runListItem), next_cursor: nextCursor })
+  .meta({ id: "RunList" });
+
+export const creatorRunList = z
+  .object({
+    runs: z.array(runListItem),
+    next_cursor: nextCursor,
+    daily: z
+      .array(
+        z.object({
+          date: z.iso.date().describe("The UTC day, YYYY-MM-DD"),
+          runs: z.int().min(0).describe("Runs created that day"),
+          failures: z.int().min(0).describe("Of those, the runs that failed"),
+          earned_wei: weiString.describe(
+            "What the creator earned from them: each indexed debit's price less the protocol fee",
+          ),
+        }),
+      )
+      .describe("Every UTC day of the window, oldest first"),
+  })
+  .meta({ id: "CreatorRunList" });
 
 export const jobAccepted = z.object({
   job_id: z.string().regex(/^job_/),

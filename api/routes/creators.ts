@@ -1,17 +1,28 @@
+import { type SQL, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
+import { runs } from "../../lib/db/appSchema.ts";
 import { isDatabaseUnavailable } from "../../lib/db/databaseUnavailable.ts";
+import { projections } from "../../lib/db/projections.ts";
 import { watchCredential } from "../auth/watchCredential.ts";
 import { type AppEnv, callerIdentity, callerWallet } from "../context.ts";
 import { creatorListingsBody } from "../creators/creatorListings.ts";
 import { createOpenStreams } from "../creators/openStreams.ts";
 import { ApiError, errorBody } from "../errors.ts";
 import {
+  CREATOR_RUNS_DEFAULT_DAYS,
+  CREATOR_RUNS_MAX_DAYS,
   LISTINGS_STREAM_REREAD_MS,
   LISTINGS_STREAM_RETRY_AFTER_SECONDS,
   LISTINGS_STREAMS_PER_PROCESS,
   LISTINGS_STREAMS_PER_WALLET,
 } from "../limits.ts";
+import { dailyRunTotals } from "../runs/dailyRunTotals.ts";
+import { listRuns, runPageJson } from "../runs/listRuns.ts";
+import { runListQuery } from "../runs/runListQuery.ts";
+import { parseQuery } from "../validation.ts";
+
+const DAY_MS = 86_400_000;
 
 /** The caller's own listings, as their creator: once, or as a stream that follows the indexer. */
 export function creatorRoutes() {
@@ -25,6 +36,30 @@ export function creatorRoutes() {
   routes.get("/me/listings", async (c) => {
     const body = await creatorListingsBody(c.get("deps"), callerWallet(c));
     return c.body(body, 200, { "content-type": "application/json" });
+  });
+
+  /**
+   * The runs of the caller's listings, any renter's, as `GET /v1/runs` lists a renter's own (never
+   * an input or output), and per UTC day of the window (`since`/`until`, by default the last
+   * `CREATOR_RUNS_DEFAULT_DAYS` days) the runs, failures and wei earned, for charts.
+   */
+  routes.get("/me/runs", async (c) => {
+    const query = parseQuery(c, runListQuery);
+    const until = query.until ?? new Date();
+    const since = query.since ?? new Date(until.getTime() - CREATOR_RUNS_DEFAULT_DAYS * DAY_MS);
+    if (until.getTime() - since.getTime() > CREATOR_RUNS_MAX_DAYS * DAY_MS) {
+      throw new ApiError(
+        "invalid_request",
+        `since: the window is at most ${CREATOR_RUNS_MAX_DAYS} days before until`,
+      );
+    }
+    const { db } = c.get("deps");
+    const scope = ofCreator(callerWallet(c).toLowerCase());
+    const [page, daily] = await Promise.all([
+      listRuns(db, scope, query),
+      dailyRunTotals(db, scope, { since, until, onChainListingId: query.agent_id }),
+    ]);
+    return c.body(runPageJson(page, { daily }), 200, { "content-type": "application/json" });
   });
 
   /**
@@ -111,6 +146,12 @@ export function creatorRoutes() {
   });
 
   return routes;
+}
+
+/** Runs of the listings `wallet` created, as the indexer's projections know them. */
+function ofCreator(wallet: string): SQL {
+  const { listing } = projections;
+  return sql`${runs.onChainListingId} in (select ${listing.id} from ${listing} where ${listing.creator} = ${wallet})`;
 }
 
 function sseEvent(event: string, data: string): string {

@@ -249,6 +249,9 @@ export const runs = appSchema.table(
     uniqueIndex().on(table.wallet, table.idempotencyKey),
     index().on(table.onChainListingId, table.status),
     index().on(table.onChainListingId, table.wallet, table.charge),
+    // Run history, newest first, a renter's (`GET /v1/runs`) and a listing's (its creator's view).
+    index().on(table.wallet, table.createdAt, table.id),
+    index().on(table.onChainListingId, table.createdAt, table.id),
     index().on(table.charge),
     index().on(table.status, table.leaseUntil),
     index().on(table.finishedAt).where(sql`not ${table.logged}`),

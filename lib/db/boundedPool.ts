@@ -14,19 +14,22 @@ export type BoundedPool = {
  * A pool of `size` connections, each a postgres.js client of its own lent to one call at a time, so
  * that one connection can be given up without the others. A call, from waiting for a connection to
  * its last row (a transaction: to its commit), fails with `DatabaseDeadlineError` once the server has
- * answered no call of the pool for `silenceMs` since the call began: a stalled server, not a busy
- * pool, whose calls keep coming back while the later ones wait their turn. The connection a failed
- * call held is ended and replaced, since a server that does not answer does not answer a cancel
- * either; one that failed is replaced too, so the next call connects afresh rather than after
- * postgres.js's growing reconnect backoff.
+ * answered no call of the pool for `silenceMs` since the call began, and then no `select 1` on a
+ * connection of its own within `probeMs`: a stalled server, not a busy pool, whose calls keep coming
+ * back while the later ones wait their turn, nor one whose calls all wait on a lock another process
+ * holds. The connection a failed call held is ended and replaced, since a server that does not answer
+ * does not answer a cancel either; one that failed is replaced too, so the next call connects afresh
+ * rather than after postgres.js's growing reconnect backoff.
  */
 export function boundedPool({
   size,
   silenceMs,
+  probeMs,
   open,
 }: {
   size: number;
   silenceMs: number;
+  probeMs: number;
   /** A postgres.js client of one connection (`max: 1`); it connects on its first call. */
   open: () => Sql;
 }): BoundedPool {
@@ -56,6 +59,42 @@ export function boundedPool({
     live.delete(sql);
     void sql.end({ timeout: 0 }).catch(() => {});
     giveBack(connection());
+  }
+
+  /** The connection that asks a silent pool's server whether it answers at all. */
+  let prober: Sql | undefined;
+  let probing: Promise<boolean> | undefined;
+
+  /** Whether the server answers `select 1` within `probeMs`; one probe at a time, shared. */
+  function serverAnswers(): Promise<boolean> {
+    probing ??= probe().finally(() => {
+      probing = undefined;
+    });
+    return probing;
+  }
+
+  async function probe(): Promise<boolean> {
+    prober ??= open();
+    const sql = prober;
+    let timer: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([
+      sql.unsafe("select 1").then(
+        () => true,
+        (error: unknown) => !isConnectionFailure(error),
+      ),
+      new Promise<false>((resolve) => {
+        // Sockets first, as for a call: an answer that came while the process was late counts.
+        timer = setTimeout(() => setImmediate(resolve, false), probeMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (answered) {
+      answeredAt = performance.now();
+    } else {
+      prober = undefined;
+      void sql.end({ timeout: 0 }).catch(() => {});
+    }
+    return answered;
   }
 
   function withConnection<T>(use: (sql: Sql) => Promise<T>): Promise<T> {
@@ -95,6 +134,10 @@ export function boundedPool({
           timer = setTimeout(check, left);
           return;
         }
+        void serverAnswers().then((answers) => (answers ? check() : giveUp()));
+      };
+      const giveUp = () => {
+        if (over) return;
         over = true;
         if (held) replace(held);
         else waiting.splice(waiting.indexOf(start), 1);
@@ -137,7 +180,9 @@ export function boundedPool({
     // Only what drizzle's postgres-js session calls is there: typed as the client it stands for.
     client: client as unknown as Sql,
     close: async (timeoutSeconds = 5) => {
-      await Promise.all([...live].map((sql) => sql.end({ timeout: timeoutSeconds })));
+      const all = prober ? [...live, prober] : [...live];
+      prober = undefined;
+      await Promise.all(all.map((sql) => sql.end({ timeout: timeoutSeconds })));
       live.clear();
     },
   };

@@ -21,8 +21,10 @@ export function connectProjections(databaseUrl: string, viewsSchema = "marketpla
 export type Deadlines = {
   /** Connections at most. */
   size: number;
-  /** A call fails once the server has answered no call for this long (`boundedPool`). */
+  /** A call fails once the server has answered no call for this long (`boundedPool`)… */
   silenceMs: number;
+  /** …nor a `select 1` of its own within this long. */
+  probeMs: number;
   /** The server's own bound on a statement (a slow one below `silenceMs` ends with its own error). */
   statementTimeoutMs: number;
   /** The server ends a session idle inside a transaction this long (its client vanished). */
@@ -40,6 +42,7 @@ export function connectWithDeadlines(databaseUrl: string, viewsSchema: string, l
   const pool = boundedPool({
     size: limits.size,
     silenceMs: limits.silenceMs,
+    probeMs: limits.probeMs,
     open: () =>
       postgres(databaseUrl, {
         max: 1,

@@ -48,6 +48,8 @@ export type ManifestValidationThreads = {
     input: unknown,
     queueKey?: string,
   ) => Promise<InputValidation>;
+  /** Validations waiting for a thread, across keys. */
+  waiting: () => number;
   close: () => Promise<void>;
 };
 
@@ -244,6 +246,7 @@ export function startManifestValidationThreads({
   return {
     validate,
     validateInput,
+    waiting: () => waiting.size,
     close: async () => {
       await Promise.all([...alive].map((thread) => thread.terminate()));
     },

@@ -33,6 +33,12 @@ export const settlementBatchRuns = new Histogram({
   buckets: [1, 2, 5, 10, 25, 50, 100, 250],
 });
 
+export const runStartLatency = new Histogram({
+  name: "marketplace_run_start_latency_seconds",
+  help: "Time from a run's admission to a worker starting it",
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+});
+
 export const settlementGasUsed = new Counter({
   name: "marketplace_settlement_gas_used_total",
   help: "Gas the applied debit batches used",

@@ -8,6 +8,7 @@ import {
 import type { Bus } from "../bus/bus.ts";
 import { type RunRequest, runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
+import { runStartLatency } from "../metrics/metrics.ts";
 import { announceChanged } from "./announce.ts";
 import { statusMove } from "./transitions.ts";
 
@@ -37,16 +38,23 @@ export async function takeRun(
   leaseMs: number,
 ): Promise<TakenRun | undefined> {
   const [taken] = await db.execute<
-    { id: string; on_chain_listing_id: string; request: RunRequest | null } & SealedAgentRow
+    {
+      id: string;
+      on_chain_listing_id: string;
+      request: RunRequest | null;
+      waited_seconds: number;
+    } & SealedAgentRow
   >(sql`
     with taken as (
       update ${runs} set status = ${TAKE.to}, started_at = now(), lease_until = ${leaseFromNow(leaseMs)}
       where id = ${runId} and status = ${TAKE.from}
-      returning id, on_chain_listing_id, request
+      returning id, on_chain_listing_id, request,
+        extract(epoch from started_at - created_at)::float8 as waited_seconds
     )
     select taken.*, agent.* from taken
       left join lateral (${sealedAgentRow(sql`taken.on_chain_listing_id`)}) agent on true`);
   if (!taken) return undefined;
+  runStartLatency.observe(taken.waited_seconds);
   announceChanged(bus, [runId], false, { status: TAKE.to });
   return {
     id: taken.id,

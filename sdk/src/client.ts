@@ -1,3 +1,4 @@
+import { cursorPaged } from "./cursorPaged.ts";
 import { reattachingExecuteStream } from "./executeStream.ts";
 import { newIdempotencyKey } from "./idempotencyKey.ts";
 import {
@@ -14,11 +15,12 @@ import type {
   ApiKeyScope,
   CreatedApiKey,
   CreatorListing,
-  CreatorRunPage,
+  CreatorRunListPage,
   Credential,
   CredentialCheck,
   CredentialList,
   CredentialListParams,
+  DailyRunTotals,
   ExecuteRequest,
   ExecuteStreamEvent,
   Job,
@@ -30,8 +32,10 @@ import type {
   ReviewPage,
   ReviewRequest,
   Run,
-  RunPage,
-  RunPageParams,
+  RunAccepted,
+  RunListItem,
+  RunListPage,
+  RunListParams,
   RunResult,
   SearchParams,
   SearchResult,
@@ -75,6 +79,11 @@ export type ExecuteOptions = CallOptions & {
 export type ExecuteStream = AsyncGenerator<ExecuteStreamEvent, void, undefined> & {
   readonly idempotencyKey: string;
   readonly runId: string | undefined;
+};
+
+/** `CreatorRunListPage` as the API sends it: `earned_wei` a decimal string. */
+type WireCreatorRunListPage = Omit<CreatorRunListPage, "daily"> & {
+  daily: (Omit<DailyRunTotals, "earned_wei"> & { earned_wei: string })[];
 };
 
 /** A job is polled this often while it is queued. */
@@ -262,9 +271,30 @@ export class ServiceClient {
     watchMyListings: (
       options: CallOptions = {},
     ): AsyncGenerator<CreatorListing[], void, undefined> => this.#watchMyListings(options),
-    /** A page of the runs of the caller's listings, newest first, with each day's runs and earnings. */
-    myRuns: (params: RunPageParams = {}, options: CallOptions = {}): Promise<CreatorRunPage> =>
-      this.#get("/v1/creators/me/runs", params, options),
+    /**
+     * The runs of the caller's listings, any renter's, newest first, never their inputs or outputs:
+     * the first page awaited (with `daily`, the totals per UTC day of the window, 30 days by
+     * default), all the runs iterated (`for await`).
+     */
+    myRuns: (
+      params: RunListParams = {},
+      options: CallOptions = {},
+    ): Paged<CreatorRunListPage, RunListItem> =>
+      cursorPaged({
+        read: async (cursor) => {
+          const page = await this.#get<WireCreatorRunListPage>(
+            "/v1/creators/me/runs",
+            { ...params, cursor: cursor ?? params.cursor },
+            options,
+          );
+          return {
+            ...page,
+            daily: page.daily.map((day) => ({ ...day, earned_wei: BigInt(day.earned_wei) })),
+          };
+        },
+        items: (page) => page.runs,
+        next: (page) => page.next_cursor,
+      }),
   };
 
   readonly credentials = {
@@ -330,12 +360,36 @@ export class ServiceClient {
   };
 
   readonly runs = {
-    /** A page of the caller's runs, newest first; `next_cursor` reads the next. */
-    list: (params: RunPageParams = {}, options: CallOptions = {}): Promise<RunPage> =>
-      this.#get("/v1/runs", params, options),
+    /**
+     * Starts a task as `execute` does (same checks and charging) without waiting for it; retries
+     * under the same key start it once. `get` gives its result.
+     */
+    create: (request: ExecuteRequest, options: ExecuteOptions = {}): Promise<RunAccepted> =>
+      this.#transport.json({
+        method: "POST",
+        path: "/v1/runs",
+        body: request,
+        idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
+        ...perCall(options),
+      }),
     /** One of the caller's runs: its result once final, else how far it got. */
     get: (runId: string, options: CallOptions = {}): Promise<Run> =>
       this.#get(`/v1/runs/${encodeURIComponent(runId)}`, {}, options),
+    /** The caller's runs, newest first: the first page awaited, all of them iterated (`for await`). */
+    list: (
+      params: RunListParams = {},
+      options: CallOptions = {},
+    ): Paged<RunListPage, RunListItem> =>
+      cursorPaged({
+        read: (cursor) =>
+          this.#get<RunListPage>(
+            "/v1/runs",
+            { ...params, cursor: cursor ?? params.cursor },
+            options,
+          ),
+        items: (page) => page.runs,
+        next: (page) => page.next_cursor,
+      }),
   };
 
   readonly tools = {

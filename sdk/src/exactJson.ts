@@ -1,7 +1,5 @@
 /** Wei amounts the API sends as JSON integers, which `JSON.parse` would round past 2^53. */
-const WEI_FIELDS = /"(cost_wei|earned_wei)":\s*(-?\d+)/g;
-
-const WEI_KEYS = new Set(["cost_wei", "earned_wei"]);
+const WEI_FIELDS = /"(cost_wei)":\s*(-?\d+)/g;
 
 /**
  * Parses an API answer, reading wei amounts as bigint. The pattern can only match a real key: inside
@@ -10,6 +8,6 @@ const WEI_KEYS = new Set(["cost_wei", "earned_wei"]);
 export function parseExactJson<T>(text: string): T {
   const quoted = text.replace(WEI_FIELDS, '"$1":"$2"');
   return JSON.parse(quoted, (key, value) =>
-    WEI_KEYS.has(key) && typeof value === "string" ? BigInt(value) : value,
+    key === "cost_wei" && typeof value === "string" ? BigInt(value) : value,
   ) as T;
 }

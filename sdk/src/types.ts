@@ -200,32 +200,50 @@ export type Run =
       duration_ms: null;
     };
 
-/** One of the caller's runs in its history. */
-export type RunSummary = {
+export type RunStatus = "waiting" | "queued" | "running" | "completed" | "failed";
+
+/** A run `runs.create` started: its result comes from `runs.get(run_id)` once final. */
+export type RunAccepted = { run_id: string; status: RunStatus };
+
+/** A run as run lists show it: its bookkeeping, never its input or output. */
+export type RunListItem = {
   run_id: string;
   agent_id: string;
-  status: "waiting" | "queued" | "running" | "completed" | "failed";
+  status: RunStatus;
   cost_wei: bigint;
+  /** Null until the run's answer is final. */
   duration_ms: number | null;
+  /** ISO 8601. */
   created_at: string;
 };
 
-/** A page of runs, newest first; `next_cursor` reads the next (null on the last). */
-export type RunPage = { runs: RunSummary[]; next_cursor: string | null };
+export type RunListParams = {
+  /** Only the runs of this listing. */
+  agent_id?: string;
+  status?: RunStatus;
+  /** ISO 8601: runs created at or after it. */
+  since?: string;
+  /** ISO 8601: runs created before it. */
+  until?: string;
+  /** Runs per page, 1 to 100 (20 by default). */
+  limit?: number;
+  /** Start at the page a `next_cursor` names, instead of the first. */
+  cursor?: string;
+};
 
-/** One day of a creator's listings, in UTC. */
-export type CreatorDay = {
-  /** `YYYY-MM-DD`. */
+export type RunListPage = { runs: RunListItem[]; next_cursor: string | null };
+
+/** One UTC day of a creator's runs. */
+export type DailyRunTotals = {
+  /** YYYY-MM-DD, UTC. */
   date: string;
   runs: number;
   failures: number;
+  /** What the creator earned from those runs: each debit's price less the protocol fee. */
   earned_wei: bigint;
 };
 
-/** The runs of a creator's listings, newest first, and its days, oldest first. */
-export type CreatorRunPage = RunPage & { daily: CreatorDay[] };
-
-export type RunPageParams = { limit?: number; cursor?: string };
+export type CreatorRunListPage = RunListPage & { daily: DailyRunTotals[] };
 
 export type ExecuteStreamEvent =
   | { event: "output"; data: { delta: string } }

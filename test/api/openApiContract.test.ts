@@ -95,7 +95,7 @@ describe("the OpenAPI document", () => {
     const seen: Seen = { succeeded: new Set(), failed: new Set() };
     const send = checkedSend(document, seen);
     const url = stack().api.url;
-    const renter = await addRenter(PRICE * 2n);
+    const renter = await addRenter(PRICE * 3n);
     const creator = devAccount(2);
     const creatorToken = await signIn(url, creator);
     const anonymous = http(url, { send });
@@ -186,6 +186,10 @@ describe("the OpenAPI document", () => {
     expect((await asRenter.post("/v1/execute", { agent_id: "nope", task: "x" })).status).toBe(400);
     expect((await asRenter.get(`/v1/runs/${result.body.run_id}`)).status).toBe(200);
     expect((await asRenter.get(`/v1/runs/run_${"0".repeat(24)}`)).status).toBe(404);
+    expect((await asRenter.post("/v1/runs", { agent_id: id, task: behaving() })).status).toBe(202);
+    expect((await asRenter.post("/v1/runs", { agent_id: "nope", task: "x" })).status).toBe(400);
+    expect((await asRenter.get("/v1/runs?limit=5")).status).toBe(200);
+    expect((await asRenter.get("/v1/runs?limit=0")).status).toBe(400);
     const stream = await send(`${url}/v1/execute/stream`, {
       method: "POST",
       headers: { authorization: `Bearer ${renter.bearer}`, "content-type": "application/json" },
@@ -214,6 +218,8 @@ describe("the OpenAPI document", () => {
     const mine = await asCreator.get("/v1/creators/me/listings");
     expect(mine.body.listings.map((row: { id: string }) => row.id)).toContain(id);
     expect((await anonymous.get("/v1/creators/me/listings")).status).toBe(401);
+    expect((await asCreator.get("/v1/creators/me/runs?limit=5")).status).toBe(200);
+    expect((await asCreator.get("/v1/creators/me/runs?status=bogus")).status).toBe(400);
     const events = await send(`${url}/v1/creators/me/listings/events`, {
       headers: { authorization: `Bearer ${creatorToken}` },
     });

@@ -3,7 +3,8 @@
 // whose connections all hang included; once the server answers again the pool serves at once, holding
 // no more connections than its size. A busy pool is not a silent server: calls queued behind others
 // for far longer than the bound all get their turn. A slow statement is the server's own error and
-// costs no connection. Rows read and written through it are the plain handle's.
+// costs no connection, and neither do calls that all wait on a lock while the server answers. Rows
+// read and written through it are the plain handle's.
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { jobs } from "../../lib/db/appSchema.ts";
@@ -15,6 +16,7 @@ import { useStack } from "../support/useStack.ts";
 const LIMITS = {
   size: 3,
   silenceMs: 1_000,
+  probeMs: 250,
   statementTimeoutMs: 500,
   idleInTransactionMs: 10_000,
   applicationName: "bounded pool test",
@@ -111,7 +113,7 @@ it("fails every call once the server has been silent for the bound, and serves o
 
   for (const { error, ms } of [...frozen, later]) {
     expect(error).toBeInstanceOf(DatabaseDeadlineError);
-    expect(ms).toBeLessThan(LIMITS.silenceMs + 500);
+    expect(ms).toBeLessThan(LIMITS.silenceMs + LIMITS.probeMs + 500);
   }
   const resumed = Date.now();
   expect(await transaction()).toHaveLength(1);
@@ -122,6 +124,39 @@ it("fails every call once the server has been silent for the bound, and serves o
     await Promise.all([...Array(LIMITS.size * 2)].map(select));
     return (await connectionsOfThePool()) <= LIMITS.size;
   });
+});
+
+it("waits with every connection on a lock another session holds past the bound, the server answering", async () => {
+  const patient = connectWithDeadlines(stack().postgres.databaseUrl, "marketplace", {
+    ...LIMITS,
+    // The server's own bound past the lock's hold, so that only the pool could cut the waits short.
+    statementTimeoutMs: LIMITS.silenceMs * 5,
+    applicationName: "bounded pool lock wait",
+  });
+  const lock = sql`select pg_advisory_xact_lock(20260001)`;
+  try {
+    let held!: () => void;
+    const taken = new Promise<void>((resolve) => {
+      held = resolve;
+    });
+    const holder = stack().db.transaction(async (tx) => {
+      await tx.execute(lock);
+      held();
+      // Held for twice the bound: no call of the pool is answered meanwhile, the probe is.
+      await new Promise((resolve) => setTimeout(resolve, LIMITS.silenceMs * 2));
+    });
+    await taken;
+    const waits = await Promise.all(
+      [...Array(LIMITS.size + 2)].map(() =>
+        failure(() => patient.db.transaction((tx) => tx.execute(lock))),
+      ),
+    );
+    await holder;
+    expect(waits.map(({ error }) => error)).toEqual(waits.map(() => undefined));
+    expect(Math.min(...waits.map(({ ms }) => ms))).toBeGreaterThan(LIMITS.silenceMs);
+  } finally {
+    await patient.close();
+  }
 });
 
 it("ends no process when it gives up a connection still in its first statements", async () => {

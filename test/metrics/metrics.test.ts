@@ -1,7 +1,8 @@
 // `/metrics` of the embedded composition (the API and the workers in one process) on its own
 // METRICS_PORT, read with a strict parser of the text format: a run, a settlement and a rate-limit
-// refusal each move their metrics, the indexer's lag and the process's own metrics are there, and no
-// label carries a path, an id or an address the requests named.
+// refusal each move their metrics (a run its start latency and the run queue too), the chain's and
+// the indexer's lag and the process's own metrics are there, and no label carries a path, an id or an
+// address the requests named.
 import { parseEther } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
@@ -73,6 +74,10 @@ it("counts a run, its settlement and rate-limit refusals, with bounded labels on
     "marketplace_indexer_behind_seconds",
     "marketplace_indexer_behind_blocks",
     "marketplace_indexer_checked_age_seconds",
+    "marketplace_runs_waiting",
+    "marketplace_run_slots_in_use",
+    "marketplace_chain_head_age_seconds",
+    "marketplace_input_checks_waiting",
   ]) {
     expect(before.get(name)?.samples.length, name).toBe(1);
   }
@@ -80,6 +85,8 @@ it("counts a run, its settlement and rate-limit refusals, with bounded labels on
   expect(metricValue(before, "marketplace_indexer_checked_age_seconds")).toBeGreaterThanOrEqual(0);
   expect(metricValue(before, "marketplace_indexer_checked_age_seconds")).toBeLessThan(10);
   expect(metricValue(before, "marketplace_indexer_behind_seconds")).toBeGreaterThanOrEqual(0);
+  expect(metricValue(before, "marketplace_chain_head_age_seconds")).toBeGreaterThanOrEqual(0);
+  expect(metricValue(before, "marketplace_input_checks_waiting")).toBe(0);
 
   const run = await renter.api.post("/v1/execute", {
     agent_id: listing.agentId,
@@ -105,6 +112,13 @@ it("counts a run, its settlement and rate-limit refusals, with bounded labels on
     metricValue(before, "marketplace_settlement_batch_runs_sum"),
   );
   expect(metricValue(settled, "marketplace_settlement_oldest_pending_seconds")).toBe(0);
+  // The run waited for its worker, then gave its slot back.
+  expect(
+    metricValue(settled, "marketplace_run_start_latency_seconds_count") -
+      metricValue(before, "marketplace_run_start_latency_seconds_count"),
+  ).toBe(1);
+  expect(metricValue(settled, "marketplace_runs_waiting")).toBe(0);
+  expect(metricValue(settled, "marketplace_run_slots_in_use")).toBe(0);
 
   // Reads of the run until the renter's budget for the minute is spent, and then some.
   const statuses: number[] = [];

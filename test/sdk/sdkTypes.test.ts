@@ -19,6 +19,17 @@ it("describes the API's answers as the API gives them", () => {
   expectTypeOf<sdk.CredentialList>().toMatchTypeOf<Answer<typeof answers.credentialList>>();
   expectTypeOf<Answer<typeof answers.credentialCheck>>().toMatchTypeOf<sdk.CredentialCheck>();
   expectTypeOf<WithBigintWei<Answer<typeof answers.runResult>>>().toMatchTypeOf<sdk.RunResult>();
+  expectTypeOf<Answer<typeof answers.runAccepted>>().toMatchTypeOf<sdk.RunAccepted>();
+  type RunList = Answer<typeof answers.runList>;
+  type RunListItem = WithBigintWei<RunList["runs"][number]>;
+  expectTypeOf<RunListItem>().toMatchTypeOf<sdk.RunListItem>();
+  expectTypeOf<sdk.RunListItem>().toMatchTypeOf<RunListItem>();
+  type CreatorRunList = Answer<typeof answers.creatorRunList>;
+  type Day = CreatorRunList["daily"][number];
+  expectTypeOf<
+    Omit<Day, "earned_wei"> & { earned_wei: bigint }
+  >().toMatchTypeOf<sdk.DailyRunTotals>();
+  expectTypeOf<CreatorRunList["next_cursor"]>().toEqualTypeOf<sdk.RunListPage["next_cursor"]>();
   expectTypeOf<Answer<typeof answers.apiKey>>().toMatchTypeOf<sdk.ApiKey>();
   expectTypeOf<Answer<typeof answers.createdApiKey>>().toMatchTypeOf<sdk.CreatedApiKey>();
   expectTypeOf<Answer<typeof answers.marketplace>>().toMatchTypeOf<sdk.Marketplace>();

@@ -144,3 +144,38 @@ export async function insertCompletedRun(
   });
   return id;
 }
+
+export type PastRun = {
+  wallet: string;
+  listing: string;
+  createdAt: Date;
+  status: "completed" | "failed";
+  task: string;
+  output: string;
+};
+
+/** Runs that ended in the past as the ledger keeps them (nothing charged), in one insert; returns their ids. */
+export async function insertPastRuns(db: Database, past: PastRun[]): Promise<string[]> {
+  const rows = past.map((run) => ({
+    id: newRunId(),
+    onChainRunId: nextOnChainRunId,
+    wallet: run.wallet.toLowerCase(),
+    onChainListingId: run.listing.toLowerCase(),
+    rentalModel: "per_query" as const,
+    priority: "standard" as const,
+    status: run.status,
+    charge: "released" as const,
+    requestHash: randomBytes(32).toString("hex"),
+    request: { task: run.task, timeoutSeconds: 60 },
+    output: run.output,
+    ...(run.status === "failed" && { failure: "agent_error" }),
+    durationMs: 1_000,
+    // Already on-chain, as past runs are: settlement leaves them be.
+    logged: true,
+    createdAt: run.createdAt,
+    startedAt: run.createdAt,
+    finishedAt: new Date(run.createdAt.getTime() + 1_000),
+  }));
+  await db.insert(runs).values(rows);
+  return rows.map((row) => row.id);
+}

@@ -1,4 +1,4 @@
-import type { CreatorDay } from "@service/sdk";
+import type { DailyRunTotals } from "@service/sdk";
 import type { ReactNode } from "react";
 import { formatEther } from "viem";
 import { formatEth } from "../ui/formatting.ts";
@@ -18,7 +18,7 @@ type Bar = { value: number; className: string };
  * failures, then ETH earned), each named and described for screen readers, and the same figures
  * as a table.
  */
-export function ActivityChart({ daily }: { daily: CreatorDay[] }) {
+export function ActivityChart({ daily }: { daily: DailyRunTotals[] }) {
   const days = everyDay(daily);
   if (days.length === 0) return <p>No run of your agents yet: the chart starts with the first.</p>;
   const totalRuns = days.reduce((sum, day) => sum + day.runs, 0);
@@ -96,8 +96,8 @@ function DayBars({
   id: string;
   title: string;
   description: string;
-  days: CreatorDay[];
-  bars: (day: CreatorDay) => Bar[];
+  days: DailyRunTotals[];
+  bars: (day: DailyRunTotals) => Bar[];
   format: (value: number) => string;
   legend?: ReactNode;
 }) {

@@ -1,4 +1,4 @@
-import type { RunSummary } from "@service/sdk";
+import type { RunListItem } from "@service/sdk";
 import { Link } from "../routing/Link.tsx";
 import { DateTime } from "../ui/DateTime.tsx";
 import { formatEth } from "../ui/formatting.ts";
@@ -12,7 +12,7 @@ export function RunsTable({
   titles,
   caption,
 }: {
-  runs: RunSummary[];
+  runs: RunListItem[];
   titles: Map<string, string>;
   caption: string;
 }) {
