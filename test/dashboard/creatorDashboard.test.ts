@@ -1,13 +1,14 @@
 // A creator's side of the dashboard in a real Chromium against the real stack, its declarative
 // agents answered by the vendor emulator: registering an OpenAI agent with the creator's own key
 // (sent once, never kept by the page), listing and re-pricing it, a renter reading its structured
-// output field by field, and a new version made current. axe-core checks every page visited; with
+// output field by field, a new version made current, the renter's run history page by page, and
+// the creator's chart of runs per day. axe-core checks every page visited; with
 // UPDATE_SCREENSHOTS=1 the pages' screenshots are written into docs/screenshots.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { type Hex, parseEther } from "viem";
+import { formatEther, type Hex, parseEther } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ModelServers, startModelServers } from "../../devStack/startModelServers.ts";
@@ -217,6 +218,87 @@ describe("a creator in the dashboard", () => {
     servers.vendor.script(MODEL, [{ kind: "json", value: AUDIT }]);
     expect((await runAsRenter()).body.status).toBe("completed");
     expect(keysSent().at(-1)).toBe(SECOND_VENDOR_KEY);
+    await close();
+  }, 180_000);
+
+  it("charts the day's runs and failures on My listings as they happen: 5 runs, 1 failed", async () => {
+    const { page, close } = await openDashboard(browser, stack(), creator, {
+      path: "/my-listings",
+    });
+    await connectAndSignIn(page, "My listings");
+    const today = new Date().toISOString().slice(0, 10);
+    const dayShown = async () => {
+      const row = page.getByTestId("daily-activity").getByRole("row", { name: today });
+      return (await row.count()) === 1 ? await row.getByRole("cell").allTextContents() : [];
+    };
+    // The playground's run and the new version's: two so far.
+    await expect.poll(dayShown).toEqual(["2", "0", expect.stringMatching(/ ETH$/)]);
+
+    servers.vendor.script(MODEL, [
+      { kind: "json", value: AUDIT },
+      { kind: "error", status: 400, message: "The model refuses" },
+      { kind: "json", value: AUDIT },
+    ]);
+    const statuses = [];
+    for (let run = 0; run < 3; run++) statuses.push((await runAsRenter()).body.status);
+    expect(statuses).toEqual(["completed", "failed", "completed"]);
+    // The page reads the days again when its listings' run counts change: no reload.
+    await expect.poll(dayShown, { timeout: 30_000 }).toEqual(["5", "1", expect.any(String)]);
+    // Every debit of the listing was today's, the failed run's none: the day earned 4 prices less
+    // the protocol's fee, as the listing did.
+    const feeBasisPoints = await stack().marketplace.publicClient.readContract({
+      address: stack().deployment.address,
+      abi: serviceMarketplaceAbi,
+      functionName: "DEFAULT_FEE_BASIS_POINTS",
+    });
+    const creatorShare = NEW_PRICE - (NEW_PRICE * BigInt(feeBasisPoints)) / 10_000n;
+    const earned = `${formatEther(4n * creatorShare)} ETH`;
+    const earnedOnCard = myListingCard(page, TITLE).getByTestId("earned");
+    await expect
+      .poll(async () => [(await dayShown())[2], await earnedOnCard.textContent()], {
+        timeout: 30_000,
+      })
+      .toEqual([earned, earned]);
+    await page.getByRole("img", { name: "Runs and failures per day" }).waitFor();
+    // The API's window of days, today last.
+    expect(await page.locator("#runs-chart-desc").textContent()).toMatch(
+      new RegExp(`^5 runs, 1 failed, from \\d{4}-\\d\\d-\\d\\d to ${today}\\.$`),
+    );
+    await expectAccessible(page, "my listings with the activity chart");
+    await screenshot(page, screenshots, "my-listings-activity.png");
+    await close();
+  }, 180_000);
+
+  it("pages through the renter's runs, newest first, following titles and focus", async () => {
+    const latest: string[] = [];
+    for (let run = 0; run < 6; run++) latest.unshift((await runAsRenter()).body.run_id);
+    const { page, close } = await openDashboard(browser, stack(), renter.account);
+    await connectAndSignIn(page, "Catalogue");
+    await page
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("link", { name: "Runs" })
+      .click();
+    await expect.poll(() => focusedElement(page)).toBe("H1 Runs");
+    expect(await page.title()).toBe(`Runs · ${SITE_NAME}`);
+    const runIds = () => page.locator("tbody tr td:last-child").allTextContents();
+
+    await page.getByText("Page 1", { exact: true }).waitFor();
+    const first = await runIds();
+    expect(first).toHaveLength(10);
+    expect(first.slice(0, 6)).toEqual(latest);
+    await page.getByRole("cell", { name: TITLE }).first().waitFor();
+    await expectAccessible(page, "the runs page");
+    await screenshot(page, screenshots, "runs.png");
+
+    await page.getByRole("button", { name: "Next page" }).click();
+    await page.getByText("Page 2", { exact: true }).waitFor();
+    const second = await runIds();
+    expect(second).toHaveLength(1);
+    expect(new Set([...first, ...second]).size).toBe(11);
+    expect(await page.getByRole("button", { name: "Next page" }).isDisabled()).toBe(true);
+    await page.getByRole("button", { name: "Previous page" }).click();
+    await page.getByText("Page 1", { exact: true }).waitFor();
+    expect(await runIds()).toEqual(first);
     await close();
   }, 180_000);
 });

@@ -1,8 +1,8 @@
 // What the dashboard reads off an agent's schemas and a creator's days, without a browser: an
 // output shown field by field, the vendor a model field names, a public manifest in the editor,
-// and the days a chart draws.
+// and a chart's axis.
 import { describe, expect, it } from "vitest";
-import { axisTop, everyDay } from "../../dashboard/src/creators/dailyActivity.ts";
+import { axisTop } from "../../dashboard/src/creators/axisTop.ts";
 import { hostedProviderOf } from "../../dashboard/src/creators/hostedProvider.ts";
 import {
   editorValuesOf,
@@ -89,17 +89,7 @@ describe("a public manifest in the editor", () => {
   });
 });
 
-describe("a creator's days on a chart", () => {
-  it("draws every day from the first to the last, a day left out as nothing", () => {
-    const day = (date: string, runs: number) => ({ date, runs, failures: 0, earned_wei: 5n });
-    expect(everyDay([day("2026-02-27", 1), day("2026-03-02", 2)])).toEqual([
-      day("2026-02-27", 1),
-      { date: "2026-02-28", runs: 0, failures: 0, earned_wei: 0n },
-      { date: "2026-03-01", runs: 0, failures: 0, earned_wei: 0n },
-      day("2026-03-02", 2),
-    ]);
-    expect(everyDay([])).toEqual([]);
-  });
+describe("a chart's axis", () => {
   it("tops its axis with a round number at or above the highest bar", () => {
     expect([0, 1, 3, 5, 7, 10, 0.0004, 120].map(axisTop)).toEqual([
       1, 1, 5, 5, 10, 10, 0.0005, 200,

@@ -2,7 +2,7 @@ import type { DailyRunTotals } from "@service/sdk";
 import type { ReactNode } from "react";
 import { formatEther } from "viem";
 import { formatEth } from "../ui/formatting.ts";
-import { axisTop, everyDay } from "./dailyActivity.ts";
+import { axisTop } from "./axisTop.ts";
 
 const WIDTH = 640;
 const HEIGHT = 180;
@@ -14,17 +14,17 @@ const PLOT_HEIGHT = HEIGHT - BOTTOM - TOP;
 type Bar = { value: number; className: string };
 
 /**
- * The creator's runs, failures and earnings per day: two bar charts drawn in SVG (runs with their
- * failures, then ETH earned), each named and described for screen readers, and the same figures
- * as a table.
+ * The creator's runs, failures and earnings per day, every day of the API's window: two bar charts
+ * drawn in SVG (runs with their failures, then ETH earned), each named and described for screen
+ * readers, and the days that had runs or earnings as a table.
  */
-export function ActivityChart({ daily }: { daily: DailyRunTotals[] }) {
-  const days = everyDay(daily);
-  if (days.length === 0) return <p>No run of your agents yet: the chart starts with the first.</p>;
+export function ActivityChart({ daily: days }: { daily: DailyRunTotals[] }) {
+  const active = days.filter((day) => day.runs > 0 || day.earned_wei > 0n);
+  const span = `from ${days[0]?.date} to ${days.at(-1)?.date}`;
+  if (active.length === 0) return <p>No run of your agents {days.length > 0 ? span : "yet"}.</p>;
   const totalRuns = days.reduce((sum, day) => sum + day.runs, 0);
   const totalFailures = days.reduce((sum, day) => sum + day.failures, 0);
   const totalEarned = days.reduce((sum, day) => sum + day.earned_wei, 0n);
-  const span = `from ${days[0]?.date} to ${days.at(-1)?.date}`;
   return (
     <>
       <DayBars
@@ -58,7 +58,7 @@ export function ActivityChart({ daily }: { daily: DailyRunTotals[] }) {
       />
       <div className="table-scroll">
         <table data-testid="daily-activity">
-          <caption>Runs, failures and earnings per day (UTC)</caption>
+          <caption>Days with runs {span} (UTC); the days left out had none</caption>
           <thead>
             <tr>
               <th scope="col">Day</th>
@@ -68,7 +68,7 @@ export function ActivityChart({ daily }: { daily: DailyRunTotals[] }) {
             </tr>
           </thead>
           <tbody>
-            {days.map((day) => (
+            {active.map((day) => (
               <tr key={day.date}>
                 <th scope="row">{day.date}</th>
                 <td>{day.runs}</td>

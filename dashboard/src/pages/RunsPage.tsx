@@ -38,14 +38,17 @@ export function RunsPage() {
       )}
       {runs && runs.length > 0 && (
         <>
-          <p role="status">Page {pageNumber}</p>
-          <RunsTable
-            runs={runs}
-            titles={titles}
-            caption={`Your runs, page ${pageNumber}, newest first`}
-          />
+          {/* The page shown stays until the next has loaded. */}
+          <p role="status">
+            {page.isPlaceholderData ? `Loading page ${pageNumber}…` : `Page ${pageNumber}`}
+          </p>
+          <RunsTable runs={runs} titles={titles} caption="Your runs, newest first" />
           <div className="pager">
-            <button type="button" disabled={pageNumber === 1} onClick={previous}>
+            <button
+              type="button"
+              disabled={pageNumber === 1 || page.isPlaceholderData}
+              onClick={previous}
+            >
               Previous page
             </button>
             <button
