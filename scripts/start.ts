@@ -14,6 +14,7 @@ import { devAccount } from "../lib/chain/devAccounts.ts";
 import { ensureDeployment } from "../lib/chain/ensureDeployment.ts";
 import { readDemoAgentSecret } from "./demo/demoAgentSecret.ts";
 import { startDemoAgent } from "./demo/demoAgentServer.ts";
+import { demoVendorAnswer } from "./demo/demoVendorAnswers.ts";
 import { seedDemoCatalogue } from "./demo/seedDemoCatalogue.ts";
 import { deploymentAccounts } from "./deploymentAccounts.ts";
 import { parseStartEnv } from "./env.ts";
@@ -87,7 +88,10 @@ async function main() {
       `Demo agent:         ${demoAgent.url} (connected agent, dev CA in ${env.DATA_DIR}/dev-ca)`,
     );
     if (!process.env.OPENAI_BASE_URL && !process.env.ANTHROPIC_BASE_URL) {
-      const vendor = await startVendorEmulator({ port: env.DEMO_VENDOR_PORT });
+      const vendor = await startVendorEmulator({
+        port: env.DEMO_VENDOR_PORT,
+        answer: demoVendorAnswer,
+      });
       services.push(vendor);
       vendorEnv.OPENAI_BASE_URL = vendor.openaiBaseUrl;
       vendorEnv.ANTHROPIC_BASE_URL = vendor.anthropicBaseUrl;

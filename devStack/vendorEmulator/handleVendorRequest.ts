@@ -7,6 +7,7 @@ import {
 } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { anthropicProtocol } from "./anthropicProtocol.ts";
+import type { ChatRequest } from "./chatRequest.ts";
 import { isRecord } from "./isRecord.ts";
 import { openaiProtocol } from "./openaiProtocol.ts";
 import { planAnswer } from "./planAnswer.ts";
@@ -47,7 +48,8 @@ type Route = { prefix: string; endpoint: string; adapter: ProtocolAdapter; keyed
 export type EmulatorState = {
   /** The API keys accepted; any non-empty key when absent. */
   keys: ReadonlySet<string> | undefined;
-  takeScriptedReply(model: string): ScriptedReply | undefined;
+  /** The next reply scripted for the request's model, else the emulator's own answer, if any. */
+  takeScriptedReply(request: ChatRequest): ScriptedReply | undefined;
   record(request: RecordedRequest): void;
   ids: IdSource;
 };
@@ -112,7 +114,7 @@ export async function handleVendorRequest(
   const chatRequest = adapter.parseRequest(parsed.value);
   if ("invalid" in chatRequest) return fail({ status: 400, message: chatRequest.invalid });
 
-  const scripted = state.takeScriptedReply(chatRequest.model);
+  const scripted = state.takeScriptedReply(chatRequest);
   const answer = planAnswer(chatRequest, scripted);
   const timing: ReplyTiming = scripted ?? {};
   if (timing.delayMs) await sleep(timing.delayMs, undefined, { signal: clientGone.signal });

@@ -118,6 +118,31 @@ describe("scripts", () => {
     expect(await answer("scripted")).toBe("Done: again");
   });
 
+  it("come before the emulator's own answer, which replaces the default where it gives one", async () => {
+    const answering = await startVendorEmulator({
+      answer: ({ lastUserText }) =>
+        lastUserText === "ping" ? { kind: "text", text: "pong" } : undefined,
+    });
+    try {
+      answering.script("m", [{ kind: "text", text: "scripted" }]);
+      const answer = async (content: string) => {
+        const response = await fetch(`${answering.openaiBaseUrl}/chat/completions`, {
+          method: "POST",
+          headers: { authorization: "Bearer whatever" },
+          body: JSON.stringify(chat("m", content)),
+        });
+        const body = (await response.json()) as { choices: { message: { content: string } }[] };
+        return body.choices[0]?.message.content;
+      };
+
+      expect(await answer("ping")).toBe("scripted");
+      expect(await answer("ping")).toBe("pong");
+      expect(await answer("hello")).toBe("Done: hello");
+    } finally {
+      await answering.stop();
+    }
+  });
+
   it("quote at most 200 characters of the user's message by default", async () => {
     const response = await post(endpoints().openai, JSON.stringify(chat("m", "y".repeat(500))));
     const body = (await response.json()) as { choices: { message: { content: string } }[] };

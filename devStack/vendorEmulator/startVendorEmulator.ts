@@ -7,9 +7,10 @@ import {
 } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import type { ChatRequest } from "./chatRequest.ts";
 import { type EmulatorState, handleVendorRequest, ROUTES } from "./handleVendorRequest.ts";
 import type { RecordedRequest } from "./recordedRequest.ts";
-import type { ScriptedReply } from "./scriptedReply.ts";
+import type { ScriptedContent, ScriptedReply } from "./scriptedReply.ts";
 
 export type VendorEmulatorOptions = {
   /** Defaults to 127.0.0.1. */
@@ -20,6 +21,11 @@ export type VendorEmulatorOptions = {
   tls?: { key: string; cert: string };
   /** The API keys accepted; any non-empty key when absent. */
   keys?: string[];
+  /**
+   * The answer to a request nothing is scripted for (`npm start` answers its demo agents so);
+   * undefined leaves it the default answer.
+   */
+  answer?: (request: ChatRequest) => ScriptedContent | undefined;
 };
 
 export type VendorEmulator = {
@@ -33,8 +39,8 @@ export type VendorEmulator = {
   selfHostedBaseUrl: string;
   /**
    * Queues replies for the requests naming `model`, given in order, one per request; further
-   * calls add to the queue. Once it is empty, such requests get the default answer: text quoting
-   * the last user message, or a value of the requested schema.
+   * calls add to the queue. Once it is empty, such requests get the `answer` option's answer or the
+   * default one: text quoting the last user message, or a value of the requested schema.
    */
   script(model: string, replies: ScriptedReply[]): void;
   /** Every request received, in order (clear it with `requests.length = 0`). */
@@ -47,13 +53,13 @@ export type VendorEmulator = {
 export async function startVendorEmulator(
   options: VendorEmulatorOptions = {},
 ): Promise<VendorEmulator> {
-  const { host = "127.0.0.1", port = 0, tls, keys } = options;
+  const { host = "127.0.0.1", port = 0, tls, keys, answer } = options;
   const scripts = new Map<string, ScriptedReply[]>();
   const requests: RecordedRequest[] = [];
   let lastId = 0;
   const state: EmulatorState = {
     keys: keys && new Set(keys),
-    takeScriptedReply: (model) => scripts.get(model)?.shift(),
+    takeScriptedReply: (request) => scripts.get(request.model)?.shift() ?? answer?.(request),
     record: (request) => requests.push(request),
     ids: (prefix) => `${prefix}${++lastId}`,
   };

@@ -1,11 +1,14 @@
 // The demo connected agent answers only calls signed with its secret, and streams a brief the
-// connected-agent runtime turns into a completed run, over HTTPS with the dev CA.
+// connected-agent runtime turns into a completed run, over HTTPS with the dev CA: an output its
+// listing's output_schema accepts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDevCertificates } from "../../devStack/devCertificates.ts";
 import { newWebhookSecret } from "../../lib/agents/webhookSecret.ts";
+import { compileSchema } from "../../lib/manifest/compileInputValidator.ts";
 import { connectedAgent } from "../../workers/execution/connectedAgent.ts";
 import { guardedPost } from "../../workers/execution/outbound/guardedPost.ts";
 import { startDemoAgent } from "./demoAgentServer.ts";
+import { demoAgents } from "./demoAgents.ts";
 
 const certificates = createDevCertificates();
 const policy = { allowPrivateAddresses: true, extraCa: certificates.caCertificate };
@@ -30,7 +33,7 @@ function run(deltas: string[]) {
 }
 
 describe("the demo connected agent", () => {
-  it("streams a market brief for the sector to a signed call", async () => {
+  it("streams a market brief for the sector to a signed call, as its output_schema says", async () => {
     const deltas: string[] = [];
     const outcome = await connectedAgent(
       { entrypointUrl: demo.url, webhookSecret: secret },
@@ -38,7 +41,11 @@ describe("the demo connected agent", () => {
     )(run(deltas));
     expect(outcome.status).toBe("completed");
     const output = (outcome as { output: string }).output;
-    expect(output).toContain("semiconductors");
+    expect(output).toMatch(
+      /^\d{4}-\d{2}-\d{2}, semiconductors: the sector (rose|fell) \d\.\d% on the day\./,
+    );
+    const [, marketBrief] = demoAgents(demo.url);
+    expect(compileSchema(marketBrief.manifest.output_schema)(output)).toBe(true);
     expect(deltas.length).toBeGreaterThan(5);
     expect(deltas.join("")).toBe(output);
   });

@@ -2,6 +2,10 @@
 
 const text = { type: "string" };
 
+/** The auditor's prompt; by it, `npm start`'s vendor emulator knows the auditor (demoVendorAnswers.ts). */
+export const AUDITOR_SYSTEM_PROMPT =
+  "You are a meticulous smart-contract auditor. Report findings as a list with severity, location and fix.";
+
 /** The demo agents; the connected one is called at `connectedAgentUrl` (see demoAgentServer.ts). */
 export const demoAgents = (connectedAgentUrl: string) =>
   [
@@ -15,8 +19,7 @@ export const demoAgents = (connectedAgentUrl: string) =>
         description:
           "Reviews Solidity contracts for reentrancy, access control and arithmetic bugs and explains each finding with the line it concerns.",
         model: { provider: "openai", model: "gpt-4.1-mini" },
-        system_prompt:
-          "You are a meticulous smart-contract auditor. Report findings as a list with severity, location and fix.",
+        system_prompt: AUDITOR_SYSTEM_PROMPT,
         tools: [{ name: "read_repo_file", scope: "repo_scoped" }],
         input_schema: {
           type: "object",
@@ -30,7 +33,9 @@ export const demoAgents = (connectedAgentUrl: string) =>
           required: ["findings"],
         },
         timeout_seconds: 120,
-        sample_output: ["High: withdraw() sends ETH before zeroing the balance (line 42)."],
+        sample_output: [
+          "High: reentrancy in withdraw(): line 14 makes an external call before line 16 updates balances. Fix: update balances before the call, or guard withdraw() with nonReentrant.",
+        ],
         creator_display_name: "Demo Labs",
       },
       /** Sealed to the listing; `npm start`'s vendor emulator takes any key. */

@@ -185,9 +185,52 @@ class Runs:
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
 
+    def create(
+        self,
+        agent_id: str,
+        task: str,
+        *,
+        input: str | JsonObject | None = None,
+        input_uri: str | None = None,
+        priority: str | None = None,
+        timeout_seconds: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> JsonObject:
+        """Starts a task without waiting for it: ``{"run_id", "status"}``; ``get`` reads its
+        result. Retries send the same ``idempotency_key``, so it is run and charged once."""
+        body = _execute_body(agent_id, task, input, input_uri, priority, timeout_seconds)
+        return self._transport.json(
+            "POST", "/v1/runs", body=body, idempotency_key=idempotency_key or str(uuid.uuid4())
+        )
+
     def get(self, run_id: str) -> JsonObject:
         """One of the caller's runs: its result once final, else how far it got."""
         return self._transport.json("GET", f"/v1/runs/{path_segment(run_id)}")
+
+    def list(
+        self,
+        *,
+        agent_id: str | None = None,
+        status: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        limit: int | None = None,
+    ) -> Iterator[JsonObject]:
+        """The caller's runs, newest first, each ``run_id``, ``agent_id``, ``status``,
+        ``cost_wei``, ``duration_ms`` and ``created_at``; page after page as iteration goes on."""
+        query: dict[str, Any] = {
+            "agent_id": agent_id,
+            "status": status,
+            "since": since,
+            "until": until,
+            "limit": limit,
+        }
+        while True:
+            page = self._transport.json("GET", "/v1/runs", query=query)
+            yield from page["runs"]
+            if page["next_cursor"] is None:
+                return
+            query["cursor"] = page["next_cursor"]
 
 
 def _event_data(data: str, answer: Answer) -> JsonObject:

@@ -58,6 +58,19 @@ class ARenterWithAnApiKey(unittest.TestCase):
             (result["run_id"], "completed", PRICE_WEI),
         )
 
+    def test_starts_a_run_without_waiting_then_finds_it_in_its_run_history(self):
+        key = "python-client-async-run"
+        started = renter.runs.create(LISTING_ID, json.dumps({}), input={"topic": "async"},
+                                     idempotency_key=key)
+        again = renter.runs.create(LISTING_ID, json.dumps({}), input={"topic": "async"},
+                                   idempotency_key=key)
+        self.assertEqual(again["run_id"], started["run_id"])
+        listed = list(renter.runs.list(agent_id=LISTING_ID, limit=1))
+        run_ids = [run["run_id"] for run in listed]
+        self.assertIn(started["run_id"], run_ids)
+        self.assertEqual(len(run_ids), len(set(run_ids)))
+        self.assertNotIn("output", listed[0])
+
     def test_streams_a_task_delta_by_delta_then_done(self):
         task = json.dumps({"deltas": ["one ", "two"], "output": {"summary": "one two"}})
         events = list(renter.execute_stream(LISTING_ID, task))

@@ -1,12 +1,14 @@
 // `npm run api` with API_PROCESSES=2, over NATS: one port served by two processes (the access log
-// names the process of each request), a killed process replaced while the other goes on answering,
-// and SIGTERM to the primary stopping them all in order.
+// names the process of each request), their metrics summed on the primary's port, a killed process
+// replaced while the other goes on answering, and SIGTERM to the primary stopping them all in order.
 import { request } from "node:http";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { findFreePort } from "../../devStack/findFreePort.ts";
 import type { Api } from "../../devStack/startApi.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { createApiKey } from "../support/http.ts";
 import { captureOutput } from "../support/processOutput.ts";
+import { metricValue, parsePrometheusText } from "../support/prometheusText.ts";
 import { useStack } from "../support/useStack.ts";
 
 const stack = useStack({ nats: true, ponder: true });
@@ -14,6 +16,7 @@ const stack = useStack({ nats: true, ponder: true });
 const output = captureOutput();
 let api: Api;
 let apiKey: string;
+let metricsUrl: string;
 
 /** Polls `read` until it returns a value, failing after `timeoutMs`. */
 async function eventually<T>(read: () => T | undefined, what: string, timeoutMs = 30_000) {
@@ -87,7 +90,12 @@ async function serve(count: number): Promise<{ statuses: number[]; pids: Set<num
 const allOk = (count: number) => Array.from({ length: count }, () => 200);
 
 beforeAll(async () => {
-  api = await stack().addApi({ API_PROCESSES: "2" }, output.onOutput);
+  const metricsPort = await findFreePort();
+  metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  api = await stack().addApi(
+    { API_PROCESSES: "2", METRICS_PORT: String(metricsPort) },
+    output.onOutput,
+  );
   // The API answers once one process listens; the other may still be starting.
   await eventually(
     () => (listeningPids().length >= 2 ? true : undefined),
@@ -110,6 +118,21 @@ describe("API_PROCESSES=2", () => {
     expect(statuses).toEqual(allOk(10));
     expect([...pids].sort()).toEqual([...listeningPids()].sort());
     expect(pids.has(api.pid)).toBe(false);
+  });
+
+  it("counts both processes' requests on the primary's metrics port, summed", async () => {
+    const scrape = async () =>
+      parsePrometheusText(
+        await (await fetch(metricsUrl, { signal: AbortSignal.timeout(10_000) })).text(),
+      );
+    const listings = { method: "GET", route: "/v1/listings", status: "200" };
+    const count = "marketplace_http_request_duration_seconds_count";
+    const before = await scrape();
+    const { statuses, pids } = await serve(10);
+    expect(statuses).toEqual(allOk(10));
+    expect(pids.size).toBe(2);
+    const after = await scrape();
+    expect(metricValue(after, count, listings) - metricValue(before, count, listings)).toBe(10);
   });
 
   it("goes on answering when a process is killed, and the primary starts another in its place", async () => {

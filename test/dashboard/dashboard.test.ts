@@ -3,7 +3,8 @@
 // with its output streamed in, fill the form an agent's input schema makes, review an agent once it
 // ran a task, and follow pages by title and focus. axe-core checks every page visited; the main flow
 // runs at phone width too. The build served is the production one, and its initial JavaScript stays within budget. With
-// UPDATE_SCREENSHOTS=1, the main pages' screenshots are written into docs/screenshots.
+// UPDATE_SCREENSHOTS=1, the other pages' screenshots are written into docs/screenshots (the
+// catalogue, a listing and the playground come from the demo catalogue: demoCatalogue.test.ts).
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -284,7 +285,7 @@ describe("the dashboard with an injected wallet", () => {
   it("rents a per-task agent, runs a streamed task, and shows the balance fall by the price", async () => {
     const { page, close } = await openDashboard(DESKTOP);
     await connectAndSignIn(page);
-    await rentAndRun(page, (name) => `${name}.png`);
+    await rentAndRun(page);
 
     await page.getByRole("link", { name: "My credentials" }).click();
     await page.getByRole("heading", { name: "My credentials" }).waitFor();

@@ -1,61 +1,31 @@
 // The README's "Run a task", on the stack as `npm start` composes it (scripts/start.ts): the API
 // with its workers in-process, the demo catalogue seeded through the API, and the demo connected
-// agent served over HTTPS with the dev CA of DATA_DIR, the declarative one on the vendor emulator. A
-// newcomer buys each with `npm run demo:buy` and runs it the way the README's curl commands do.
+// agent served over HTTPS with the dev CA of DATA_DIR, the declarative one on the vendor emulator
+// answering with the demo auditor's findings. A newcomer buys each with `npm run demo:buy` and runs
+// it the way the README's curl commands do.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
 import type { Api } from "../../devStack/startApi.ts";
-import { startVendorEmulator } from "../../devStack/vendorEmulator/startVendorEmulator.ts";
-import { devAccount } from "../../lib/chain/devAccounts.ts";
-import { readDemoAgentSecret } from "../../scripts/demo/demoAgentSecret.ts";
-import { startDemoAgent } from "../../scripts/demo/demoAgentServer.ts";
-import { seedDemoCatalogue } from "../../scripts/demo/seedDemoCatalogue.ts";
+import { FIXED_VAULT, VULNERABLE_VAULT } from "../../scripts/demo/sampleVaults.ts";
+import { startDemoCatalogue } from "../support/demoCatalogueOnStack.ts";
 import { eventsOf, sseReader } from "../support/sseEvents.ts";
 import { useStack } from "../support/useStack.ts";
 
 const stack = useStack({ api: 0, ponder: true });
 let api: Api;
-let seed: () => ReturnType<typeof seedDemoCatalogue>;
+let seed: () => Promise<string[]>;
 let listed: string[];
 let marketBrief: string;
 let auditor: string;
 let key: string;
 
 beforeAll(async () => {
-  const dir = stack().dir;
-  // As in scripts/start.ts: the demo agent first (its CA is what the workers trust), then the API.
-  const demoAgent = await startDemoAgent({
-    port: 0,
-    certificates: await ensureDevCertificates(dir),
-    webhookSecret: () => readDemoAgentSecret(dir),
-  });
-  const vendor = await startVendorEmulator();
-  api = await stack().addApi({
-    OPENAI_BASE_URL: vendor.openaiBaseUrl,
-    ANTHROPIC_BASE_URL: vendor.anthropicBaseUrl,
-  });
-  seed = () =>
-    seedDemoCatalogue({
-      apiUrl: api.url,
-      rpcUrl: stack().anvil.rpcUrl,
-      marketplace: stack().deployment.address,
-      creator: devAccount(9),
-      dataDir: dir,
-      deploymentId: stack().deployment.transactionHash,
-      connectedAgentUrl: demoAgent.url,
-    });
-  listed = await seed();
-  const brief = listed.find((line) => line.startsWith("Daily Market Brief"));
-  marketBrief = /\((lst_[0-9a-f]{64})\)/.exec(brief ?? "")?.[1] ?? "";
-  const audit = listed.find((line) => line.startsWith("Solidity Contract Auditor"));
-  auditor = /\((lst_[0-9a-f]{64})\)/.exec(audit ?? "")?.[1] ?? "";
-  await stack().ponder.waitForBlock(await stack().marketplace.publicClient.getBlockNumber());
-  return async () => {
-    await demoAgent.stop();
-    await vendor.stop();
-  };
+  const demo = await startDemoCatalogue(stack());
+  ({ api, seed, listed } = demo);
+  marketBrief = demo.listingId("Daily Market Brief");
+  auditor = demo.listingId("Solidity Contract Auditor");
+  return demo.stop;
 });
 
 /** `npm run -s demo:buy -- <listing>` against this stack, as `npm start`'s environment sets it. */
@@ -145,37 +115,46 @@ describe("a newcomer runs the demo's connected agent", () => {
 });
 
 describe("a newcomer runs the demo's declarative agent", () => {
-  const audit = {
+  const audit = (source: string) => ({
+    agent_id: auditor,
     task: "Audit this contract",
-    input: { source: "contract Vault { function withdraw() external {} }" },
-  };
+    input: { source },
+  });
 
-  it("buys tasks of Solidity Contract Auditor and runs one on the model vendor", async () => {
+  it("buys tasks of Solidity Contract Auditor; it finds the reentrancy in a vault, on its lines", async () => {
     const bought = await demoBuy(auditor);
     expect(bought.stdout).toMatch(/^intl_test_\S+$/);
     key = bought.stdout;
 
-    const response = await execute("/v1/execute", { agent_id: auditor, ...audit });
+    const response = await execute("/v1/execute", audit(VULNERABLE_VAULT));
     const body = await response.json();
     expect(response.status, JSON.stringify(body)).toBe(200);
     expect(body).toEqual({
       run_id: expect.stringMatching(/^run_/),
       agent_id: auditor,
       status: "completed",
-      output: { findings: expect.any(Array) },
+      output: {
+        findings: [
+          expect.stringMatching(
+            /^High: reentrancy in withdraw\(\): line 14 makes an external call .* before line 16 updates balances/,
+          ),
+        ],
+      },
       cost_wei: 500_000_000_000_000,
       duration_ms: expect.any(Number),
     });
   });
 
-  it("streams its answer, whose deltas make up the output", async () => {
-    const response = await execute("/v1/execute/stream", { agent_id: auditor, ...audit });
+  it("streams its answer on the fixed vault, which has no finding, in deltas that make up the output", async () => {
+    const response = await execute("/v1/execute/stream", audit(FIXED_VAULT));
     const events = eventsOf(await sseReader(response).rest());
     const text = events
       .filter((event) => event.event === "output")
       .map((event) => (event.data as { delta: string }).delta)
       .join("");
-    expect(JSON.parse(text)).toEqual({ findings: expect.any(Array) });
+    expect(JSON.parse(text)).toEqual({
+      findings: [expect.stringMatching(/^Info: no reentrancy found/)],
+    });
     expect(events.at(-1)).toMatchObject({ event: "done", data: { status: "completed" } });
   });
 });

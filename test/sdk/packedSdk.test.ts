@@ -1,7 +1,7 @@
 // The SDK as its users get it: `npm pack`ed, installed from the tarball into an empty directory, then
 // used by a plain .mjs script and a CommonJS one under Node and, the same bundle, by a web page in headless Chromium
 // (a page of another origin than the API's, as a dapp's would be); its type declarations type a
-// TypeScript user's code.
+// TypeScript user's code. publint and arethetypeswrong find nothing to report in that tarball.
 import { execFile } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Browser } from "playwright-core";
+import { publint } from "publint";
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ONE_TIME } from "../../devStack/marketplace.ts";
@@ -21,6 +22,8 @@ import { useStack } from "../support/useStack.ts";
 const run = promisify(execFile);
 const root = new URL("../..", import.meta.url).pathname;
 const stack = useStack({ api: 1 });
+/** The packed SDK, as `npm publish` would upload it. */
+let tarball: string;
 /** The directory the tarball was installed into. */
 let user: string;
 let listingId: string;
@@ -35,11 +38,12 @@ beforeAll(async () => {
     { cwd: root },
   );
   const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
+  tarball = join(packed, filename);
 
   user = join(stack().dir, "sdk-user");
   await mkdir(user);
   await writeFile(join(user, "package.json"), JSON.stringify({ name: "sdk-user", private: true }));
-  await run("npm", ["install", "--offline", "--no-audit", "--no-fund", join(packed, filename)], {
+  await run("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], {
     cwd: user,
   });
 
@@ -57,6 +61,25 @@ beforeAll(async () => {
     },
   });
   listingId = toApiListingId(onChainId);
+});
+
+it("has nothing for publint or arethetypeswrong to report, not even a suggestion", async () => {
+  const packed = await readFile(tarball);
+  const { messages } = await publint({
+    pack: {
+      tarball: packed.buffer.slice(packed.byteOffset, packed.byteOffset + packed.byteLength),
+    },
+    level: "suggestion",
+  });
+  expect(messages).toEqual([]);
+
+  // attw exits non-zero when it finds a problem; its JSON report lists them either way.
+  const attw = join(root, "node_modules/@arethetypeswrong/cli/dist/index.js");
+  const { stdout } = await run(process.execPath, [attw, "--format", "json", tarball]).catch(
+    (error: { stdout: string }) => error,
+  );
+  const { analysis } = JSON.parse(stdout) as { analysis: { problems: unknown[] } };
+  expect(analysis.problems).toEqual([]);
 });
 
 it("installs from its tarball into an empty directory; a plain .mjs script searches with it", async () => {
