@@ -133,7 +133,6 @@ describe("a creator in the dashboard", () => {
     await card.getByText(DONE).waitFor();
     await expect.poll(() => card.getByTestId("price").textContent()).toBe("0.002 ETH (Per task)");
     await expectAccessible(page, "my listings, re-priced");
-    await screenshot(page, screenshots, "my-listings-repriced.png");
     const [, price] = await stack().marketplace.publicClient.readContract({
       address: stack().deployment.address,
       abi: serviceMarketplaceAbi,
