@@ -5,6 +5,7 @@ import { CataloguePage } from "./pages/CataloguePage.tsx";
 import { CredentialsPage } from "./pages/CredentialsPage.tsx";
 import { ListingPage } from "./pages/ListingPage.tsx";
 import { PlaygroundPage } from "./pages/PlaygroundPage.tsx";
+import { RunsPage } from "./pages/RunsPage.tsx";
 import { Link } from "./routing/Link.tsx";
 import { type Route, routeOf, useLocationKey } from "./routing/router.ts";
 import { Loading } from "./ui/Loading.tsx";
@@ -18,11 +19,15 @@ const RegisterPage = lazy(() =>
 const MyListingsPage = lazy(() =>
   import("./pages/MyListingsPage.tsx").then((module) => ({ default: module.MyListingsPage })),
 );
+const NewVersionPage = lazy(() =>
+  import("./pages/NewVersionPage.tsx").then((module) => ({ default: module.NewVersionPage })),
+);
 
 const NAVIGATION = [
   { href: "/", label: "Catalogue", page: "catalogue" },
   { href: "/credentials", label: "My credentials", page: "credentials" },
   { href: "/playground", label: "Playground", page: "playground" },
+  { href: "/runs", label: "Runs", page: "runs" },
   { href: "/api-keys", label: "API keys", page: "api-keys" },
   { href: "/register", label: "Register an agent", page: "register" },
   { href: "/my-listings", label: "My listings", page: "my-listings" },
@@ -75,6 +80,10 @@ function Page({ route }: { route: Route }) {
       return <RegisterPage />;
     case "my-listings":
       return <MyListingsPage />;
+    case "new-version":
+      return <NewVersionPage key={route.listingId} listingId={route.listingId} />;
+    case "runs":
+      return <RunsPage />;
     default:
       return <CataloguePage />;
   }

@@ -284,7 +284,7 @@ export class ServiceClient {
         read: async (cursor) => {
           const page = await this.#get<WireCreatorRunListPage>(
             "/v1/creators/me/runs",
-            { ...params, cursor },
+            { ...params, cursor: cursor ?? params.cursor },
             options,
           );
           return {
@@ -381,7 +381,12 @@ export class ServiceClient {
       options: CallOptions = {},
     ): Paged<RunListPage, RunListItem> =>
       cursorPaged({
-        read: (cursor) => this.#get<RunListPage>("/v1/runs", { ...params, cursor }, options),
+        read: (cursor) =>
+          this.#get<RunListPage>(
+            "/v1/runs",
+            { ...params, cursor: cursor ?? params.cursor },
+            options,
+          ),
         items: (page) => page.runs,
         next: (page) => page.next_cursor,
       }),

@@ -227,6 +227,8 @@ export type RunListParams = {
   until?: string;
   /** Runs per page, 1 to 100 (20 by default). */
   limit?: number;
+  /** Start at the page a `next_cursor` names, instead of the first. */
+  cursor?: string;
 };
 
 export type RunListPage = { runs: RunListItem[]; next_cursor: string | null };

@@ -1,25 +1,33 @@
+import { Fragment, type ReactNode } from "react";
 import { MANIFEST_FIELDS, type ManifestField } from "./manifestFields.ts";
 
-/** One input per manifest field, with the problems found in it shown right beneath it. */
+/**
+ * One input per manifest field, with the problems found in it shown right beneath it; `after`
+ * places more beneath a field (the vendor key beneath the model).
+ */
 export function ManifestEditor({
   values,
   problems,
   onChange,
+  after = {},
 }: {
   values: Record<string, string>;
   problems: Record<string, string[]>;
   onChange: (name: string, value: string) => void;
+  after?: Record<string, ReactNode>;
 }) {
   return (
     <>
       {MANIFEST_FIELDS.map((field) => (
-        <FieldEditor
-          key={field.name}
-          field={field}
-          value={values[field.name] ?? ""}
-          problems={problems[field.name] ?? []}
-          onChange={(value) => onChange(field.name, value)}
-        />
+        <Fragment key={field.name}>
+          <FieldEditor
+            field={field}
+            value={values[field.name] ?? ""}
+            problems={problems[field.name] ?? []}
+            onChange={(value) => onChange(field.name, value)}
+          />
+          {after[field.name]}
+        </Fragment>
       ))}
     </>
   );

@@ -6,7 +6,8 @@ import { useMarketplaceWrite } from "../chain/useMarketplaceWrite.ts";
 import { runsText } from "../listings/runsText.ts";
 import { Link } from "../routing/Link.tsx";
 import { useClient } from "../session/SessionContext.tsx";
-import { formatEth } from "../ui/formatting.ts";
+import { formatEth, RENTAL_MODEL_NAMES } from "../ui/formatting.ts";
+import { RepriceForm } from "./RepriceForm.tsx";
 
 /** One of the creator's listings: its books, as the API last sent them, and what the creator may do. */
 export function MyListingCard({ listing }: { listing: CreatorListing }) {
@@ -48,6 +49,10 @@ export function MyListingCard({ listing }: { listing: CreatorListing }) {
       <dl className="facts">
         <dt>Status</dt>
         <dd data-testid="listing-status">{status}</dd>
+        <dt>Price</dt>
+        <dd data-testid="price">
+          {formatEth(listing.price_wei)} ({RENTAL_MODEL_NAMES[listing.rental_model]})
+        </dd>
         <dt>Purchases</dt>
         <dd data-testid="purchases">{listing.purchases}</dd>
         <dt>Escrow</dt>
@@ -79,6 +84,16 @@ export function MyListingCard({ listing }: { listing: CreatorListing }) {
         )}
       </div>
       <TransactionProgress transaction={transaction} />
+      {status !== "closed" && (
+        <>
+          <RepriceForm listing={listing} />
+          {listing.title !== null && (
+            <p>
+              <Link href={`/my-listings/${listing.id}/new-version`}>Publish a new version</Link>
+            </p>
+          )}
+        </>
+      )}
     </li>
   );
 }

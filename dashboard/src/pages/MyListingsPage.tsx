@@ -1,3 +1,4 @@
+import { CreatorActivity } from "../creators/CreatorActivity.tsx";
 import { MyListingCard } from "../creators/MyListingCard.tsx";
 import { useMyListings } from "../creators/useMyListings.ts";
 import { Link } from "../routing/Link.tsx";
@@ -18,6 +19,7 @@ export function MyListingsPage() {
           You list no agent yet: <Link href="/register">register one</Link>.
         </p>
       )}
+      {listings && listings.length > 0 && <CreatorActivity listings={listings} />}
       <ul className="cards">
         {listings?.map((listing) => (
           <MyListingCard key={listing.id} listing={listing} />

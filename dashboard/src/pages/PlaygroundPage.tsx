@@ -4,11 +4,12 @@ import { type FormEvent, useMemo, useState } from "react";
 import { parseApiListingId } from "../chain/marketplace.ts";
 import { PerTaskBalance } from "../credentials/PerTaskBalance.tsx";
 import { TopUpForm } from "../credentials/TopUpForm.tsx";
+import { usePublicManifest } from "../listings/usePublicManifest.ts";
 import { InputEditor } from "../playground/InputEditor.tsx";
+import { RunOutput } from "../playground/RunOutput.tsx";
 import { RunResult } from "../playground/RunResult.tsx";
 import { formFieldsOf } from "../playground/schemaForm.ts";
 import { ToolDefinition } from "../playground/ToolDefinition.tsx";
-import { useInputSchema } from "../playground/useInputSchema.ts";
 import { useRunInput } from "../playground/useRunInput.ts";
 import { useStreamedRun } from "../playground/useStreamedRun.ts";
 import { Link } from "../routing/Link.tsx";
@@ -30,8 +31,8 @@ export function PlaygroundPage({ agentId }: { agentId: string | null }) {
   const selected = chosen || rented[0]?.listing_id || "";
   const credential: Credential | undefined = rented.find((item) => item.listing_id === selected);
   const onChainId = parseApiListingId(selected);
-  const inputSchema = useInputSchema(selected);
-  const fields = useMemo(() => formFieldsOf(inputSchema.schema), [inputSchema.schema]);
+  const agent = usePublicManifest(selected);
+  const fields = useMemo(() => formFieldsOf(agent.manifest?.input_schema), [agent.manifest]);
   const input = useRunInput(fields);
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -71,8 +72,8 @@ export function PlaygroundPage({ agentId }: { agentId: string | null }) {
           Task
           <textarea name="task" required rows={4} maxLength={10_000} />
         </label>
-        {inputSchema.pending && <Loading label="Loading the agent's input form" />}
-        <ErrorMessage error={inputSchema.error} />
+        {agent.pending && <Loading label="Loading the agent's input form" />}
+        <ErrorMessage error={agent.error} />
         <InputEditor input={input} />
         <div className="actions">
           <button type="submit" disabled={run.running || !selected}>
@@ -87,14 +88,18 @@ export function PlaygroundPage({ agentId }: { agentId: string | null }) {
       </form>
       <section aria-labelledby="output-title">
         <h2 id="output-title">Output</h2>
-        <pre className="output" data-testid="run-output" aria-live="polite">
-          {run.output ||
-            (run.running
+        <RunOutput
+          text={run.output}
+          placeholder={
+            run.running
               ? "Waiting for the agent…"
               : run.end || run.error
                 ? ""
-                : "No run yet: the output shows here.")}
-        </pre>
+                : "No run yet: the output shows here."
+          }
+          completed={run.end?.status === "completed"}
+          outputSchema={agent.manifest?.output_schema}
+        />
         {run.end && <RunResult end={run.end} />}
         <ErrorMessage
           error={run.error}

@@ -8,7 +8,9 @@ export type Route =
   | { page: "playground"; agentId: string | null }
   | { page: "api-keys" }
   | { page: "register" }
-  | { page: "my-listings" };
+  | { page: "my-listings" }
+  | { page: "new-version"; listingId: string }
+  | { page: "runs" };
 
 export function routeOf(location: Location): Route {
   const path = location.pathname;
@@ -19,6 +21,11 @@ export function routeOf(location: Location): Route {
     return { page: "playground", agentId: new URLSearchParams(location.search).get("agent") };
   }
   if (path === "/api-keys") return { page: "api-keys" };
+  const newVersion = /^\/my-listings\/([^/]+)\/new-version$/.exec(path);
+  if (newVersion?.[1]) {
+    return { page: "new-version", listingId: decodeURIComponent(newVersion[1]) };
+  }
+  if (path === "/runs") return { page: "runs" };
   if (path === "/register") return { page: "register" };
   if (path === "/my-listings") return { page: "my-listings" };
   return { page: "catalogue" };

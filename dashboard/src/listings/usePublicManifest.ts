@@ -3,11 +3,17 @@ import { useClient } from "../session/SessionContext.tsx";
 
 const IPFS_PREFIX = "ipfs://";
 
+/** The public part of an agent's manifest, as registered (its prompt and keys are never in it). */
+export type PublicManifest = Record<string, unknown> & {
+  input_schema?: unknown;
+  output_schema?: unknown;
+};
+
 /**
- * The `input_schema` of the listing's shown version, from its public manifest (served at `/ipfs/`);
+ * The listing and the public manifest of its shown version (served at `/ipfs/`); the manifest is
  * null for a listing whose manifest is not one the API serves.
  */
-export function useInputSchema(listingId: string) {
+export function usePublicManifest(listingId: string) {
   const client = useClient();
   const listing = useQuery({
     queryKey: ["listing", listingId],
@@ -17,18 +23,18 @@ export function useInputSchema(listingId: string) {
   const uri = listing.data?.shown_metadata_uri;
   const manifest = useQuery({
     queryKey: ["manifest", uri],
-    queryFn: async (): Promise<unknown> => {
+    queryFn: async (): Promise<PublicManifest | null> => {
       if (!uri?.startsWith(IPFS_PREFIX)) return null;
       const response = await fetch(`/ipfs/${encodeURIComponent(uri.slice(IPFS_PREFIX.length))}`);
       if (!response.ok) throw new Error(`The agent's manifest did not load (${response.status})`);
-      const body = (await response.json()) as { input_schema?: unknown };
-      return body.input_schema ?? null;
+      return (await response.json()) as PublicManifest;
     },
     enabled: uri !== undefined,
     staleTime: Number.POSITIVE_INFINITY,
   });
   return {
-    schema: manifest.data,
+    listing: listing.data,
+    manifest: manifest.data,
     pending: listingId !== "" && (listing.isPending || manifest.isPending),
     error: listing.error ?? manifest.error,
   };
