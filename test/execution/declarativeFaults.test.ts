@@ -56,9 +56,15 @@ describe("a vendor's faults", () => {
   });
 
   it("an outage that outlasts the run fails it, uncharged, naming only the status", async () => {
+    // Each failure asks for a second's wait: one retry fits in the run's 2 s, a second would not,
+    // so the runtime gives up well before the deadline, however slow the machine's calls are.
     servers.vendor.script(
       outage.model,
-      Array.from({ length: 100 }, () => ({ kind: "error" as const, status: 500 })),
+      Array.from({ length: 100 }, () => ({
+        kind: "error" as const,
+        status: 500,
+        retryAfterSeconds: 1,
+      })),
     );
     const response = await outageRenter.api.post("/v1/execute", {
       agent_id: outage.agentId,
