@@ -117,8 +117,12 @@ export const CATALOGUE_ANSWER_MAX_AGE_MS = 1_000;
  */
 export const MAX_LEASE = 64;
 export const MAX_LEASE_SHARE = 1 / 64;
-/** How long a request the window's last units are recalled for waits for them to come back… */
-export const RECALL_WAIT_MS = 1_000;
+/**
+ * How long a request the window's last units are recalled for waits for them to come back: long
+ * enough for a loaded process to answer its recall, since a request refused while units are still
+ * out is a 429 the client did not earn…
+ */
+export const RECALL_WAIT_MS = 3_000;
 /** …asking again this often, in case a notice that they did was missed. */
 export const RECALL_POLL_MS = 25;
 

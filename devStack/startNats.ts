@@ -1,4 +1,5 @@
 import { mkdir } from "node:fs/promises";
+import { PortTakenError } from "./findFreePort.ts";
 import { ensureDebianBinary } from "./requireBinary.ts";
 import { killGroup, type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
@@ -55,7 +56,16 @@ export async function startNats({
     ...(cluster ? clusterArgs(cluster) : []),
     ...(credentials ? ["--user", credentials.user, "--pass", credentials.password] : []),
   ];
-  const { child, service } = spawnService(natsServer, args, { onOutput });
+  // The holder of a taken port may give it back between the server's exit and the check of who
+  // listens on it, so the server's own word that it could not bind is kept too.
+  let bindRefused = false;
+  const { child, service } = spawnService(natsServer, args, {
+    onOutput: (line) => {
+      if (line.includes("address already in use")) bindRefused = true;
+      onOutput?.(line);
+    },
+  });
+  const outputRead = new Promise((resolve) => child.once("close", resolve));
   // A cluster's node is ready once it has caught up with JetStream's meta leader and its streams.
   const health = cluster ? "healthz" : "healthz?js-enabled-only=true";
   await waitUntilReady(
@@ -65,7 +75,13 @@ export async function startNats({
       if (!response.ok) throw new Error(`healthz answered ${response.status}`);
     },
     { child, ports: [port, monitorPort, ...(cluster ? [cluster.routePort] : [])] },
-  );
+  ).catch(async (error: unknown) => {
+    if (child.exitCode !== null) await outputRead;
+    if (bindRefused && !(error instanceof PortTakenError)) {
+      throw new PortTakenError(port, "nats-server");
+    }
+    throw error;
+  });
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once("exit", () => resolve());

@@ -160,18 +160,20 @@ describe("finding M-4: one listing cannot stall input checks", () => {
   });
 
   it("serves another queue's check after one check in flight per thread, however long one queue is", async () => {
-    threads = startManifestValidationThreads({ threads: 2, checkBudgetMs: 100 });
+    // A budget well beyond a thread's restart, so the order of answers is the order of turns even
+    // when a loaded machine is slow to start a thread again.
+    threads = startManifestValidationThreads({ threads: 2, checkBudgetMs: 1_000 });
     const answered: string[] = [];
     const check = (queue: string, schema: object, input: unknown) =>
       threads
         ?.validateInput(queue, schema, input, queue)
         .then((validation) => answered.push(`${queue}:${validation.ok}`));
-    const flood = Array.from({ length: 8 }, () => check("flood", slowToCheck, slowInput));
+    const flood = Array.from({ length: 6 }, () => check("flood", slowToCheck, slowInput));
     await check("other", { type: "string" }, "quick");
     await Promise.all(flood);
     // In flight on each thread when it came, and the flood's turn before its own: at most three.
     expect(answered.indexOf("other:true")).toBeLessThanOrEqual(3);
-    expect(answered.filter((answer) => answer === "flood:false")).toHaveLength(8);
+    expect(answered.filter((answer) => answer === "flood:false")).toHaveLength(6);
   });
 
   it("keeps a thread for other queues when one queue may hold only busyPerKey of them", async () => {
