@@ -2,13 +2,21 @@
 // at the first that fails. The run ends with how long each phase took, passed or not; vitest's own
 // report ends with its slowest files (test/support/slowestFilesReporter.ts).
 import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 
 const PHASES = ["check", "test:contracts", "test:ts", "test:scale"];
+
+// Every Node process of the run (vitest's workers, and the API, worker and Ponder processes the tests
+// start by the hundred) keeps the bytecode of the modules it compiles here, and the next loads it.
+const compileCache = fileURLToPath(new URL("../node_modules/.cache/node-compile", import.meta.url));
 
 /** Runs `npm run <script>` with its output on this terminal; resolves with its exit code. */
 function run(script: string): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn("npm", ["run", script], { stdio: "inherit" });
+    const child = spawn("npm", ["run", script], {
+      stdio: "inherit",
+      env: { NODE_COMPILE_CACHE: compileCache, ...process.env },
+    });
     child.on("close", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }

@@ -24,6 +24,7 @@ export function followListedVersions({
 }) {
   let running: Promise<void> | undefined;
   let again = false;
+  let viewsSeen = false;
   const follow = () => {
     if (running) {
       again = true;
@@ -31,10 +32,13 @@ export function followListedVersions({
     }
     running = switchListedVersions(db)
       .then(
-        () => {},
+        () => {
+          viewsSeen = true;
+        },
         (error: unknown) => {
-          // Before the indexer has made its views there is no listing to follow.
-          if (isUndefinedTable(error)) return;
+          // Before the indexer has made its views there is no listing to follow; views that were
+          // there and are gone are a fault like any other.
+          if (!viewsSeen && isUndefinedTable(error)) return;
           log.warn("could not switch agents to their listed versions; the next block retries", {
             error: error instanceof Error ? error.message : String(error),
           });
