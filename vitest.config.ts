@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import LongestFirstSequencer from "./test/support/longestFirstSequencer.ts";
 
 export default defineConfig({
   test: {
@@ -13,7 +14,7 @@ export default defineConfig({
     // A cross-process test file spends most of its time waiting on its servers, so several run at
     // once even on two cores (vitest's default there is one at a time).
     maxWorkers: 3,
-    // Files start longest first: vitest's default order, by each file's last duration in its cache
-    // (node_modules/.vite/vitest), failed files first, larger files first when it has none.
+    // Longest files first, by the durations of test/durations.json.
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });

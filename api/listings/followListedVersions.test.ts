@@ -1,6 +1,8 @@
 // Following listed versions is quiet while the indexer has not made its views yet, and says so when
 // views it has read are gone.
 import { eq } from "drizzle-orm";
+import postgres from "postgres";
+import type { Hex } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { saveAgent } from "../../lib/agents/saveAgent.ts";
 import { agents, agentVersions } from "../../lib/db/appSchema.ts";
@@ -12,8 +14,8 @@ import { indexedBlockChannel } from "./catalogueCache.ts";
 import { followListedVersions } from "./followListedVersions.ts";
 
 const VIEWS = "follow_views";
-const LISTING = `0x${"1".repeat(64)}`;
-const CREATOR = `0x${"2".repeat(40)}`;
+const LISTING: Hex = `0x${"1".repeat(64)}`;
+const CREATOR: Hex = `0x${"2".repeat(40)}`;
 const manifest = (description: string) => ({
   name: "followed-agent",
   category: "coding",
@@ -22,9 +24,11 @@ const manifest = (description: string) => ({
 
 const stack = useStack({ chain: false, postgres: true });
 const warnings: string[] = [];
+let sql: postgres.Sql;
 let stop: () => Promise<void>;
 
 beforeAll(async () => {
+  sql = postgres(stack().postgres.databaseUrl, { max: 1, onnotice: () => {} });
   const projections = connectProjections(stack().postgres.databaseUrl, VIEWS);
   const listener = createPostgresListener({
     databaseUrl: stack().postgres.databaseUrl,
@@ -40,12 +44,12 @@ beforeAll(async () => {
   stop = async () => {
     await listener.stop();
     await projections.close();
+    await sql.end();
   };
 });
 afterAll(() => stop?.());
 
-const notifyIndexedBlock = () =>
-  stack().db.$client`select pg_notify(${indexedBlockChannel(VIEWS)}, '1')`;
+const notifyIndexedBlock = () => sql.notify(indexedBlockChannel(VIEWS), "1");
 
 const shownDescription = async () =>
   (
@@ -73,15 +77,15 @@ it("is quiet before the views exist, and warns once views it has read are gone",
   await notifyIndexedBlock();
 
   // The indexer makes its views, naming version two: the next block switches the agent to it.
-  await db.$client.unsafe(`create schema ${VIEWS}`);
-  await db.$client.unsafe(
+  await sql.unsafe(`create schema ${VIEWS}`);
+  await sql.unsafe(
     `create view ${VIEWS}.listing as select '${LISTING}'::text as id, 'ipfs://two'::text as metadata_uri`,
   );
   await notifyIndexedBlock();
   await expect.poll(shownDescription, { timeout: 10_000 }).toBe("version two");
   expect(warnings).toEqual([]);
 
-  await db.$client.unsafe(`drop schema ${VIEWS} cascade`);
+  await sql.unsafe(`drop schema ${VIEWS} cascade`);
   await notifyIndexedBlock();
   await expect
     .poll(() => warnings.join(""), { timeout: 10_000 })
