@@ -1,4 +1,4 @@
-import { index, onchainEnum, onchainTable, primaryKey } from "ponder";
+import { index, onchainEnum, onchainTable, primaryKey } from "./lib/db/onchainTables.ts";
 import { LISTING_STATUSES, RENTAL_MODELS } from "./lib/marketplace/vocabulary.ts";
 
 // Times are Unix seconds (block timestamps); amounts are wei.

@@ -1,5 +1,5 @@
-import { setDatabaseSchema } from "@ponder/client";
-import { getTableConfig } from "drizzle-orm/pg-core";
+import { is, Table } from "drizzle-orm";
+import { getTableConfig, isPgEnum } from "drizzle-orm/pg-core";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import * as projections from "../../ponder.schema.ts";
@@ -63,8 +63,22 @@ export function connectWithDeadlines(databaseUrl: string, viewsSchema: string, l
 }
 
 function drizzleOver(client: postgres.Sql, viewsSchema: string): Database {
-  setDatabaseSchema(projections, viewsSchema);
+  pointAt(viewsSchema);
   return drizzle(client, { schema: projections, casing: "snake_case" });
+}
+
+/** drizzle's key for a table's schema (`Table.Symbol.Schema`, left out of its types). */
+const TABLE_SCHEMA = Symbol.for("drizzle:Schema");
+
+/** Points every projection table and enum at `viewsSchema`, as Ponder's client does. */
+function pointAt(viewsSchema: string) {
+  for (const object of Object.values(projections)) {
+    if (is(object, Table)) {
+      (object as unknown as Record<symbol, string>)[TABLE_SCHEMA] = viewsSchema;
+    } else if (isPgEnum(object)) {
+      (object as { schema: string | undefined }).schema = viewsSchema;
+    }
+  }
 }
 
 /** The views schema this process reads projections from (`connectProjections`). */
