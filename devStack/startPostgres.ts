@@ -27,6 +27,11 @@ export type Postgres = Service & {
   clusterDir: string;
   /** Sends `signal` to every server process (postmaster and backends), e.g. SIGSTOP to freeze it. */
   kill: (signal: NodeJS.Signals) => void;
+  /**
+   * Stops the server (fast shutdown: sessions end) and starts it again on the same port and cluster,
+   * kept even when ephemeral; `whileStopped` runs in between, while connections are refused.
+   */
+  restart: (whileStopped?: () => Promise<void>) => Promise<void>;
 };
 
 export type PostgresOptions = {
@@ -76,23 +81,25 @@ export async function startPostgres({
   const password = await postgresPassword(dataDir);
 
   const recentOutput = tailOf(onOutput);
-  const { child, service } = spawnService(
-    join(home, "bin", "postgres"),
-    [
-      ...["-D", cluster.dir, "-p", String(port)],
-      ...["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
-      ...(ephemeral ? ["-c", "fsync=off", "-c", "synchronous_commit=off"] : []),
-    ],
-    {
-      cwd: dirname(cluster.dir),
-      env: POSTGRES_ENV,
-      uid: user?.uid,
-      gid: user?.gid,
-      onOutput: recentOutput.add,
-    },
-  );
+  const serve = () =>
+    spawnService(
+      join(home, "bin", "postgres"),
+      [
+        ...["-D", cluster.dir, "-p", String(port)],
+        ...["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
+        ...(ephemeral ? ["-c", "fsync=off", "-c", "synchronous_commit=off"] : []),
+      ],
+      {
+        cwd: dirname(cluster.dir),
+        env: POSTGRES_ENV,
+        uid: user?.uid,
+        gid: user?.gid,
+        onOutput: recentOutput.add,
+      },
+    );
+  let server = serve();
   const stop = async () => {
-    await stopServer(child, service);
+    await stopServer(server.child, server.service);
     if (ephemeral && cluster.outside) await rm(cluster.dir, { recursive: true, force: true });
   };
   const urlOf = (name: string) =>
@@ -111,7 +118,7 @@ export async function startPostgres({
           },
         );
       },
-      { child, ports: [port] },
+      { child: server.child, ports: [port] },
     );
     if (refused) {
       await replaceDefaultPassword({ port, clusterDir: cluster.dir, password, passwordFile });
@@ -128,7 +135,22 @@ export async function startPostgres({
     password,
     clusterDir: cluster.dir,
     stop,
-    kill: (signal) => signalCluster(child, signal),
+    kill: (signal) => signalCluster(server.child, signal),
+    restart: async (whileStopped) => {
+      // The server alone: `stop` would remove an ephemeral cluster kept outside `dataDir`.
+      await stopServer(server.child, server.service);
+      await whileStopped?.();
+      server = serve();
+      try {
+        await waitUntilReady("postgres", () => withSql(urlOf(database), (sql) => sql`select 1`), {
+          child: server.child,
+          ports: [port],
+        });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        throw new Error([message, ...recentOutput.lines].join("\n"));
+      }
+    },
   };
 }
 

@@ -2,7 +2,9 @@
 // an `eth_getLogs` over more than 1,000 blocks as hosted providers do: the search for a run's debit
 // starts at its first submission and goes in bounded steps, a debit of the same run id by another
 // renter or listing is not this run's, a batch that cannot be reconciled is set aside, loudly,
-// while the others are debited, and a batch a reorg removes before its confirmations is sent again.
+// while the others are debited, a batch mined reverted (the protocol paused under it) is sent again
+// once it can be, charging each run once, and a batch a reorg removes before its confirmations is
+// sent again.
 import { eq } from "drizzle-orm";
 import { type Hex, parseEther, toHex } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +17,7 @@ import {
   LOG_RANGE_REFUSED,
   startCountingRpcProxy,
 } from "../support/countingRpcProxy.ts";
+import { perTaskLedger } from "../support/perTaskLedger.ts";
 import { until } from "../support/registration.ts";
 import { useStack } from "../support/useStack.ts";
 import {
@@ -216,6 +219,123 @@ describe("reconciling a lost debit batch", () => {
     });
     expect(await runEvents(stack(), "QueryConsumed", stuck.onChainRunIds)).toHaveLength(1);
     expect(await balanceOf(stack(), listing.listingId, renter.address)).toBe(6n * PRICE);
+  });
+});
+
+describe("a debit batch that reverts on-chain", () => {
+  /** Whether a line printed since output line `from` holds every one of `parts`. */
+  const heardSince = (from: number, ...parts: string[]) =>
+    output
+      .slice(from)
+      .join("")
+      .split("\n")
+      .some((line) => parts.every((part) => line.includes(part)));
+
+  it("retries the runs of a batch mined reverted (the protocol paused under it), charging each once", async () => {
+    const count = 3;
+    const deposit = PRICE * 10n;
+    const listing = await newListing(stack(), "per_query", PRICE);
+    const [renter] = await perTaskRenters(stack(), listing, 1, deposit);
+    if (!renter) throw new Error("a renter expected");
+    const authority = stack().marketplace.as(devAccount(LOCAL_ROLES.authority));
+    const client = stack().marketplace.publicClient;
+    const anvil = stack().anvil.rpcUrl;
+    const heardBefore = output.length;
+    let paused = false;
+
+    // Blocks are mined only when asked, so the pause can be put in front of the batch already sent.
+    await rpcRequest(anvil, "evm_setAutomine", [false]);
+    try {
+      const batch = await insertDebitPendingRuns(stack(), listing, [renter], count);
+      const sent = await until("the debit batch waiting in the node's pool", async () => {
+        const rows = await runRows(stack(), batch.ids);
+        const tx = rows[0]?.debitTx as Hex | null | undefined;
+        if (!tx || rows.some((row) => row.debitTx !== tx)) return false;
+        return client.getTransaction({ hash: tx }).catch(() => false as const);
+      });
+      // Estimated unpaused; the authority's pause, paying a higher tip, is mined ahead of it.
+      const tip = (sent.maxPriorityFeePerGas ?? 0n) * 10n + 1n;
+      const pause = await authority.write.setPaused([true], {
+        maxPriorityFeePerGas: tip,
+        maxFeePerGas: (sent.maxFeePerGas ?? 0n) + tip,
+      });
+      paused = true;
+      await rpcRequest(anvil, "evm_mine", []);
+      const [pauseReceipt, debitReceipt] = await Promise.all([
+        client.getTransactionReceipt({ hash: pause }),
+        client.getTransactionReceipt({ hash: sent.hash }),
+      ]);
+      expect(pauseReceipt.status).toBe("success");
+      expect({
+        status: debitReceipt.status,
+        block: debitReceipt.blockNumber,
+        logs: debitReceipt.logs.length,
+      }).toEqual({ status: "reverted", block: pauseReceipt.blockNumber, logs: 0 });
+      expect(debitReceipt.transactionIndex).toBeGreaterThan(pauseReceipt.transactionIndex);
+      await rpcRequest(anvil, "evm_setAutomine", [true]);
+
+      // The reverted batch changed nothing; its runs go again, and the paused contract refuses the
+      // new batch at its estimate, so nothing is sent while the protocol is paused.
+      await until(
+        "the reverted batch noted",
+        () => heardSince(heardBefore, "debit batch reverted", sent.hash),
+        15_000,
+      );
+      await until(
+        "the reverted batch's runs released for the next batch",
+        async () => (await runRows(stack(), batch.ids)).every((row) => row.debitTx === null),
+        15_000,
+      );
+      await until(
+        "the next batch refused at its estimate",
+        () => heardSince(heardBefore, "settlement step failed", "ProtocolPaused"),
+        15_000,
+      );
+      for (const row of await runRows(stack(), batch.ids)) {
+        expect(row).toMatchObject({
+          status: "completed",
+          charge: "debit_pending",
+          debitTx: null,
+          costWei: "0",
+          logged: false,
+        });
+      }
+      expect(await runEvents(stack(), "QueryConsumed", batch.onChainRunIds)).toEqual([]);
+      expect(await runEvents(stack(), "QueryNotConsumed", batch.onChainRunIds)).toEqual([]);
+      expect(await balanceOf(stack(), listing.listingId, renter.address)).toBe(deposit);
+
+      await stack().marketplace.mined(authority.write.setPaused([false]));
+      paused = false;
+      const rows = await debitedRuns(batch.ids);
+      const consumed = await runEvents(stack(), "QueryConsumed", batch.onChainRunIds);
+      expect(consumed).toHaveLength(count);
+      expect(new Set(consumed.map((log) => log.args.runId)).size).toBe(count);
+      for (const row of rows) {
+        const debit = consumed.find((log) => log.args.runId === BigInt(row.onChainRunId));
+        expect(row).toMatchObject({
+          costWei: PRICE.toString(),
+          debitTx: debit?.transactionHash,
+          debitBlock: debit?.blockNumber,
+          logged: true,
+        });
+        expect(row.debitTx).not.toBe(sent.hash);
+      }
+      const books = await perTaskLedger(stack(), listing.listingId, renter.address);
+      expect({
+        costs: books.costWei,
+        onChain: books.debitedWei,
+        decrease: deposit - books.balance,
+        runs: books.runsByCharge,
+      }).toEqual({
+        costs: BigInt(count) * PRICE,
+        onChain: BigInt(count) * PRICE,
+        decrease: BigInt(count) * PRICE,
+        runs: { debited: count },
+      });
+    } finally {
+      await rpcRequest(anvil, "evm_setAutomine", [true]);
+      if (paused) await stack().marketplace.mined(authority.write.setPaused([false]));
+    }
   });
 });
 
