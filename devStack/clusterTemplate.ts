@@ -13,7 +13,7 @@ const TEMPLATES = join(tmpdir(), "marketplace-postgres-templates");
 
 /**
  * Makes `clusterDir` a copy of a throwaway cluster initialised once per Postgres build, with its
- * password in `passwordFile`: initdb costs a second of CPU, the copy a tenth of that, and tests
+ * password in `passwordFile`: initdb costs a second, the copy a quarter of that, and tests
  * start a cluster by the hundred. Every copy has the template's password; throwaway clusters listen
  * on loopback only and hold nothing that outlives a test.
  */
