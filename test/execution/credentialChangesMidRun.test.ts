@@ -21,6 +21,7 @@ import {
   createApiKey,
   expectError,
   expectOnChainError,
+  type JsonResponse,
   type RequestOptions,
 } from "../support/http.ts";
 import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
@@ -56,6 +57,31 @@ async function heldRun(renter: Renter, hold: string, options?: RequestOptions) {
   );
   await agent().held(hold);
   return { answer };
+}
+
+/**
+ * `answer` is its run completed and charged the price once: its row debited, one debit on-chain,
+ * and `renter`'s balance left at `balanceLeft`.
+ */
+async function expectAnsweredAndChargedOnce(
+  renter: Renter,
+  answer: JsonResponse,
+  balanceLeft: bigint,
+) {
+  expect(answer.body).toMatchObject({
+    status: "completed",
+    output: { summary: "done" },
+    cost_wei: Number(PRICE),
+  });
+  const run = await readRun(stack(), answer.body.run_id);
+  expect(run).toMatchObject({ charge: "debited", costWei: PRICE.toString() });
+  expect(await perTaskLedger(stack(), listing().listingId, renter.account.address)).toEqual({
+    balance: balanceLeft,
+    debits: new Map([[BigInt(run.onChainRunId), PRICE]]),
+    debitedWei: PRICE,
+    costWei: PRICE,
+    runsByCharge: { debited: 1 },
+  });
 }
 
 it("a top-up mined while runs hold the whole balance pays for exactly one more run", async () => {
@@ -161,20 +187,7 @@ it("the listing paused by its creator while a run is at the agent: the run is an
     "ListingNotActive",
   );
   await market.mined(creator.write.setListingActive([listing().listingId, true]));
-  expect(answer.body).toMatchObject({
-    status: "completed",
-    output: { summary: "done" },
-    cost_wei: Number(PRICE),
-  });
-  const run = await readRun(stack(), answer.body.run_id);
-  expect(run).toMatchObject({ charge: "debited", costWei: PRICE.toString() });
-  expect(await perTaskLedger(stack(), listing().listingId, renter.account.address)).toEqual({
-    balance: PRICE,
-    debits: new Map([[BigInt(run.onChainRunId), PRICE]]),
-    debitedWei: PRICE,
-    costWei: PRICE,
-    runsByCharge: { debited: 1 },
-  });
+  await expectAnsweredAndChargedOnce(renter, answer, PRICE);
 });
 
 it("the operator rotated while a run is at the agent: the old key's debit is refused and waits, and the new operator's settlement charges it once", async () => {
@@ -243,20 +256,7 @@ it("the renter's API key revoked while its run is at the agent: the run is answe
   agent().release("key-revoked");
 
   const answer = await going;
-  expect(answer.body).toMatchObject({
-    status: "completed",
-    output: { summary: "done" },
-    cost_wei: Number(PRICE),
-  });
-  const run = await readRun(stack(), answer.body.run_id);
-  expect(run).toMatchObject({ charge: "debited", costWei: PRICE.toString() });
-  expect(await perTaskLedger(stack(), listing().listingId, renter.account.address)).toEqual({
-    balance: PRICE,
-    debits: new Map([[BigInt(run.onChainRunId), PRICE]]),
-    debitedWei: PRICE,
-    costWei: PRICE,
-    runsByCharge: { debited: 1 },
-  });
+  await expectAnsweredAndChargedOnce(renter, answer, PRICE);
 });
 
 it("the listing closed while a run is at the agent: the run is answered and charged nothing", async () => {

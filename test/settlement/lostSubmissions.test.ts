@@ -18,6 +18,7 @@ import {
   startCountingRpcProxy,
 } from "../support/countingRpcProxy.ts";
 import { perTaskLedger } from "../support/perTaskLedger.ts";
+import { heardSince } from "../support/processOutput.ts";
 import { until } from "../support/registration.ts";
 import { useStack } from "../support/useStack.ts";
 import {
@@ -223,14 +224,6 @@ describe("reconciling a lost debit batch", () => {
 });
 
 describe("a debit batch that reverts on-chain", () => {
-  /** Whether a line printed since output line `from` holds every one of `parts`. */
-  const heardSince = (from: number, ...parts: string[]) =>
-    output
-      .slice(from)
-      .join("")
-      .split("\n")
-      .some((line) => parts.every((part) => line.includes(part)));
-
   it("retries the runs of a batch mined reverted (the protocol paused under it), charging each once", async () => {
     const count = 3;
     const deposit = PRICE * 10n;
@@ -278,7 +271,7 @@ describe("a debit batch that reverts on-chain", () => {
       // new batch at its estimate, so nothing is sent while the protocol is paused.
       await until(
         "the reverted batch noted",
-        () => heardSince(heardBefore, "debit batch reverted", sent.hash),
+        () => heardSince(output, heardBefore, "debit batch reverted", sent.hash),
         15_000,
       );
       await until(
@@ -288,7 +281,7 @@ describe("a debit batch that reverts on-chain", () => {
       );
       await until(
         "the next batch refused at its estimate",
-        () => heardSince(heardBefore, "settlement step failed", "ProtocolPaused"),
+        () => heardSince(output, heardBefore, "settlement step failed", "ProtocolPaused"),
         15_000,
       );
       for (const row of await runRows(stack(), batch.ids)) {

@@ -15,6 +15,7 @@ import { behaving } from "../support/behavingAgent.ts";
 import type { Renter } from "../support/connectedListing.ts";
 import { expectError, type JsonResponse } from "../support/http.ts";
 import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
+import { heardSince } from "../support/processOutput.ts";
 import { until } from "../support/registration.ts";
 import { sseReader } from "../support/sseEvents.ts";
 
@@ -93,14 +94,6 @@ async function streamedRun(renter: Renter, body: object, deltas: string[]): Prom
   return last;
 }
 
-/** Whether a line printed since output line `from` holds every one of `parts`. */
-const heardSince = (from: number, ...parts: string[]) =>
-  output
-    .slice(from)
-    .join("")
-    .split("\n")
-    .some((line) => parts.every((part) => line.includes(part)));
-
 it("restarts Postgres under per-task runs in flight: 503 while it is down, each run charged once or not at all, the books balance", async () => {
   const renter = await addRenter(PRICE * 20n);
   const held = new Set<number>();
@@ -146,7 +139,7 @@ it("restarts Postgres under per-task runs in flight: 503 while it is down, each 
     );
     // The worker has met refused connections, not only the sessions' end.
     await until("the settlement to be refused by Postgres", () =>
-      heardSince(heardBefore, "settlement step failed", "ECONNREFUSED"),
+      heardSince(output, heardBefore, "settlement step failed", "ECONNREFUSED"),
     );
     // Each request waiting on its run reads it again within a second: unreadable, it is answered.
     await until(

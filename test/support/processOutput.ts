@@ -25,3 +25,12 @@ export function captureOutput() {
       }),
   };
 }
+
+/** Whether a line of `output` (chunks as the stack passes them) after chunk `from` holds all `parts`. */
+export function heardSince(output: readonly string[], from: number, ...parts: string[]): boolean {
+  return output
+    .slice(from)
+    .join("")
+    .split("\n")
+    .some((line) => parts.every((part) => line.includes(part)));
+}
