@@ -10,7 +10,7 @@ import type { ModelServers } from "../devStack/startModelServers.ts";
 import type { Stack } from "../devStack/startStack.ts";
 import type { VendorEmulator } from "../devStack/vendorEmulator/startVendorEmulator.ts";
 import { devAccount } from "../lib/chain/devAccounts.ts";
-import type { ModelProvider } from "../lib/manifest/validateManifest.ts";
+import type { ModelProvider } from "../lib/manifest/manifestShape.ts";
 import { PRICE } from "./executionFixture.ts";
 
 export type DeclarativeBenchAgent = {

@@ -12,7 +12,7 @@ import { SEALING_KEY } from "../devStack/startStack.ts";
 import { parseSecretKey } from "../lib/crypto/secretBox.ts";
 import { toApiListingId } from "../lib/ids/listingId.ts";
 import { createLogger } from "../lib/log.ts";
-import type { ModelProvider } from "../lib/manifest/validateManifest.ts";
+import type { ModelProvider } from "../lib/manifest/manifestShape.ts";
 import { loadOutboundPolicy } from "../workers/execution/outbound/outboundPolicy.ts";
 import { startBenchStack, UNLIMITED_RATE } from "./benchStack.ts";
 import { type DeclarativeBenchAgent, listDeclarativeAgents } from "./declarativeFixture.ts";

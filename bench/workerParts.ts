@@ -2,7 +2,7 @@
 // stack's database and the agents' endpoints: what runtimeForListing does to open a listing's runtime,
 // then the runtime called until its request reaches the endpoint.
 import { openAgentSecret, readSealedAgent } from "../lib/agents/openAgentSecret.ts";
-import type { ModelProvider } from "../lib/manifest/validateManifest.ts";
+import type { ModelProvider } from "../lib/manifest/manifestShape.ts";
 import { vendorChatModel } from "../workers/execution/declarative/vendorChatModel.ts";
 import { guardedFetch } from "../workers/execution/outbound/guardedFetch.ts";
 import { type RuntimeDeps, runtimeForListing } from "../workers/execution/runtimeForListing.ts";

@@ -4,7 +4,7 @@ import { agents, executionLimits } from "../../lib/db/appSchema.ts";
 import { type Database, projections } from "../../lib/db/projections.ts";
 import { looksLikeAgentId } from "../../lib/ids/agentId.ts";
 import { parseApiListingId } from "../../lib/ids/listingId.ts";
-import { DEFAULT_TIMEOUT_SECONDS } from "../../lib/manifest/validateManifest.ts";
+import { DEFAULT_TIMEOUT_SECONDS } from "../../lib/manifest/manifestShape.ts";
 import { ApiError } from "../errors.ts";
 import type { CatalogueCache } from "../listings/catalogueCache.ts";
 

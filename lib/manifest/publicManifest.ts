@@ -1,4 +1,4 @@
-import type { Manifest } from "./validateManifest.ts";
+import type { Manifest } from "./manifestShape.ts";
 
 /**
  * What renters and the world may see of an agent: everything but its logic and where it runs

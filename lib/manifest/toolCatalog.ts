@@ -1,4 +1,4 @@
-import type { ToolScope } from "./validateManifest.ts";
+import type { ToolScope } from "./manifestShape.ts";
 
 /**
  * The built-in tools a declarative agent's manifest may name, each with the one scope it runs in:

@@ -1,34 +1,26 @@
 import { Ajv } from "ajv";
 import { CATEGORIES, type Category } from "../marketplace/vocabulary.ts";
 import { compileSchema, SCHEMA_COMPILER_OPTIONS } from "./compileInputValidator.ts";
+import {
+  DEFAULT_TIMEOUT_SECONDS,
+  type JsonObject,
+  KEBAB_CASE,
+  MAX_SAMPLE_OUTPUTS,
+  MAX_SYSTEM_PROMPT_LENGTH,
+  MAX_TIMEOUT_SECONDS,
+  MAX_TITLE_LENGTH,
+  MAX_TOOL_DOMAINS,
+  MAX_TOOLS,
+  MAX_URL_LENGTH,
+  type Manifest,
+  MODEL_PROVIDERS,
+  type ModelProvider,
+  TOOL_SCOPES,
+  type ToolScope,
+} from "./manifestShape.ts";
 import { schemaLimitViolation } from "./schemaLimits.ts";
 import { unsupportedPatterns } from "./schemaPatterns.ts";
 import { isToolName, TOOL_CATALOG, TOOL_NAMES, type ToolName } from "./toolCatalog.ts";
-
-export const MODEL_PROVIDERS = ["openai", "anthropic", "self_hosted"] as const;
-export const TOOL_SCOPES = ["read_only", "input_only", "repo_scoped"] as const;
-
-export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
-export type ToolScope = (typeof TOOL_SCOPES)[number];
-export type JsonObject = { [key: string]: unknown };
-
-export type Manifest = {
-  name: string;
-  category: Category;
-  description: string;
-  model: { provider: ModelProvider; model?: string; endpoint_url?: string };
-  system_prompt?: string;
-  entrypoint_url?: string;
-  tools?: { name: string; scope: ToolScope }[];
-  /** Hosts (and their subdomains) whose URLs `read_only` tools may give query strings of their own. */
-  tool_domains?: string[];
-  input_schema: JsonObject;
-  output_schema: JsonObject;
-  timeout_seconds: number;
-  title?: string;
-  sample_output?: string[];
-  creator_display_name?: string;
-};
 
 /** `field` is a dotted path (`model.endpoint_url`, `tools[3].scope`); `manifest` is the whole input. */
 export type ManifestViolation = { field: string; rule: string; message: string };
@@ -37,18 +29,9 @@ export type ManifestValidation =
   | { ok: true; manifest: Manifest }
   | { ok: false; violations: ManifestViolation[] };
 
-export const DEFAULT_TIMEOUT_SECONDS = 60;
-/** The longest run a manifest may declare, in seconds. */
-export const MAX_TIMEOUT_SECONDS = 300;
-const MAX_TOOLS = 10;
-const MAX_TOOL_DOMAINS = 20;
 /** A lowercase DNS name of at least two labels: "com" alone would open a whole top-level domain. */
 const DOMAIN_NAME =
   /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
-const MAX_SAMPLE_OUTPUTS = 3;
-const MAX_URL_LENGTH = 2048;
-const MAX_SYSTEM_PROMPT_LENGTH = 100_000;
-const KEBAB_CASE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const HOSTED_PROVIDERS: readonly ModelProvider[] = ["openai", "anthropic"];
 
 const MANIFEST_FIELDS = [
@@ -111,7 +94,7 @@ export function validateManifest(
   onSchemaCheck?.("output_schema");
   const output_schema = readJsonSchema(report, "output_schema", input.output_schema);
   const timeout_seconds = readTimeout(report, input.timeout_seconds);
-  const title = readString(report, "title", input.title, { maxLength: 120 });
+  const title = readString(report, "title", input.title, { maxLength: MAX_TITLE_LENGTH });
   const sample_output = readSampleOutput(report, input.sample_output);
   const creator_display_name = readString(
     report,

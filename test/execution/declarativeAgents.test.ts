@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDevCertificates } from "../../devStack/devCertificates.ts";
 import { type ModelServers, startModelServers } from "../../devStack/startModelServers.ts";
 import { runToolCalls } from "../../lib/db/appSchema.ts";
-import { MODEL_PROVIDERS } from "../../lib/manifest/validateManifest.ts";
+import { MODEL_PROVIDERS } from "../../lib/manifest/manifestShape.ts";
 import { PROMPT_REPEATED } from "../../workers/execution/declarative/declarativeAgent.ts";
 import { perTaskRenter, type Renter } from "../support/connectedListing.ts";
 import {

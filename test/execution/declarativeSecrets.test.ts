@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ModelServers, startModelServers } from "../../devStack/startModelServers.ts";
-import type { ModelProvider } from "../../lib/manifest/validateManifest.ts";
+import type { ModelProvider } from "../../lib/manifest/manifestShape.ts";
 import { perTaskRenter, type Renter } from "../support/connectedListing.ts";
 import {
   type DeclarativeListing,

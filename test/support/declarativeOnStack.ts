@@ -2,7 +2,7 @@ import { PER_QUERY } from "../../devStack/marketplace.ts";
 import type { ModelServers } from "../../devStack/startModelServers.ts";
 import type { Stack } from "../../devStack/startStack.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
-import type { ModelProvider } from "../../lib/manifest/validateManifest.ts";
+import type { ModelProvider } from "../../lib/manifest/manifestShape.ts";
 import { type PerTaskListing, registerAndListAgent } from "./connectedListing.ts";
 import { http, signIn } from "./http.ts";
 

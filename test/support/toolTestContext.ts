@@ -1,6 +1,6 @@
 // Real contexts for built-in tools under test, as the toolbox makes them, with nothing recorded:
 // a tool's own tests call it through one, against real HTTPS servers on loopback.
-import type { ToolScope } from "../../lib/manifest/validateManifest.ts";
+import type { ToolScope } from "../../lib/manifest/manifestShape.ts";
 import type { ToolContext } from "../../workers/execution/declarative/tools/builtInTool.ts";
 import { outboundAllowance } from "../../workers/execution/declarative/tools/outboundAllowance.ts";
 import { runInputOf } from "../../workers/execution/declarative/tools/runInput.ts";

@@ -1,7 +1,7 @@
 import type { AgentSecret } from "../../lib/agents/openAgentSecret.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
-import type { Manifest } from "../../lib/manifest/validateManifest.ts";
+import type { Manifest } from "../../lib/manifest/manifestShape.ts";
 import { connectedAgent } from "./connectedAgent.ts";
 import { declarativeAgent } from "./declarative/declarativeAgent.ts";
 import { outputContract } from "./declarative/outputContract.ts";

@@ -1,3 +1,8 @@
+import {
+  DEFAULT_TIMEOUT_SECONDS,
+  MAX_TIMEOUT_SECONDS,
+  MAX_TOOLS,
+} from "../../../lib/manifest/manifestShape.ts";
 import { CATEGORIES } from "../../../lib/marketplace/vocabulary.ts";
 
 /** How the editor shows a manifest field: text, a choice, a number, or JSON. */
@@ -36,7 +41,7 @@ export const MANIFEST_FIELDS: ManifestField[] = [
     name: "tools",
     label: "Tools (JSON, optional)",
     kind: "json",
-    hint: '[{"name": "fetch_url", "scope": "read_only"}]',
+    hint: `at most ${MAX_TOOLS}, e.g. [{"name": "fetch_url", "scope": "read_only"}]`,
   },
   { name: "input_schema", label: "Input schema (JSON Schema)", kind: "json" },
   { name: "output_schema", label: "Output schema (JSON Schema)", kind: "json" },
@@ -44,7 +49,7 @@ export const MANIFEST_FIELDS: ManifestField[] = [
     name: "timeout_seconds",
     label: "Timeout (seconds, optional)",
     kind: "number",
-    hint: "default 60, at most 300",
+    hint: `default ${DEFAULT_TIMEOUT_SECONDS}, at most ${MAX_TIMEOUT_SECONDS}`,
   },
 ];
 

@@ -7,7 +7,7 @@ import {
   type VendorEmulator,
 } from "../../../devStack/vendorEmulator/startVendorEmulator.ts";
 import { createLogger } from "../../../lib/log.ts";
-import type { ModelProvider } from "../../../lib/manifest/validateManifest.ts";
+import type { ModelProvider } from "../../../lib/manifest/manifestShape.ts";
 import { guardedFetch } from "../outbound/guardedFetch.ts";
 import { type OutboundPolicy, PUBLIC_ONLY } from "../outbound/outboundPolicy.ts";
 import type { RunContext } from "../runtime.ts";

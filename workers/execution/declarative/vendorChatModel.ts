@@ -1,7 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { SpanKind } from "@opentelemetry/api";
 import OpenAI from "openai";
-import type { ModelProvider } from "../../../lib/manifest/validateManifest.ts";
+import type { ModelProvider } from "../../../lib/manifest/manifestShape.ts";
 import { inSpan } from "../../../lib/tracing/spans.ts";
 import { anthropicChatModel } from "./anthropicChatModel.ts";
 import type { ChatModel } from "./chatModel.ts";

@@ -1,4 +1,4 @@
-import type { ToolScope } from "../../../../lib/manifest/validateManifest.ts";
+import type { ToolScope } from "../../../../lib/manifest/manifestShape.ts";
 import type { FetchedText } from "./fetchText.ts";
 import type { Repository } from "./repositoryOfInput.ts";
 import type { RunInput } from "./runInput.ts";

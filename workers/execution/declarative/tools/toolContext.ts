@@ -1,4 +1,4 @@
-import type { ToolScope } from "../../../../lib/manifest/validateManifest.ts";
+import type { ToolScope } from "../../../../lib/manifest/manifestShape.ts";
 import type { Lookup } from "../../outbound/guardedRequest.ts";
 import type { OutboundPolicy } from "../../outbound/outboundPolicy.ts";
 import type { ToolContext } from "./builtInTool.ts";
