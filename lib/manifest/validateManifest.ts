@@ -1,5 +1,5 @@
 import { Ajv } from "ajv";
-import { CATEGORIES, type Category } from "../marketplace/vocabulary.ts";
+import { CATEGORIES } from "../marketplace/vocabulary.ts";
 import { compileSchema, SCHEMA_COMPILER_OPTIONS } from "./compileInputValidator.ts";
 import {
   DEFAULT_TIMEOUT_SECONDS,
@@ -16,7 +16,6 @@ import {
   MODEL_PROVIDERS,
   type ModelProvider,
   TOOL_SCOPES,
-  type ToolScope,
 } from "./manifestShape.ts";
 import { schemaLimitViolation } from "./schemaLimits.ts";
 import { unsupportedPatterns } from "./schemaPatterns.ts";

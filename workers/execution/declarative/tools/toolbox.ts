@@ -1,8 +1,8 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import { runToolCalls, type ToolCallOutcome } from "../../../../lib/db/appSchema.ts";
 import type { Database } from "../../../../lib/db/projections.ts";
-import { isToolName, TOOL_CATALOG, type ToolName } from "../../../../lib/manifest/toolCatalog.ts";
 import type { ToolScope } from "../../../../lib/manifest/manifestShape.ts";
+import { isToolName, TOOL_CATALOG, type ToolName } from "../../../../lib/manifest/toolCatalog.ts";
 import type { Lookup } from "../../outbound/guardedRequest.ts";
 import { OutboundFailure, OutboundRefusal } from "../../outbound/outboundFailure.ts";
 import type { OutboundPolicy } from "../../outbound/outboundPolicy.ts";
