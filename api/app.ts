@@ -11,6 +11,7 @@ import { admission } from "./middleware/admission.ts";
 import { everyAnswer } from "./middleware/everyAnswer.ts";
 import { requireIdentity } from "./middleware/identify.ts";
 import { requireScopes } from "./middleware/requireScope.ts";
+import { a2aRoutes } from "./routes/a2a.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { apiDocRoutes } from "./routes/apiDocs.ts";
 import { apiKeyRoutes } from "./routes/apiKeys.ts";
@@ -23,9 +24,11 @@ import { jobRoutes } from "./routes/jobs.ts";
 import { listingRoutes } from "./routes/listings.ts";
 import { manifestRoutes } from "./routes/manifests.ts";
 import { marketplaceRoutes } from "./routes/marketplace.ts";
+import { mcpRoutes } from "./routes/mcp.ts";
 import { reviewRoutes } from "./routes/reviews.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { toolRoutes } from "./routes/tools.ts";
+import { webhookRoutes } from "./routes/webhooks.ts";
 import { dependencyError, unavailableDependency } from "./unavailableDependency.ts";
 
 /** Challenges and tokens: the one place a caller without a token may go. */
@@ -69,7 +72,9 @@ export function createApp(deps: ApiDeps) {
   app.route("/v1/marketplace", marketplaceRoutes);
   app.route("/v1/indexer", indexerRoutes);
   app.route("/ipfs", manifestRoutes);
+  app.route("/a2a", a2aRoutes);
   app.use("/v1/*", requireIdentity);
+  app.use("/mcp", requireIdentity);
   requireScopes(app);
   for (const readsProjections of ["/v1/listings/*", "/v1/credentials/*", "/v1/creators/*"]) {
     app.use(readsProjections, indexerFreshness);
@@ -85,6 +90,8 @@ export function createApp(deps: ApiDeps) {
   app.route("/v1/execute", executeRoutes);
   app.route("/v1/runs", runRoutes);
   app.route("/v1/tools", toolRoutes);
+  app.route("/mcp", mcpRoutes);
+  app.route("/v1/webhooks", webhookRoutes);
 
   app.notFound((c) => dashboard?.page(c) ?? errorResponse(c, NO_SUCH_ENDPOINT));
   app.onError((error, c) => {

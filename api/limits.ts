@@ -147,3 +147,6 @@ export const LISTINGS_STREAM_REREAD_MS = 5_000;
 export const CREATOR_RUNS_DEFAULT_DAYS = 30;
 /** …and the longest window it totals, a year and a day (one chart point per day). */
 export const CREATOR_RUNS_MAX_DAYS = 366;
+
+/** Webhook endpoints one wallet may hold at once; one more is refused (docs/decisions.md). */
+export const MAX_WEBHOOK_ENDPOINTS_PER_WALLET = 10;

@@ -92,7 +92,7 @@ describe("calls from web pages of other origins", () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
     expect(preflight.headers.get("access-control-allow-headers")).toBe(
-      "Authorization,Content-Type,Idempotency-Key,User-Agent",
+      "Authorization,Content-Type,Idempotency-Key,User-Agent,Mcp-Session-Id,Mcp-Protocol-Version",
     );
     expect(preflight.headers.get("access-control-allow-credentials")).toBeNull();
 

@@ -16,15 +16,18 @@ import { createLogger } from "../lib/log.ts";
 import { gaugeRunQueue } from "../lib/metrics/runQueue.ts";
 import { serveMetrics } from "../lib/metrics/serveMetrics.ts";
 import { gaugeSettlementBacklog } from "../lib/metrics/settlementBacklog.ts";
+import { gaugeWebhookBacklog } from "../lib/metrics/webhookBacklog.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
 import { startTracing } from "../lib/tracing/startTracing.ts";
 import { EXECUTION_ENV, executionSettings } from "../workers/executionSettings.ts";
 import { startWorkers } from "../workers/startWorkers.ts";
+import { WEBHOOK_ENV, webhookSettings } from "../workers/webhooks/webhookSettings.ts";
 
 const env = parseApiEnv(
   apiEnvSchema.extend({
     ...envFields("WORKER_CONCURRENCY", "SCHEMA_COMPILE_BUDGET_MS", "OPERATOR_PRIVATE_KEY"),
     ...EXECUTION_ENV,
+    ...WEBHOOK_ENV,
     // Its in-process bus cannot be shared between processes: several serve the API over NATS only.
     API_PROCESSES: ENV_FIELDS.API_PROCESSES.refine(
       (processes) => processes === 1,
@@ -58,6 +61,7 @@ const workers = await startWorkers({
     deployment: await requireDeployment(env.DEPLOYMENT_FILE),
     operatorKey: env.OPERATOR_PRIVATE_KEY,
   },
+  webhooks: webhookSettings(env),
 });
 const log = createLogger("api");
 const api = await serveApi({
@@ -67,13 +71,15 @@ const api = await serveApi({
   sealingKey: key,
   log,
   // The workers' consumers are this process's too: its one port reports on both.
-  readinessChecks: { consumers: consumersBound(bus) },
+  readinessChecks: { consumers: consumersBound(bus), ...workers.readinessChecks },
 });
-// One `/metrics` for the API and the workers: the settlement backlog and run queue are the workers'.
+// One `/metrics` for the API and the workers: the settlement and webhook backlogs and the run queue are
+// the workers'.
 let metrics: { close: () => Promise<void> } | undefined;
 if (env.METRICS_PORT !== undefined) {
   gaugeSettlementBacklog(db);
   gaugeRunQueue(db);
+  gaugeWebhookBacklog(db);
   metrics = await serveMetrics({ host: env.METRICS_HOST, port: env.METRICS_PORT }, log);
 }
 

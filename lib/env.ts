@@ -105,6 +105,10 @@ export const ENV_FIELDS = {
   RUN_OUTPUT_STORE_BYTES: z.coerce.number().int().min(1_024).default(262_144),
   /** Days a finished run's output is kept in `app.runs`; the run's row, outcome and charge stay. */
   RUN_OUTPUT_RETENTION_DAYS: z.coerce.number().int().positive().default(30),
+  /** The wait before a webhook delivery's second attempt; it doubles at each later one, up to an hour. */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().positive().default(5_000),
+  /** How long one attempt at a webhook delivery may take, from connecting to its answer's status. */
+  WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Unset, true only on the local chain (31337): see workers/execution/outbound/outboundPolicy.ts. */
   ALLOW_PRIVATE_ENDPOINTS: flag.optional(),
   /** Where declarative agents reach the first hosted vendor (regional endpoints, proxies, tests). */

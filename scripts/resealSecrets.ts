@@ -7,6 +7,7 @@ const SEALED_COLUMNS = [
   { table: "jobs", key: "id", sealed: "request" },
   { table: "agent_secrets", key: "on_chain_listing_id", sealed: "sealed" },
   { table: "agent_versions", key: "id", sealed: "sealed" },
+  { table: "webhook_endpoints", key: "id", sealed: "secret" },
 ] as const;
 
 export type ResealReport = {

@@ -18,11 +18,13 @@ import { createLogger } from "../lib/log.ts";
 import { gaugeRunQueue } from "../lib/metrics/runQueue.ts";
 import { serveMetrics } from "../lib/metrics/serveMetrics.ts";
 import { gaugeSettlementBacklog } from "../lib/metrics/settlementBacklog.ts";
+import { gaugeWebhookBacklog } from "../lib/metrics/webhookBacklog.ts";
 import { stopOnSignal } from "../lib/stopOnSignal.ts";
 import { startTracing } from "../lib/tracing/startTracing.ts";
 import { TRACING_ENV } from "../lib/tracing/tracingEnv.ts";
 import { EXECUTION_ENV, executionSettings } from "./executionSettings.ts";
 import { startWorkers } from "./startWorkers.ts";
+import { WEBHOOK_ENV, webhookSettings } from "./webhooks/webhookSettings.ts";
 
 const env = parseEnvironment(
   z.object({
@@ -46,6 +48,7 @@ const env = parseEnvironment(
       "METRICS_HOST",
     ),
     ...EXECUTION_ENV,
+    ...WEBHOOK_ENV,
     ...TRACING_ENV,
   }),
 );
@@ -75,6 +78,7 @@ const workers = await startWorkers({
     reconcilePatienceMs: env.SETTLEMENT_RECONCILE_PATIENCE_MS,
     confirmations: env.SETTLEMENT_CONFIRMATIONS,
   },
+  webhooks: webhookSettings(env),
 });
 // Unset, no port is taken: several worker processes may run on one machine, each given its own.
 const health =
@@ -89,6 +93,7 @@ const health =
             chain: chainHeadFresh(env.RPC_URL, deployment.chainId),
             nats: busAnswers(bus),
             consumers: consumersBound(bus),
+            ...workers.readinessChecks,
           },
           log.child("readiness"),
         ),
@@ -99,6 +104,7 @@ let metrics: { close: () => Promise<void> } | undefined;
 if (env.METRICS_PORT !== undefined) {
   gaugeSettlementBacklog(db);
   gaugeRunQueue(db);
+  gaugeWebhookBacklog(db);
   metrics = await serveMetrics({ host: env.METRICS_HOST, port: env.METRICS_PORT }, log);
 }
 log.info("workers started", { bus: "jetstream" });

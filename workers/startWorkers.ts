@@ -1,5 +1,6 @@
 import type { Bus } from "../lib/bus/bus.ts";
 import type { Database } from "../lib/db/projections.ts";
+import type { ReadinessCheck } from "../lib/health/readiness.ts";
 import { createLogger } from "../lib/log.ts";
 import { type RuntimeDeps, runtimeForListing } from "./execution/runtimeForListing.ts";
 import { type ExecutionOptions, startExecution } from "./execution/startExecution.ts";
@@ -9,12 +10,14 @@ import {
   startRegistrationWorker,
 } from "./registration/registrationWorker.ts";
 import { type SettlementOptions, startSettlement } from "./settlement/startSettlement.ts";
+import { startWebhooks } from "./webhooks/startWebhooks.ts";
+import type { WebhookSettings } from "./webhooks/webhookSettings.ts";
 
 export type WorkersOptions = {
   db: Database;
   bus: Bus;
   sealingKey: Uint8Array;
-  /** For settlement's leadership connection, whose session holds the lock. */
+  /** For settlement's leadership connection, whose session holds the lock, and webhooks' own pool. */
   databaseUrl: string;
   registration: Pick<
     RegistrationWorkerOptions,
@@ -31,11 +34,14 @@ export type WorkersOptions = {
     Pick<RuntimeDeps, "policy" | "vendors" | "repositoryBaseUrl">;
   chain: SettlementOptions["chain"];
   settlement?: Pick<SettlementOptions, "reconcilePatienceMs" | "confirmations">;
+  /** Webhook deliveries' retries and deadline (`WEBHOOK_*`). */
+  webhooks: WebhookSettings;
 };
 
 /**
- * What a process running the workers runs, on the bus it is given: registration, task execution and
- * settlement. The worker processes and the embedded composition start them this way.
+ * What a process running the workers runs, on the bus it is given: registration, task execution,
+ * settlement and webhook delivery. The worker processes and the embedded composition start them this
+ * way; `readinessChecks` are what their readiness adds for them.
  */
 export async function startWorkers({
   db,
@@ -46,7 +52,11 @@ export async function startWorkers({
   execution: { policy, vendors, repositoryBaseUrl, ...executionOptions },
   chain,
   settlement: settlementOptions,
-}: WorkersOptions): Promise<{ stop: () => Promise<void> }> {
+  webhooks: webhookOptions,
+}: WorkersOptions): Promise<{
+  stop: () => Promise<void>;
+  readinessChecks: Record<string, ReadinessCheck>;
+}> {
   const log = createLogger("worker");
   const registration = await startRegistrationWorker({
     db,
@@ -71,9 +81,19 @@ export async function startWorkers({
     log: log.child("settlement"),
     ...settlementOptions,
   });
+  const webhooks = startWebhooks({
+    databaseUrl,
+    rpcUrl: chain.rpcUrl,
+    sealingKey,
+    policy,
+    log: log.child("webhooks"),
+    ...webhookOptions,
+  });
   return {
+    readinessChecks: { webhooks: webhooks.alive },
     stop: async () => {
       await execution.stop();
+      await webhooks.stop();
       await settlement.stop();
       await registration.stop();
     },

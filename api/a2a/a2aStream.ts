@@ -1,9 +1,9 @@
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { RunAnswer } from "../../lib/runLedger/notices.ts";
+import { runResult } from "../../lib/runLedger/runView.ts";
 import type { AppEnv } from "../context.ts";
 import { exactJson } from "../exactJson.ts";
-import { runResult } from "../../lib/runLedger/runView.ts";
 import { admitExecution, type ExecutionRequest } from "../execution/startExecution.ts";
 import {
   neverStarted,

@@ -1,6 +1,6 @@
 import { z } from "zod/v4";
-import { depthLimitViolation } from "../../lib/manifest/schemaLimits.ts";
 import { MAX_TIMEOUT_SECONDS } from "../../lib/manifest/manifestShape.ts";
+import { depthLimitViolation } from "../../lib/manifest/schemaLimits.ts";
 import {
   describeBytes,
   MAX_INPUT_BYTES,

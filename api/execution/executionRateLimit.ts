@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { Address, Hex } from "viem";
-import type { AppEnv } from "../context.ts";
+import type { ApiDeps, AppEnv } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import {
   type RateLimitBudget,
@@ -10,26 +10,28 @@ import {
 
 /**
  * Counts an execution against its credential's budget (wallet and listing, per minute), in the
- * windows the general limit counts in. The X-RateLimit-* headers then describe whichever budget is
- * tighter; over the execution limit, 429 with `Retry-After`.
+ * windows the general limit counts in. The X-RateLimit-* headers of `answer`, when there is one,
+ * then describe whichever budget is tighter; over the execution limit, 429 with `Retry-After`.
  */
 export async function countExecution(
-  c: Context<AppEnv>,
+  { budgets, now, settings }: ApiDeps,
   {
     wallet,
     onChainListingId,
     limitPerMinute,
   }: { wallet: Address; onChainListingId: Hex; limitPerMinute: number | undefined },
+  answer?: Context<AppEnv>,
 ) {
-  const { budgets, now, settings } = c.get("deps");
   const { nowSeconds, windowStart, reset } = rateLimitWindow(now());
   const subject = `execution:${wallet.toLowerCase()}:${onChainListingId}`;
   // The listing's own limit, read with the listing, or the default.
   const limit = limitPerMinute ?? settings.executionRateLimitPerMinute;
   const { count } = await budgets.spend(subject, limit, windowStart);
   const execution: RateLimitBudget = { limit, count, reset };
-  const general = c.get("rateLimit");
-  setRateLimitHeaders(c, general ? tighter(general, execution) : execution, nowSeconds);
+  if (answer) {
+    const general = answer.get("rateLimit");
+    setRateLimitHeaders(answer, general ? tighter(general, execution) : execution, nowSeconds);
+  }
   if (execution.count > limit) {
     throw new ApiError(
       "rate_limit_exceeded",

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Context } from "hono";
+import type { Address } from "viem";
 import type { Bus } from "../../lib/bus/bus.ts";
 import type { RunRequest, RunRow } from "../../lib/db/appSchema.ts";
 import { newRunId } from "../../lib/ids/randomIds.ts";
@@ -10,7 +11,7 @@ import { admitRun, findIdempotentRun, type RunToAdmit } from "../../lib/runLedge
 import { announceGranted } from "../../lib/runLedger/grantSlots.ts";
 import { runTopic } from "../../lib/runLedger/notices.ts";
 import { refuseUnhandedRun } from "../../lib/runLedger/refuseUnhandedRun.ts";
-import { type AppEnv, callerWallet } from "../context.ts";
+import { type ApiDeps, type AppEnv, callerWallet } from "../context.ts";
 import { contractApiError } from "../contractErrors.ts";
 import { type AccessRead, readAccessState } from "../credentials/readAccessState.ts";
 import { ApiError } from "../errors.ts";
@@ -24,7 +25,7 @@ import {
 import { readJsonObject } from "../readJsonObject.ts";
 import { parseInput } from "../validation.ts";
 import { accessRefusal } from "./accessRefusal.ts";
-import { executeBody } from "./executeRequest.ts";
+import { type ExecuteBody, executeBody } from "./executeRequest.ts";
 import { countExecution } from "./executionRateLimit.ts";
 import { type AgentListing, findAgentListing } from "./findAgentListing.ts";
 import { lookUpDebits } from "./lookUpDebits.ts";
@@ -43,6 +44,26 @@ export type StartedExecution = {
   watch: RunWatch;
 };
 
+/** A task to run, whichever protocol brought it: who asks, what, and under which idempotency key. */
+export type ExecutionRequest = {
+  wallet: Address;
+  /** The execute body as it was sent: what an idempotency key is bound to. */
+  sent: Record<string, unknown>;
+  /** `sent`, parsed with `executeBody`. */
+  body: ExecuteBody;
+  idempotencyKey: string | undefined;
+};
+
+export type ExecutionOptions = {
+  /** Where the run's output deltas go as they come. */
+  onDelta?: OnDelta;
+  /**
+   * The HTTP answer whose headers describe the rate limits and a refusal's `Retry-After`; none for
+   * a protocol whose answers are not HTTP responses of their own.
+   */
+  answer?: Context<AppEnv>;
+};
+
 /**
  * Admits the request's run (docs/execution.md, "Admission") and watches it, its output deltas going
  * to `onDelta`; or, under an Idempotency-Key already used with the same body, watches that run.
@@ -54,16 +75,33 @@ export async function startExecution(
 ): Promise<StartedExecution> {
   const deps = c.get("deps");
   if (deps.stopping.aborted) throw stoppingError(c);
-  const { body: json } = await readJsonObject(c, { maxBytes: MAX_BODY_BYTES });
-  const body = parseInput(executeBody, json);
+  const { body: sent } = await readJsonObject(c, { maxBytes: MAX_BODY_BYTES });
+  const body = parseInput(executeBody, sent);
   const idempotencyKey = idempotencyKeyOf(c);
   const wallet = callerWallet(c);
+  return admitExecution(deps, { wallet, sent, body, idempotencyKey }, { onDelta, answer: c });
+}
+
+/**
+ * `startExecution` for a request already read, by any protocol: the on-chain check, the charging
+ * rule, the rate limits and idempotency are the same for all.
+ */
+export async function admitExecution(
+  deps: ApiDeps,
+  { wallet, sent, body, idempotencyKey }: ExecutionRequest,
+  { onDelta, answer }: ExecutionOptions = {},
+): Promise<StartedExecution> {
+  if (deps.stopping.aborted) throw stoppingError(answer);
   const listing = await findAgentListing(deps, body.agent_id);
-  await countExecution(c, {
-    wallet,
-    onChainListingId: listing.onChainListingId,
-    limitPerMinute: listing.executionLimitPerMinute,
-  });
+  await countExecution(
+    deps,
+    {
+      wallet,
+      onChainListingId: listing.onChainListingId,
+      limitPerMinute: listing.executionLimitPerMinute,
+    },
+    answer,
+  );
   const timeoutSeconds = body.timeout_seconds ?? listing.timeoutSeconds;
   if (timeoutSeconds > listing.timeoutSeconds) {
     throw new ApiError(
@@ -72,7 +110,7 @@ export async function startExecution(
     );
   }
   // Key order and spacing aside, the same body is the same request.
-  const requestHash = createHash("sha256").update(canonicalJson(json)).digest("hex");
+  const requestHash = createHash("sha256").update(canonicalJson(sent)).digest("hex");
 
   const attach = (existing: RunRow): StartedExecution => {
     if (existing.requestHash !== requestHash) throw idempotencyConflict();
@@ -90,8 +128,8 @@ export async function startExecution(
     if (existing) return attach(existing);
   }
 
-  let access = await readPermittedAccess(c, listing);
-  await checkInput(c, listing, body.input);
+  let access = await readPermittedAccess(deps, wallet, listing);
+  await checkInput(deps, listing, body.input);
 
   const run: RunToAdmit = {
     id: newRunId(),
@@ -124,7 +162,7 @@ export async function startExecution(
           watch.admitted(admission.granted.some(({ id }) => id === run.id) ? "queued" : "waiting");
           // A publish lost here is made again by the sweeper, but the renter does not wait for it.
           const unpublished = await announceGranted(deps.bus, admission.granted);
-          if (unpublished.includes(run.id)) await refuseUnhanded(c, run.id);
+          if (unpublished.includes(run.id)) await refuseUnhanded(deps, run.id, answer);
           return {
             runId: run.id,
             answerDeadline: answerDeadline(timeoutSeconds, deps.settings.runAnswerGraceMs),
@@ -151,15 +189,15 @@ export async function startExecution(
           break;
         case "debits_in_flight": {
           // A refusal is never spurious: the debits in flight may charge less than they hold.
-          if (deps.stopping.aborted) throw stoppingError(c);
+          if (deps.stopping.aborted) throw stoppingError(answer);
           if (Date.now() >= debitWaitEnds) {
             throw retryShortlyError(
-              c,
+              answer,
               "Earlier runs of this credential are still being charged; retry shortly",
             );
           }
           await nextNotice(deps.bus, admission.inFlight.map(runTopic), RUN_REREAD_MS / 2);
-          access = await readPermittedAccess(c, listing);
+          access = await readPermittedAccess(deps, wallet, listing);
           inBalance = new Map();
         }
       }
@@ -175,25 +213,29 @@ export async function startExecution(
  * it meanwhile. If the refusal cannot be written, the run stays queued and the sweeper publishes it
  * once the bus answers: the answer names the run, which goes on.
  */
-async function refuseUnhanded(c: Context<AppEnv>, runId: string): Promise<void> {
-  const refused = await refuseUnhandedRun(c.get("deps").db, runId).catch((error: unknown) => {
-    throw stillGoingError(runId, c, error);
+async function refuseUnhanded(
+  { db }: ApiDeps,
+  runId: string,
+  answer: Context | undefined,
+): Promise<void> {
+  const refused = await refuseUnhandedRun(db, runId).catch((error: unknown) => {
+    throw stillGoingError(runId, answer, error);
   });
-  if (refused) throw notHandedOverError(c);
+  if (refused) throw notHandedOverError(answer);
 }
 
 type PermittedAccess = AccessRead & { credential: NonNullable<AccessRead["credential"]> };
 
 /** One `getAccessState` read at the latest block; a wallet it does not permit a run is refused. */
 async function readPermittedAccess(
-  c: Context<AppEnv>,
+  { chain }: ApiDeps,
+  wallet: Address,
   listing: AgentListing,
 ): Promise<PermittedAccess> {
-  const { chain } = c.get("deps");
   const access = await readAccessState(
     chain.reader,
     chain.marketplace,
-    { onChainListingId: listing.onChainListingId, wallet: callerWallet(c) },
+    { onChainListingId: listing.onChainListingId, wallet },
     { protocolPause: true },
   );
   const refusal = accessRefusal(access);
@@ -203,16 +245,10 @@ async function readPermittedAccess(
 }
 
 /** `input` against the agent's `input_schema`, on the validation threads. */
-async function checkInput(c: Context<AppEnv>, listing: AgentListing, input: unknown) {
+async function checkInput({ inputValidation }: ApiDeps, listing: AgentListing, input: unknown) {
   if (input === undefined || listing.inputSchema === undefined) return;
-  const validation = await c
-    .get("deps")
-    .inputValidation.validateInput(
-      listing.version,
-      listing.inputSchema,
-      input,
-      listing.onChainListingId,
-    )
+  const validation = await inputValidation
+    .validateInput(listing.version, listing.inputSchema, input, listing.onChainListingId)
     .catch((error: unknown) => {
       if (!(error instanceof QueueRefusal)) throw error;
       throw new ApiError(
@@ -229,7 +265,7 @@ async function checkInput(c: Context<AppEnv>, listing: AgentListing, input: unkn
   }
 }
 
-function requestOf(body: ReturnType<typeof executeBody.parse>, timeoutSeconds: number): RunRequest {
+function requestOf(body: ExecuteBody, timeoutSeconds: number): RunRequest {
   return {
     task: body.task,
     ...(body.input !== undefined && { input: body.input }),

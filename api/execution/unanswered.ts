@@ -11,7 +11,7 @@ export function neverStarted(row: Pick<RunRow, "status" | "failure">): boolean {
 }
 
 /** The 503 for a run refused before it started, as its `failure` says why. */
-export function notStartedError(c: Context, row: Pick<RunRow, "failure">): ApiError {
+export function notStartedError(c: Context | undefined, row: Pick<RunRow, "failure">): ApiError {
   return row.failure === RUN_NOT_HANDED_OVER ? notHandedOverError(c) : noSlotError(c);
 }
 
@@ -25,7 +25,7 @@ export function retryShortlyError(c: Context | undefined, message: string, cause
 }
 
 /** 503 for a run the workers could not be reached for in time: nothing ran or was charged. */
-export function notHandedOverError(c: Context): ApiError {
+export function notHandedOverError(c?: Context): ApiError {
   return retryShortlyError(
     c,
     "The run could not be handed to the workers in time. Nothing was charged; retry shortly",
@@ -33,7 +33,7 @@ export function notHandedOverError(c: Context): ApiError {
 }
 
 /** 503 for a run that no slot freed for: nothing ran, nothing was charged; a retry may find one. */
-function noSlotError(c: Context): ApiError {
+function noSlotError(c?: Context): ApiError {
   return retryShortlyError(
     c,
     "The agent is busy: no run slot freed in time. Nothing was charged; retry shortly",
@@ -41,7 +41,7 @@ function noSlotError(c: Context): ApiError {
 }
 
 /** 503 for an execution that reaches a process as it stops: nothing was admitted; a retry may go on. */
-export function stoppingError(c: Context): ApiError {
+export function stoppingError(c?: Context): ApiError {
   return retryShortlyError(
     c,
     "The server is restarting: nothing was run or charged; retry shortly",

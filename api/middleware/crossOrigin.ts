@@ -9,14 +9,15 @@ export const CROSS_ORIGIN_HEADERS: readonly [string, string][] = [
   ["Access-Control-Allow-Origin", "*"],
   [
     "Access-Control-Expose-Headers",
-    "X-Request-Id,X-Run-Id,Retry-After,X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset",
+    "X-Request-Id,X-Run-Id,Retry-After,X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset,Mcp-Session-Id",
   ],
 ];
 
 const PREFLIGHT_HEADERS: Record<string, string> = {
   ...Object.fromEntries(CROSS_ORIGIN_HEADERS),
   "Access-Control-Allow-Methods": "GET,POST,DELETE",
-  "Access-Control-Allow-Headers": "Authorization,Content-Type,Idempotency-Key,User-Agent",
+  "Access-Control-Allow-Headers":
+    "Authorization,Content-Type,Idempotency-Key,User-Agent,Mcp-Session-Id,Mcp-Protocol-Version",
   "Access-Control-Max-Age": "600",
   Vary: "Access-Control-Request-Headers",
 };

@@ -1,15 +1,22 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import type { ApiKeyScope } from "../../lib/auth/apiKeyScopes.ts";
-import type { AppEnv } from "../context.ts";
+import type { AppEnv, Identity } from "../context.ts";
 import { ApiError } from "../errors.ts";
 
 /**
  * What an API key needs to call each endpoint; a wallet's JWT may call them all. Creator powers
  * (registering, reading jobs, which carry webhook secrets, setting execution limits, replying to
- * reviews) need `create`; running tasks and reviewing need `run`; reading needs `read`.
+ * reviews) need `create`; running tasks, reviewing and managing webhook endpoints (whose creation
+ * answers a secret) need `run`; reading needs `read`.
  */
 const ENDPOINT_SCOPES: [method: string, paths: string[], scope: ApiKeyScope][] = [
-  ["POST", ["/v1/execute", "/v1/execute/stream", "/v1/runs", "/v1/listings/:id/reviews"], "run"],
+  [
+    "POST",
+    ["/v1/execute", "/v1/execute/stream", "/v1/runs", "/v1/listings/:id/reviews", "/a2a/:id"],
+    "run",
+  ],
+  ["POST", ["/v1/webhooks"], "run"],
+  ["DELETE", ["/v1/webhooks/*"], "run"],
   [
     "GET",
     [
@@ -20,8 +27,11 @@ const ENDPOINT_SCOPES: [method: string, paths: string[], scope: ApiKeyScope][] =
       "/v1/creators/*",
       "/v1/runs",
       "/v1/runs/*",
+      "/v1/tools",
       "/v1/tools/*",
       "/v1/manifests/*",
+      "/v1/webhooks",
+      "/v1/webhooks/*",
     ],
     "read",
   ],
@@ -33,12 +43,16 @@ const ENDPOINT_SCOPES: [method: string, paths: string[], scope: ApiKeyScope][] =
 /** Refuses an API key without `scope` with 403 `forbidden`. */
 export function requireScope(scope: ApiKeyScope): MiddlewareHandler<AppEnv> {
   return (c, next) => {
-    const identity = c.get("identity");
-    if (identity?.method === "api_key" && !identity.scopes.includes(scope)) {
-      throw new ApiError("forbidden", `This API key lacks the '${scope}' scope`);
-    }
+    checkScope(c.get("identity"), scope);
     return next();
   };
+}
+
+/** Throws 403 `forbidden` for an API key without `scope`; a wallet's JWT may do anything. */
+export function checkScope(identity: Identity | undefined, scope: ApiKeyScope) {
+  if (identity?.method === "api_key" && !identity.scopes.includes(scope)) {
+    throw new ApiError("forbidden", `This API key lacks the '${scope}' scope`);
+  }
 }
 
 /** Puts each endpoint behind the scope it needs. */

@@ -1,6 +1,13 @@
 import { ERROR_STATUS, type ErrorCode } from "../errors.ts";
 import { type JsonSchema, JsonSchemas } from "./jsonSchemas.ts";
-import { OPERATIONS, type Operation, type Security, TAGS } from "./operations.ts";
+import {
+  OPERATIONS,
+  type Operation,
+  OUTBOUND_CALLS,
+  type OutboundCall,
+  type Security,
+  TAGS,
+} from "./operations.ts";
 import { errorObject } from "./responseSchemas.ts";
 
 const RATE_LIMIT_HEADERS = {
@@ -51,6 +58,12 @@ export function openApiDocument() {
     servers: [{ url: "/", description: "The origin this document is served from" }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
+    webhooks: Object.fromEntries(
+      Object.entries(OUTBOUND_CALLS).map(([name, call]) => [
+        name,
+        { post: describeCall(name, call, schemas) },
+      ]),
+    ),
     components: {
       schemas: schemas.components,
       securitySchemes: {
@@ -121,6 +134,39 @@ function describe(operation: Operation, schemas: JsonSchemas, errorRef: JsonSche
       },
       ...errorResponses(operation.errors, errorRef),
     },
+  };
+}
+
+/** The Standard Webhooks headers every call the service makes carries. */
+const SIGNATURE_HEADERS = {
+  "webhook-id":
+    "The message's id: the same at every attempt of one delivery (`msg_…`, or the run id)",
+  "webhook-timestamp": "This attempt's time, Unix seconds",
+  "webhook-signature": "`v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` under the secret",
+};
+
+/** A call the service makes, as an OpenAPI 3.1 webhook: the receiver's side of it. */
+function describeCall(name: string, call: OutboundCall, schemas: JsonSchemas) {
+  return {
+    tags: ["Webhooks"],
+    summary: call.summary,
+    description: call.description,
+    operationId: name.replace(/[._]([a-z])/g, (_, letter: string) => letter.toUpperCase()),
+    security: [],
+    parameters: Object.entries(SIGNATURE_HEADERS).map(([header, description]) => ({
+      name: header,
+      in: "header",
+      required: true,
+      description,
+      schema: { type: "string" },
+    })),
+    requestBody: {
+      required: true,
+      content: { "application/json": { schema: schemas.of(call.body, "output") } },
+    },
+    responses: Object.fromEntries(
+      Object.entries(call.answers).map(([status, description]) => [status, { description }]),
+    ),
   };
 }
 

@@ -1,8 +1,10 @@
 // Every endpoint of the API, described with the schemas its route validates requests with and the
 // schemas of its answers. openApiDocument.ts turns this list into the OpenAPI document.
 import type { z } from "zod/v4";
+import { rpcEnvelope } from "../a2a/a2aRpc.ts";
 import type { ErrorCode } from "../errors.ts";
 import { executeBody } from "../execution/executeRequest.ts";
+import { mcpPayload } from "../mcp/mcpMessages.ts";
 
 import { createKeyRequest, keyChallengeQuery } from "../routes/apiKeys.ts";
 import { challengeQuery, tokenRequest } from "../routes/auth.ts";
@@ -11,6 +13,7 @@ import { executionLimitBody, searchQuery } from "../routes/listings.ts";
 import { replyBody, reviewBody, reviewPageQuery } from "../routes/reviews.ts";
 import { toolQuery } from "../routes/tools.ts";
 import { runListQuery } from "../runs/runListQuery.ts";
+import { createWebhookRequest, deliveryListQuery } from "../webhooks/webhookRequests.ts";
 import { manifest, publicManifest } from "./manifestSchema.ts";
 import * as answers from "./responseSchemas.ts";
 
@@ -57,9 +60,11 @@ export const TAGS = {
   Credentials: "Rental credentials, checked on-chain",
   Agents: "Registering agents from their manifests",
   Execution: "Running tasks on rented agents",
+  Webhooks: "Where a wallet's events are delivered: its runs, its credentials, its listings",
 } as const;
 
 const LISTING_ID = "API listing id: `lst_` and 64 hex digits";
+const WEBHOOK_ID = "The endpoint's id (`whk_…`)";
 /** What any request may be answered besides its own failures. */
 const ANY_REQUEST: ErrorCode[] = ["rate_limit_exceeded", "internal_error", "service_unavailable"];
 /** What any authenticated request may be answered besides its own failures. */
@@ -466,6 +471,89 @@ export const OPERATIONS: Operation[] = [
     errors: ["run_not_found", ...AUTHENTICATED],
   },
   {
+    method: "post",
+    path: "/v1/webhooks",
+    tag: "Webhooks",
+    summary: "Register a webhook endpoint",
+    description:
+      "Delivers the caller's events there (see the document's `webhooks`): `run.completed` and " +
+      "`run.failed` of its runs, `credential.low_balance` and `credential.expiring` of its " +
+      "credentials, `listing.purchased` and `listing.reviewed` of the listings it created. Each " +
+      "delivery is a Standard Webhooks POST signed with the endpoint's `secret`, shown in this " +
+      "answer only; it is retried with exponential backoff for 24 hours until answered 2xx. A " +
+      "wallet holds at most 10 endpoints.",
+    security: "bearer",
+    body: createWebhookRequest,
+    answer: {
+      status: 201,
+      description: "The endpoint, with its secret",
+      schema: answers.createdWebhookEndpoint,
+    },
+    errors: ["invalid_request", "payload_too_large", ...AUTHENTICATED],
+  },
+  {
+    method: "get",
+    path: "/v1/webhooks",
+    tag: "Webhooks",
+    summary: "List the caller's webhook endpoints",
+    security: "bearer",
+    answer: { status: 200, description: "The endpoints", schema: answers.webhookEndpointList },
+    errors: AUTHENTICATED,
+  },
+  {
+    method: "get",
+    path: "/v1/webhooks/{id}",
+    tag: "Webhooks",
+    summary: "Get one of the caller's webhook endpoints",
+    security: "bearer",
+    pathParameters: { id: WEBHOOK_ID },
+    answer: { status: 200, description: "The endpoint", schema: answers.webhookEndpoint },
+    errors: ["not_found", ...AUTHENTICATED],
+  },
+  {
+    method: "delete",
+    path: "/v1/webhooks/{id}",
+    tag: "Webhooks",
+    summary: "Delete one of the caller's webhook endpoints",
+    description: "Nothing more is delivered there; its deliveries go with it.",
+    security: "bearer",
+    pathParameters: { id: WEBHOOK_ID },
+    answer: { status: 200, description: "The endpoint deleted", schema: answers.webhookEndpoint },
+    errors: ["not_found", ...AUTHENTICATED],
+  },
+  {
+    method: "get",
+    path: "/v1/webhooks/{id}/deliveries",
+    tag: "Webhooks",
+    summary: "An endpoint's delivery log",
+    description:
+      "Its deliveries, newest first, paged by cursor as `GET /v1/runs` is: each one's event, " +
+      "attempts and where it stands, never its body.",
+    security: "bearer",
+    pathParameters: { id: WEBHOOK_ID },
+    query: deliveryListQuery,
+    answer: {
+      status: 200,
+      description: "A page of deliveries",
+      schema: answers.webhookDeliveryPage,
+    },
+    errors: ["invalid_request", "not_found", ...AUTHENTICATED],
+  },
+  {
+    method: "get",
+    path: "/v1/tools",
+    tag: "Execution",
+    summary: "Each agent the caller may run as a function-calling tool",
+    description:
+      "One tool per listing the caller holds a valid credential for, in the vendor's form, typed " +
+      "by the agent's input schema: a call's arguments (`agent_id`, fixed to the agent's id, " +
+      "`task` and `input`) are the `POST /v1/execute` body that runs it.",
+    security: "bearer",
+    query: toolQuery,
+    answer: { status: 200, description: "The tools", schema: answers.agentTools },
+    errors: ["invalid_request", ...AUTHENTICATED],
+  },
+  {
     method: "get",
     path: "/v1/tools/execute",
     tag: "Execution",
@@ -475,4 +563,135 @@ export const OPERATIONS: Operation[] = [
     answer: { status: 200, description: "The tool definition", schema: answers.toolDefinition },
     errors: ["invalid_request", ...AUTHENTICATED],
   },
+  {
+    method: "post",
+    path: "/mcp",
+    tag: "Execution",
+    summary: "The Model Context Protocol server",
+    description:
+      "MCP over Streamable HTTP (docs/mcp.md), stateless: `tools/list` lists one tool per " +
+      "listing the caller holds a valid credential for, and `search_listings` and `get_listing`, " +
+      "which cost nothing; `tools/call` runs a task as `POST /v1/execute` does. Send `Accept: " +
+      "application/json, text/event-stream`. The answer is JSON, or a stream of events " +
+      "(`text/event-stream`) when a request asks for progress (`_meta.progressToken`), which " +
+      "carries the output's deltas as `notifications/progress`. A body that is not JSON-RPC is " +
+      "answered 400 with a JSON-RPC error, and `GET` and `DELETE` 405. " +
+      CHARGING_RULE,
+    security: "bearer",
+    body: mcpPayload,
+    answer: {
+      status: 200,
+      description: "The JSON-RPC answers",
+      schema: answers.mcpAnswer,
+      headers: {
+        "Mcp-Session-Id":
+          "On the answer to `initialize`: send it back on later requests, so that a retried " +
+          "`tools/call` (the same request id) is the same run",
+      },
+    },
+    errors: ["payload_too_large", ...AUTHENTICATED],
+  },
+  {
+    method: "get",
+    path: "/a2a/{id}/.well-known/agent-card.json",
+    tag: "Execution",
+    summary: "A listing's A2A agent card",
+    description:
+      "The listing as an agent of the A2A protocol 0.3 (docs/a2a.md): its skill, price, the " +
+      "bearer scheme and where to send messages. Public, like the catalogue it repeats.",
+    security: "none",
+    pathParameters: { id: LISTING_ID },
+    answer: { status: 200, description: "The agent card", schema: answers.a2aAgentCard },
+    errors: ["listing_not_found", ...ANY_REQUEST],
+  },
+  {
+    method: "post",
+    path: "/a2a/{id}",
+    tag: "Execution",
+    summary: "A2A JSON-RPC: send a message to a listing's agent",
+    description:
+      "A2A 0.3 over JSON-RPC 2.0 (docs/a2a.md). `message/send` runs the message's task as " +
+      "`POST /v1/execute` does (its text parts the task, its data part the input) and answers the " +
+      "task: its id is the run id, its artifact the output, its metadata the run's `cost_wei`. " +
+      "`message/stream` answers `text/event-stream`: the task, the output's deltas as artifact " +
+      "updates, then the final status. `tasks/get` reads any run of the caller's. A refusal is " +
+      "the JSON-RPC error -32000, its message beginning with the API's error code and its `data` " +
+      "the API's error object. An API key needs the `run` scope. " +
+      CHARGING_RULE,
+    security: "bearer",
+    pathParameters: { id: LISTING_ID },
+    body: rpcEnvelope,
+    answer: { status: 200, description: "The JSON-RPC answer", schema: answers.a2aAnswer },
+    errors: ["payload_too_large", ...AUTHENTICATED],
+  },
 ];
+
+/** A call the service makes: an event delivered to a wallet's endpoint, or a run to an agent. */
+export type OutboundCall = {
+  summary: string;
+  description: string;
+  body: z.ZodType;
+  /** What the receiver's answer does. */
+  answers: Record<string, string>;
+};
+
+const DELIVERY =
+  "POSTed to each endpoint of the wallet subscribed to it, `{type, timestamp, data}`, signed " +
+  "with Standard Webhooks headers under the endpoint's secret (`new Webhook(secret).verify(body, " +
+  "headers)` in the `standardwebhooks` package, on the raw body). `webhook-id` is the same at " +
+  "every attempt of a delivery. A 2xx answer delivers it; any other status, or none within 10 s, " +
+  "retries it with exponential backoff for 24 hours; the answer's body is never read.";
+const DELIVERED = { "2XX": "Delivered", default: "Retried later" };
+
+/** Every call the service makes, as the document's `webhooks` describe them (docs/webhooks.md). */
+export const OUTBOUND_CALLS: Record<string, OutboundCall> = {
+  "run.completed": {
+    summary: "One of the wallet's runs completed",
+    description: `\`data\` is the run as \`GET /v1/runs/{run_id}\` shows it, once its answer is final. ${DELIVERY}`,
+    body: answers.webhookBodies.run,
+    answers: DELIVERED,
+  },
+  "run.failed": {
+    summary: "One of the wallet's runs failed",
+    description: `\`data\` is the run, with its \`failure\`. ${DELIVERY}`,
+    body: answers.webhookBodies.run,
+    answers: DELIVERED,
+  },
+  "credential.low_balance": {
+    summary: "A per-task balance fell below the price of the next run",
+    description: `Once per crossing: a top-up above the price and another crossing announce it again. ${DELIVERY}`,
+    body: answers.webhookBodies.credential,
+    answers: DELIVERED,
+  },
+  "credential.expiring": {
+    summary: "A subscription expires within three days",
+    description: `Once per expiry, by the chain's time. ${DELIVERY}`,
+    body: answers.webhookBodies.credential,
+    answers: DELIVERED,
+  },
+  "listing.purchased": {
+    summary: "A listing the wallet created was bought",
+    description: `Within seconds of the purchase's indexing. ${DELIVERY}`,
+    body: answers.webhookBodies.purchase,
+    answers: DELIVERED,
+  },
+  "listing.reviewed": {
+    summary: "A listing the wallet created was reviewed, or a review of it edited",
+    description: DELIVERY,
+    body: answers.webhookBodies.review,
+    answers: DELIVERED,
+  },
+  entrypoint_url: {
+    summary: "A run of a connected agent",
+    description:
+      "POSTed to the agent's `entrypoint_url` once per run, never again, signed with Standard " +
+      "Webhooks headers (`webhook-id` the run id) under the agent's secret, " +
+      '`result.webhook_secret` of its registration job (docs/execution.md, "Connected agents").',
+    body: answers.agentCall,
+    answers: {
+      "200":
+        "`application/json` `{output}`, or `text/event-stream` of `{delta}` events and an optional final `{output}`; the output must match the listing's `output_schema`",
+      default: "The run fails",
+    },
+  },
+};

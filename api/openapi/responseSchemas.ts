@@ -8,6 +8,7 @@ import {
   LISTING_STATUSES,
   RENTAL_MODELS,
 } from "../../lib/marketplace/vocabulary.ts";
+import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from "../../lib/webhooks/webhookEvents.ts";
 import { ERROR_STATUS } from "../errors.ts";
 
 const isoTime = z.string().describe("ISO 8601 timestamp");
@@ -362,6 +363,7 @@ const toolParameters = z.object({
   type: z.literal("object"),
   properties: z.record(z.string(), z.unknown()),
   required: z.array(z.string()),
+  additionalProperties: z.boolean().optional(),
 });
 
 export const toolDefinition = z
@@ -377,6 +379,8 @@ export const toolDefinition = z
     z.object({ name: z.string(), description: z.string(), input_schema: toolParameters }),
   ])
   .meta({ id: "ToolDefinition" });
+
+export const agentTools = z.object({ tools: z.array(toolDefinition) });
 
 export const marketplace = z
   .object({
@@ -406,3 +410,176 @@ export const indexer = z
   .meta({ id: "IndexerLag" });
 
 export const abi = z.array(z.record(z.string(), z.unknown())).describe("A Solidity JSON ABI");
+
+const jsonRpcAnswer = z
+  .object({
+    jsonrpc: z.literal("2.0"),
+    id: z.union([z.string(), z.int(), z.null()]),
+    result: z.record(z.string(), z.unknown()).optional(),
+    error: z
+      .object({ code: z.int(), message: z.string(), data: z.unknown().optional() })
+      .optional(),
+  })
+  .meta({ id: "JsonRpcAnswer" });
+
+/** A JSON-RPC answer of A2A (`docs/a2a.md`): a task, or an error. */
+export const a2aAnswer = jsonRpcAnswer;
+
+const a2aSkill = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  tags: z.array(z.string()),
+  examples: z.array(z.string()),
+  inputModes: z.array(z.string()),
+  outputModes: z.array(z.string()),
+});
+
+export const a2aAgentCard = z
+  .object({
+    protocolVersion: z.literal("0.3.0"),
+    name: z.string(),
+    description: z.string(),
+    url: z.string().describe("Where JSON-RPC requests go: `/a2a/{listing_id}`"),
+    preferredTransport: z.literal("JSONRPC"),
+    version: z.string().describe("The shown version's manifest content id"),
+    capabilities: z.object({
+      streaming: z.boolean(),
+      pushNotifications: z.boolean(),
+      stateTransitionHistory: z.boolean(),
+    }),
+    securitySchemes: z.record(z.string(), z.record(z.string(), z.unknown())),
+    security: z.array(z.record(z.string(), z.array(z.string()))),
+    defaultInputModes: z.array(z.string()),
+    defaultOutputModes: z.array(z.string()),
+    skills: z.array(a2aSkill),
+  })
+  .meta({ id: "A2AAgentCard" });
+
+export const mcpAnswer = z
+  .union([jsonRpcAnswer, z.array(jsonRpcAnswer)])
+  .describe("One JSON-RPC answer per request of the POST, an array for a batch");
+
+export const webhookEndpoint = z
+  .object({
+    id: z.string().regex(/^whk_[0-9a-f]{24}$/),
+    url: z.string().describe("Where the events are POSTed"),
+    events: z.array(z.enum(WEBHOOK_EVENTS)).describe("The events delivered there"),
+    dropped_events: z
+      .int()
+      .min(0)
+      .describe("Events not delivered there: they came while 10,000 deliveries were pending"),
+    created_at: isoTime,
+  })
+  .meta({ id: "WebhookEndpoint" });
+
+export const createdWebhookEndpoint = webhookEndpoint
+  .extend({
+    secret: z
+      .string()
+      .describe(
+        "The Standard Webhooks secret (`whsec_…`) the deliveries are signed with: shown in this answer only",
+      ),
+  })
+  .meta({ id: "CreatedWebhookEndpoint" });
+
+export const webhookEndpointList = z
+  .object({ webhooks: z.array(webhookEndpoint).describe("Newest first") })
+  .meta({ id: "WebhookEndpointList" });
+
+export const webhookDeliveryPage = z
+  .object({
+    deliveries: z.array(
+      z.object({
+        id: z
+          .string()
+          .regex(/^msg_[0-9a-f]{24}$/)
+          .describe("The `webhook-id` header of its every attempt"),
+        type: z.enum(WEBHOOK_EVENTS),
+        status: z
+          .enum(DELIVERY_STATUSES)
+          .describe(
+            "`pending` (its next attempt to come), `sending`, `delivered`, `failed` (given up)",
+          ),
+        attempts: z.int().min(0),
+        last_response_status: z
+          .int()
+          .nullable()
+          .describe("The endpoint's status at the last attempt"),
+        last_error: z.string().nullable().describe("Why the last attempt failed"),
+        next_attempt_at: isoTime.nullable().describe("While `pending`"),
+        delivered_at: isoTime.nullable(),
+        created_at: isoTime,
+      }),
+    ),
+    next_cursor: nextCursor,
+  })
+  .meta({ id: "WebhookDeliveryPage" });
+
+/** What a credential event carries: the credential as `GET /v1/credentials` lists it, and more. */
+const credentialEventData = z.object({
+  listing_id: apiListingId,
+  listing_title: z.string().nullable(),
+  rental_model: z.enum(RENTAL_MODELS),
+  status: z.enum(CREDENTIAL_STATUSES),
+  purchased_at: isoTime,
+  expires_at: isoTime.nullable(),
+  on_chain_listing_id: onChainId,
+  balance_wei: weiString.optional().describe("Per-Task: the balance left"),
+  next_run_price_wei: weiString.optional().describe("Per-Task: what the next run costs"),
+});
+
+/** What a listing event carries: the listing, and the purchase or review. */
+const listingEventData = {
+  id: apiListingId,
+  title: z.string().nullable(),
+};
+
+const eventBody = <T extends z.ZodType>(types: readonly string[], data: T) =>
+  z.object({
+    type: z.enum(types as [string, ...string[]]),
+    timestamp: isoTime.describe("When the event happened"),
+    data,
+  });
+
+/** The bodies of the deliveries, by event (docs/webhooks.md). */
+export const webhookBodies = {
+  run: eventBody(["run.completed", "run.failed"], run).meta({ id: "RunEvent" }),
+  credential: eventBody(
+    ["credential.low_balance", "credential.expiring"],
+    credentialEventData,
+  ).meta({ id: "CredentialEvent" }),
+  purchase: eventBody(
+    ["listing.purchased"],
+    z.object({
+      ...listingEventData,
+      rental_model: z.enum(RENTAL_MODELS),
+      price_wei: weiString,
+      status: z.enum(LISTING_STATUSES),
+      purchase: z.object({
+        buyer: z.string().describe("The renter's wallet, lowercase"),
+        amount_wei: weiString,
+        fee_wei: weiString,
+        expires_at: isoTime.nullable().describe("Subscriptions only"),
+        purchased_at: isoTime.describe("The block's time"),
+        transaction_hash: z.string(),
+        block_number: z.string().regex(/^\d+$/),
+      }),
+    }),
+  ).meta({ id: "ListingPurchasedEvent" }),
+  review: eventBody(["listing.reviewed"], z.object({ ...listingEventData, review })).meta({
+    id: "ListingReviewedEvent",
+  }),
+};
+
+/** The call a connected agent's `entrypoint_url` receives for each run (docs/execution.md). */
+export const agentCall = z
+  .object({
+    run_id: z.string().regex(/^run_/),
+    listing_id: apiListingId,
+    task: z.string(),
+    input: z.unknown().optional().describe("The renter's input, valid against `input_schema`"),
+    input_uri: z.string().optional().describe("Instead of `input`, when the renter gave one"),
+    deadline: isoTime.describe("When the run ends, whatever the agent is doing"),
+  })
+  .meta({ id: "AgentCall" });

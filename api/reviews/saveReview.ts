@@ -1,15 +1,19 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
-import { listingRatings, reviews } from "../../lib/db/appSchema.ts";
+import { agents, listingRatings, reviews } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
+import { toApiListingId } from "../../lib/ids/listingId.ts";
 import { newReviewId } from "../../lib/ids/randomIds.ts";
+import { enqueueWebhook } from "../../lib/webhooks/enqueueWebhook.ts";
+import { reviewResponse } from "./readReviews.ts";
 
 export type ReviewRow = typeof reviews.$inferSelect;
 
 /**
- * Writes the wallet's review of the listing, a new one or over its last, and its listing's rating
- * in the same transaction. Reviews of one listing are written one at a time, under its ratings
- * row's lock, so that the rating counts every review committed before it.
+ * Writes the wallet's review of the listing, a new one or over its last, its listing's rating and
+ * the `listing.reviewed` event for its creator's webhooks in the same transaction. Reviews of one
+ * listing are written one at a time, under its ratings row's lock, so that the rating counts every
+ * review committed before it.
  */
 export async function saveReview(
   db: Database,
@@ -51,7 +55,24 @@ export async function saveReview(
         select coalesce(sum(${reviews.rating}), 0), count(*) from ${reviews}
         where ${reviews.onChainListingId} = ${onChainListingId})
       where ${listingRatings.onChainListingId} = ${onChainListingId}`);
-    return { review: saved as ReviewRow, created: !earlier };
+    const written = saved as ReviewRow;
+    const [listing] = await tx
+      .select({ creator: agents.creator, title: agents.title })
+      .from(agents)
+      .where(eq(agents.onChainListingId, onChainListingId));
+    if (listing) {
+      await enqueueWebhook(tx, {
+        wallet: listing.creator,
+        type: "listing.reviewed",
+        eventKey: `review:${written.id}:${written.updatedAt.getTime()}`,
+        data: {
+          id: toApiListingId(onChainListingId as Hex),
+          title: listing.title,
+          review: reviewResponse(written),
+        },
+      });
+    }
+    return { review: written, created: !earlier };
   });
 }
 

@@ -37,8 +37,8 @@ const NO_LISTING = new ApiError("listing_not_found", "No published listing has t
 const PARSE_ERROR = new RpcError(RPC_ERRORS.parseError, "Parse error: the body is not JSON");
 
 /** Public, like the catalogue it shows: a client reads it to learn how to authenticate. */
-a2aRoutes.get("/:listing_id/.well-known/agent-card.json", async (c) => {
-  const onChainId = parseApiListingId(c.req.param("listing_id"));
+a2aRoutes.get("/:id/.well-known/agent-card.json", async (c) => {
+  const onChainId = parseApiListingId(c.req.param("id"));
   if (!onChainId) throw NO_LISTING;
   const baseUrl = c.get("deps").settings.publicUrl ?? new URL(c.req.url).origin;
   const card = await agentCard(c.get("deps"), onChainId, baseUrl.replace(/\/$/, ""));
@@ -46,8 +46,8 @@ a2aRoutes.get("/:listing_id/.well-known/agent-card.json", async (c) => {
   return c.json(card);
 });
 
-a2aRoutes.post("/:listing_id", requireIdentity, async (c) => {
-  const listingId = c.req.param("listing_id");
+a2aRoutes.post("/:id", requireIdentity, async (c) => {
+  const listingId = c.req.param("id");
   const body = await readRpcBody(c);
   let id: RpcId = null;
   try {

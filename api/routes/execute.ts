@@ -4,6 +4,7 @@ import { isDatabaseUnavailable } from "../../lib/db/databaseUnavailable.ts";
 import type { AppEnv } from "../context.ts";
 import { ApiError, errorBody } from "../errors.ts";
 import { exactJson } from "../exactJson.ts";
+import { answeredRun } from "../execution/answeredRun.ts";
 import { costOf, runResult } from "../execution/runResult.ts";
 import { startExecution } from "../execution/startExecution.ts";
 import {
@@ -25,20 +26,14 @@ const RUN_ID_HEADER = "X-Run-Id";
 
 /** Runs a task and answers once it is finished and, per task, charged. */
 executeRoutes.post("/", async (c) => {
-  const { runId, answerDeadline, watch } = await startExecution(c);
-  setResponseHeader(c, RUN_ID_HEADER, runId);
+  const started = await startExecution(c);
+  setResponseHeader(c, RUN_ID_HEADER, started.runId);
   try {
-    // A client that leaves, or a process that stops, ends the waiting, not the run: it finishes,
-    // is charged iff output reached the renter, and is kept for GET /v1/runs/:run_id.
-    const row = await watch
-      .until("answered", { deadline: answerDeadline, signal: leftOrStopping(c) })
-      .catch(stillGoingUnread(runId, c));
-    if (!row) throw stillGoingError(runId, c);
-    if (neverStarted(row)) throw notStartedError(c, row);
-    const result = runResult(row, watch.wholeOutput(row));
+    const row = await answeredRun(started, leftOrStopping(c), c);
+    const result = runResult(row, started.watch.wholeOutput(row));
     return c.body(exactJson(result), 200, { "Content-Type": "application/json" });
   } finally {
-    await watch.stop();
+    await started.watch.stop();
   }
 });
 

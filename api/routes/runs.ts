@@ -2,10 +2,11 @@ import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { runs } from "../../lib/db/appSchema.ts";
 import { isRunId } from "../../lib/ids/randomIds.ts";
+import { runView } from "../../lib/runLedger/runView.ts";
 import { type AppEnv, callerWallet } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { exactJson } from "../exactJson.ts";
-import { apiRunStatus, runResult } from "../execution/runResult.ts";
+import { apiRunStatus } from "../execution/runResult.ts";
 import { startExecution } from "../execution/startExecution.ts";
 import { setResponseHeader } from "../responseHeader.ts";
 import { listRuns, runPageJson } from "../runs/listRuns.ts";
@@ -55,7 +56,5 @@ runRoutes.get("/:run_id", async (c) => {
     .from(runs)
     .where(and(eq(runs.id, runId), eq(runs.wallet, callerWallet(c).toLowerCase())));
   if (!row) throw notFound;
-  const result = runResult(row);
-  const failure = result.status === "failed" ? { failure: row.failure ?? "" } : {};
-  return c.body(exactJson({ ...result, ...failure }), 200, JSON_TYPE);
+  return c.body(exactJson(runView(row)), 200, JSON_TYPE);
 });

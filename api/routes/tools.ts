@@ -1,11 +1,13 @@
 import { Hono } from "hono";
 import { z } from "zod/v4";
-import type { AppEnv } from "../context.ts";
+import { type AppEnv, callerWallet } from "../context.ts";
+import { agentFunctions } from "../tools/agentFunctions.ts";
+import { type FunctionTool, TOOL_FORMAT_NAMES, TOOL_FORMATS } from "../tools/vendorTools.ts";
 import { parseQuery } from "../validation.ts";
 
 export const toolRoutes = new Hono<AppEnv>();
 
-const EXECUTE_TOOL = {
+const EXECUTE_TOOL: FunctionTool = {
   name: "execute_agent",
   description:
     "Runs a task on a rented AI agent of the marketplace and returns the agent's output. The " +
@@ -28,27 +30,21 @@ const EXECUTE_TOOL = {
     },
     required: ["agent_id", "task"],
   },
-} as const;
+};
+
+export const toolQuery = z.object({ format: z.enum(TOOL_FORMAT_NAMES).default("openai") });
 
 /** The function-calling tool definition of `POST /v1/execute`, as each vendor's API takes it. */
-const TOOL_FORMATS = {
-  openai: {
-    type: "function",
-    function: {
-      name: EXECUTE_TOOL.name,
-      description: EXECUTE_TOOL.description,
-      parameters: EXECUTE_TOOL.parameters,
-    },
-  },
-  anthropic: {
-    name: EXECUTE_TOOL.name,
-    description: EXECUTE_TOOL.description,
-    input_schema: EXECUTE_TOOL.parameters,
-  },
-} as const;
+toolRoutes.get("/execute", (c) =>
+  c.json(TOOL_FORMATS[parseQuery(c, toolQuery).format](EXECUTE_TOOL)),
+);
 
-export const toolQuery = z.object({
-  format: z.enum(Object.keys(TOOL_FORMATS) as [keyof typeof TOOL_FORMATS]).default("openai"),
+/**
+ * One tool per listing the caller may run now, typed by its agent's input schema: a call's
+ * arguments are the `POST /v1/execute` body for it.
+ */
+toolRoutes.get("/", async (c) => {
+  const toVendor = TOOL_FORMATS[parseQuery(c, toolQuery).format];
+  const functions = await agentFunctions(c.get("deps"), callerWallet(c));
+  return c.json({ tools: functions.map((tool) => toVendor(tool)) });
 });
-
-toolRoutes.get("/execute", (c) => c.json(TOOL_FORMATS[parseQuery(c, toolQuery).format]));

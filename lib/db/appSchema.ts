@@ -17,6 +17,7 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import type { DeliveryStatus, WebhookEvent } from "../webhooks/webhookEvents.ts";
 
 export const appSchema = pgSchema("app");
 
@@ -370,4 +371,86 @@ export const indexerProgress = appSchema.table("indexer_progress", {
   /** Since when the head has been past the indexed block; null when caught up. */
   behindSince: timestamp({ withTimezone: true }),
   checkedAt: timestamp({ withTimezone: true }).notNull(),
+});
+
+/**
+ * A wallet's webhook endpoint: where the events it subscribed to are delivered (docs/webhooks.md).
+ * Its signing secret is sealed to its id; the wallet reads it once, in the answer that created it.
+ */
+export const webhookEndpoints = appSchema.table(
+  "webhook_endpoints",
+  {
+    id: text().primaryKey(),
+    /** Lowercase, as `app.runs` keeps wallets. */
+    wallet: text().notNull(),
+    url: text().notNull(),
+    events: text().array().$type<WebhookEvent[]>().notNull(),
+    /** The `whsec_…` secret, sealed to `id`. */
+    secret: bytea().notNull(),
+    /** Which sealing key sealed `secret` (`sealingKeyId`). */
+    sealingKeyId: text().notNull(),
+    /** Events not enqueued for it because it already had as many deliveries pending as it may. */
+    droppedEvents: integer().notNull().default(0),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index().on(table.wallet, table.createdAt)],
+);
+
+/**
+ * One event to one endpoint, until it is delivered or given up: its `id` is the `webhook-id` of
+ * every attempt. Enqueued only by `app.enqueue_webhook` (migration 0019), never twice for one
+ * endpoint and `event_key`.
+ */
+export const webhookDeliveries = appSchema.table(
+  "webhook_deliveries",
+  {
+    /** `msg_` and 24 hex digits, made by the database. */
+    id: text()
+      .primaryKey()
+      .default(sql`('msg_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 24))`),
+    endpointId: text()
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    type: text().$type<WebhookEvent>().notNull(),
+    /** What the event is about, unique per endpoint: `run:<run id>`, `purchase:<tx>:…`, … */
+    eventKey: text().notNull(),
+    /** A run's event: the run, whose answer is final; its `data` is read from it at the first attempt. */
+    runId: text(),
+    /** The body's `data` as JSON text, exactly as every attempt sends it (wei amounts exact). */
+    data: text(),
+    /** The body's `timestamp`: when the event happened. */
+    occurredAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    status: text().$type<DeliveryStatus>().notNull().default("pending"),
+    attempts: integer().notNull().default(0),
+    nextAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** While `sending`: until when the process that claimed it vouches for the attempt. */
+    leaseUntil: timestamp({ withTimezone: true }),
+    lastResponseStatus: integer(),
+    /** Why the last attempt failed, in the outbound guard's words (never the endpoint's answer). */
+    lastError: text(),
+    deliveredAt: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex().on(table.endpointId, table.eventKey),
+    // The delivery log, newest first; and what an endpoint has pending.
+    index().on(table.endpointId, table.createdAt, table.id),
+    index("webhook_deliveries_unsettled_index")
+      .on(table.endpointId, table.status)
+      .where(sql`${table.status} in ('pending', 'sending')`),
+    index("webhook_deliveries_due_index")
+      .on(table.nextAttemptAt)
+      .where(sql`${table.status} = 'pending'`),
+    index("webhook_deliveries_leased_index")
+      .on(table.leaseUntil)
+      .where(sql`${table.status} = 'sending'`),
+  ],
+);
+
+/** How far each follower of the projections has announced them (`workers/webhooks/`). */
+export const webhookFeeds = appSchema.table("webhook_feeds", {
+  name: text().primaryKey(),
+  /** The last event announced (a Ponder event id), or the chain time announced up to. */
+  position: text().notNull(),
+  updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });

@@ -13,6 +13,9 @@ const jobId = randomIdFormat("job");
 const apiKeyId = randomIdFormat("key");
 const runId = randomIdFormat("run");
 const reviewId = randomIdFormat("rev");
+const webhookEndpointId = randomIdFormat("whk");
+/** A webhook delivery's id (`webhook-id`): the database makes them (migration 0019), in this format. */
+const webhookMessageId = randomIdFormat("msg");
 
 export const newJobId = jobId.create;
 export const isJobId = jobId.matches;
@@ -22,3 +25,6 @@ export const newRunId = runId.create;
 export const isRunId = runId.matches;
 export const newReviewId = reviewId.create;
 export const isReviewId = reviewId.matches;
+export const newWebhookEndpointId = webhookEndpointId.create;
+export const isWebhookEndpointId = webhookEndpointId.matches;
+export const isWebhookMessageId = webhookMessageId.matches;

@@ -43,3 +43,9 @@ export const settlementGasUsed = new Counter({
   name: "marketplace_settlement_gas_used_total",
   help: "Gas the applied debit batches used",
 });
+
+export const webhookDeliveries = new Counter({
+  name: "marketplace_webhook_deliveries_total",
+  help: "Webhook delivery attempts, by what became of the delivery: delivered, retried later or failed (given up)",
+  labelNames: ["outcome"] as const,
+});

@@ -14,6 +14,7 @@ import type {
   ApiKey,
   ApiKeyScope,
   CreatedApiKey,
+  CreatedWebhookEndpoint,
   CreatorListing,
   CreatorRunListPage,
   Credential,
@@ -40,6 +41,11 @@ import type {
   SearchParams,
   SearchResult,
   ToolFormat,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookDeliveryParams,
+  WebhookEndpoint,
+  WebhookEvent,
 } from "./types.ts";
 import { WalletSession, type WalletSigner } from "./walletSession.ts";
 
@@ -396,6 +402,50 @@ export class ServiceClient {
     /** `POST /v1/execute` as a function-calling tool, in the format of OpenAI's or Anthropic's API. */
     definition: (format: ToolFormat = "openai", options: CallOptions = {}): Promise<unknown> =>
       this.#get("/v1/tools/execute", { format }, options),
+  };
+
+  /** Where the wallet's events are delivered, signed as Standard Webhooks sign them. */
+  readonly webhooks = {
+    /** Registers an endpoint for `events`; the secret its deliveries are signed with is in the answer only. */
+    create: (
+      url: string,
+      events: WebhookEvent[],
+      options: CallOptions = {},
+    ): Promise<CreatedWebhookEndpoint> =>
+      this.#transport.json({
+        method: "POST",
+        path: "/v1/webhooks",
+        body: { url, events },
+        ...perCall(options),
+      }),
+    /** The wallet's endpoints, newest first. */
+    list: async (options: CallOptions = {}): Promise<WebhookEndpoint[]> =>
+      (await this.#get<{ webhooks: WebhookEndpoint[] }>("/v1/webhooks", {}, options)).webhooks,
+    get: (endpointId: string, options: CallOptions = {}): Promise<WebhookEndpoint> =>
+      this.#get(`/v1/webhooks/${encodeURIComponent(endpointId)}`, {}, options),
+    /** Deletes an endpoint: nothing more is delivered there. */
+    delete: (endpointId: string, options: CallOptions = {}): Promise<WebhookEndpoint> =>
+      this.#transport.json({
+        method: "DELETE",
+        path: `/v1/webhooks/${encodeURIComponent(endpointId)}`,
+        ...perCall(options),
+      }),
+    /** An endpoint's delivery log, newest first: the first page awaited, all of it iterated (`for await`). */
+    deliveries: (
+      endpointId: string,
+      params: WebhookDeliveryParams = {},
+      options: CallOptions = {},
+    ): Paged<WebhookDeliveryPage, WebhookDelivery> =>
+      cursorPaged({
+        read: (cursor) =>
+          this.#get<WebhookDeliveryPage>(
+            `/v1/webhooks/${encodeURIComponent(endpointId)}/deliveries`,
+            { ...params, cursor: cursor ?? params.cursor },
+            options,
+          ),
+        items: (page) => page.deliveries,
+        next: (page) => page.next_cursor,
+      }),
   };
 
   /** API keys belong to a wallet: these need a client made with `account`. */

@@ -319,3 +319,45 @@ export type Marketplace = {
   paused: boolean;
   network: "test" | "live";
 };
+
+/** What a webhook endpoint may be sent: a run's end, a credential's state, a listing's sale or review. */
+export type WebhookEvent =
+  | "run.completed"
+  | "run.failed"
+  | "credential.low_balance"
+  | "credential.expiring"
+  | "listing.purchased"
+  | "listing.reviewed";
+
+export type WebhookEndpoint = {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  /** Events not delivered there: they came while 10,000 of its deliveries were pending. */
+  dropped_events: number;
+  created_at: string;
+};
+
+export type CreatedWebhookEndpoint = WebhookEndpoint & {
+  /** The `whsec_…` secret its deliveries are signed with: shown this once, never again. */
+  secret: string;
+};
+
+/** One event delivered to one endpoint: its attempts and where it stands, never its body. */
+export type WebhookDelivery = {
+  /** The `webhook-id` of its every attempt. */
+  id: string;
+  type: WebhookEvent;
+  /** `pending` (its next attempt to come), `sending`, `delivered`, `failed` (given up). */
+  status: "pending" | "sending" | "delivered" | "failed";
+  attempts: number;
+  last_response_status: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  delivered_at: string | null;
+  created_at: string;
+};
+
+export type WebhookDeliveryPage = { deliveries: WebhookDelivery[]; next_cursor: string | null };
+
+export type WebhookDeliveryParams = { limit?: number; cursor?: string };

@@ -24,6 +24,7 @@ const { stack, listing, addRenter } = usePerTaskAgentOnStack({
 
 type Document = {
   paths: Record<string, Record<string, { responses: Record<string, ResponseObject> }>>;
+  webhooks: Record<string, Record<string, object>>;
   components: { schemas: Record<string, object> };
 };
 type ResponseObject = { content?: Record<string, { schema: object }> };
@@ -205,6 +206,42 @@ describe("the OpenAPI document", () => {
     expect(refusedStream.status).toBe(403);
     expect((await asRenter.get("/v1/tools/execute?format=anthropic")).status).toBe(200);
     expect((await asRenter.get("/v1/tools/execute?format=other")).status).toBe(400);
+    expect((await asRenter.get("/v1/tools?format=anthropic")).status).toBe(200);
+    expect((await asRenter.get("/v1/tools?format=other")).status).toBe(400);
+    const mcpHeaders = { headers: { accept: "application/json, text/event-stream" } };
+    const mcpList = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+    expect((await asRenter.post("/mcp", mcpList, mcpHeaders)).status).toBe(200);
+    expect((await anonymous.post("/mcp", mcpList, mcpHeaders)).status).toBe(401);
+    const card = `/a2a/${id}/.well-known/agent-card.json`;
+    expect((await anonymous.get(card)).status).toBe(200);
+    expect((await anonymous.get(`/a2a/${unknownListing}/.well-known/agent-card.json`)).status).toBe(
+      404,
+    );
+    const getTask = { jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "run_none" } };
+    expect((await asRenter.post(`/a2a/${id}`, getTask)).body.error.code).toBe(-32001);
+    expect((await anonymous.post(`/a2a/${id}`, getTask)).status).toBe(401);
+
+    // Webhook endpoints.
+    const hook = await asRenter.post("/v1/webhooks", {
+      url: "https://hooks.example.com/marketplace",
+      events: ["run.completed", "credential.low_balance"],
+    });
+    expect(hook.status).toBe(201);
+    expect((await asRenter.post("/v1/webhooks", { url: "http://hooks.example.com/" })).status).toBe(
+      400,
+    );
+    expect((await asRenter.get("/v1/webhooks")).status).toBe(200);
+    expect((await anonymous.get("/v1/webhooks")).status).toBe(401);
+    expect((await asRenter.get(`/v1/webhooks/${hook.body.id}`)).status).toBe(200);
+    expect((await stranger.get(`/v1/webhooks/${hook.body.id}`)).status).toBe(404);
+    expect((await asRenter.get(`/v1/webhooks/${hook.body.id}/deliveries?limit=5`)).status).toBe(
+      200,
+    );
+    expect((await asRenter.get(`/v1/webhooks/${hook.body.id}/deliveries?limit=0`)).status).toBe(
+      400,
+    );
+    expect((await stranger.del(`/v1/webhooks/${hook.body.id}`)).status).toBe(404);
+    expect((await asRenter.del(`/v1/webhooks/${hook.body.id}`)).status).toBe(200);
 
     // Credentials.
     expect((await asRenter.get("/v1/credentials")).status).toBe(200);
@@ -312,7 +349,10 @@ describe("the API reference page", () => {
     const operations = page.locator(".opblock");
     await operations.first().waitFor();
     const document = await fetchDocument();
-    const described = Object.values(document.paths).flatMap((methods) => Object.keys(methods));
+    // The calls the service makes (the document's `webhooks`) are rendered as operations too.
+    const described = [document.paths, document.webhooks].flatMap((section) =>
+      Object.values(section).flatMap((methods) => Object.keys(methods)),
+    );
     expect(await operations.count()).toBe(described.length);
     await expect(page.locator(".title").first().textContent()).resolves.toContain(
       "Agent rental marketplace API",

@@ -54,7 +54,7 @@ it("turns /readyz 503 on the API and a worker while Postgres, the chain or NATS 
     expect(Object.keys(ready.body.checks ?? {}).sort(), name).toEqual(
       name === "api"
         ? ["chain", "indexer", "migrations", "nats", "postgres"]
-        : ["chain", "consumers", "migrations", "nats", "postgres"],
+        : ["chain", "consumers", "migrations", "nats", "postgres", "webhooks"],
     );
   }
 

@@ -33,4 +33,15 @@ it("describes the API's answers as the API gives them", () => {
   expectTypeOf<Answer<typeof answers.apiKey>>().toMatchTypeOf<sdk.ApiKey>();
   expectTypeOf<Answer<typeof answers.createdApiKey>>().toMatchTypeOf<sdk.CreatedApiKey>();
   expectTypeOf<Answer<typeof answers.marketplace>>().toMatchTypeOf<sdk.Marketplace>();
+  expectTypeOf<Answer<typeof answers.webhookEndpoint>>().toMatchTypeOf<sdk.WebhookEndpoint>();
+  expectTypeOf<sdk.WebhookEndpoint>().toMatchTypeOf<Answer<typeof answers.webhookEndpoint>>();
+  expectTypeOf<
+    Answer<typeof answers.createdWebhookEndpoint>
+  >().toMatchTypeOf<sdk.CreatedWebhookEndpoint>();
+  expectTypeOf<
+    Answer<typeof answers.webhookDeliveryPage>
+  >().toMatchTypeOf<sdk.WebhookDeliveryPage>();
+  expectTypeOf<sdk.WebhookDeliveryPage>().toMatchTypeOf<
+    Answer<typeof answers.webhookDeliveryPage>
+  >();
 });

@@ -1,0 +1,72 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Address } from "viem";
+import type { ApiDeps } from "../context.ts";
+import { ApiError } from "../errors.ts";
+import { answeredRun } from "../execution/answeredRun.ts";
+import { executeBody } from "../execution/executeRequest.ts";
+import { admitExecution } from "../execution/startExecution.ts";
+import type { OnDelta } from "../execution/watchRun.ts";
+import { parseInput } from "../validation.ts";
+import { runToolResult } from "./toolResults.ts";
+
+export type RentedToolCall = {
+  wallet: Address;
+  /** The listing the tool runs, `lst_…`. */
+  listingId: string;
+  arguments: Record<string, unknown>;
+  idempotencyKey: string | undefined;
+  /** Ends the waiting for the run's answer (never the run): the client left, the process stops. */
+  signal: AbortSignal;
+  /** Called with each delta of output in order and how much output has come with it. */
+  onOutput?: (delta: string, received: number) => void;
+};
+
+/**
+ * Runs the call's task on its listing exactly as `POST /v1/execute` runs one (admission, charging,
+ * rate limits, idempotency: `admitExecution`) and answers with the run as a tool result. Refusals
+ * are thrown as the API errors `POST /v1/execute` answers.
+ */
+export async function runRentedTool(deps: ApiDeps, call: RentedToolCall): Promise<CallToolResult> {
+  const { task, input, ...others } = call.arguments;
+  if (Object.keys(others).length > 0) {
+    throw new ApiError("invalid_request", "arguments: only task and input are taken");
+  }
+  const sent = { agent_id: call.listingId, task, ...(input !== undefined && { input }) };
+  const body = parseInput(executeBody, sent);
+  const relay = inOrder(call.onOutput);
+  const started = await admitExecution(
+    deps,
+    { wallet: call.wallet, sent, body, idempotencyKey: call.idempotencyKey },
+    { onDelta: relay.onDelta },
+  );
+  try {
+    const row = await answeredRun(started, call.signal);
+    return runToolResult(row, started.watch.wholeOutput(row));
+  } finally {
+    relay.stop();
+    await started.watch.stop();
+  }
+}
+
+/**
+ * Deltas as `/v1/execute/stream` relays them: in order, never one twice, and nothing past a delta
+ * whose notice was lost (the answer has the whole output); none once stopped.
+ */
+function inOrder(onOutput: RentedToolCall["onOutput"]) {
+  let received = 0;
+  let missed = false;
+  let stopped = onOutput === undefined;
+  const onDelta: OnDelta = (delta, at) => {
+    if (stopped) return;
+    if (at !== undefined && at > received) missed = true;
+    if (missed || (at !== undefined && at < received) || delta === "") return;
+    received += delta.length;
+    onOutput?.(delta, received);
+  };
+  return {
+    onDelta,
+    stop: () => {
+      stopped = true;
+    },
+  };
+}
