@@ -76,12 +76,12 @@ export async function callTool(
 
 /** The listing a tool name names: one of the caller's rented agents by its tool name, or any by id. */
 async function listingOfTool(
-  { db }: ApiDeps,
+  deps: ApiDeps,
   { wallet }: Identity,
   name: string,
 ): Promise<string | undefined> {
   if (parseApiListingId(name)) return name;
-  const agent = (await rentedAgents(db, wallet)).find(({ toolName }) => toolName === name);
+  const agent = (await rentedAgents(deps, wallet)).find(({ toolName }) => toolName === name);
   return agent && toApiListingId(agent.onChainListingId);
 }
 

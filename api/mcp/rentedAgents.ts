@@ -6,6 +6,7 @@ import { type CredentialFacts, credentialStatus } from "../../lib/marketplace/cr
 import type { ListingStatus, RentalModel } from "../../lib/marketplace/vocabulary.ts";
 import type { ChainReader } from "../chainReader.ts";
 import { readChainTime } from "../credentials/readChainTime.ts";
+import type { CatalogueCache } from "../listings/catalogueCache.ts";
 import { toolNames } from "./toolNames.ts";
 
 /** An agent the caller holds a credential for, in any status, as its MCP tool. */
@@ -23,9 +24,19 @@ const { credential, listing } = projections;
 /**
  * The agents of every published listing the wallet holds a credential for, valid or not, oldest
  * purchase first, named as `toolNames` names them: over all of them, so that a credential lapsing
- * renames no other tool.
+ * renames no other tool. Kept with the catalogue's answers, which start afresh at every indexed
+ * block, so that a wallet's calls between two blocks read them once.
  */
-export async function rentedAgents(db: Database, wallet: Address): Promise<RentedAgent[]> {
+export function rentedAgents(
+  { db, catalogue }: { db: Database; catalogue: CatalogueCache },
+  wallet: Address,
+): Promise<RentedAgent[]> {
+  return catalogue.answer(`rented-agents:${wallet.toLowerCase()}`, () =>
+    readRentedAgents(db, wallet),
+  );
+}
+
+async function readRentedAgents(db: Database, wallet: Address): Promise<RentedAgent[]> {
   const rows = await db.execute<Record<string, unknown>>(sql`
     select ${credential.listingId} as on_chain_listing_id, ${agents.agentId} as agent_id,
       ${agents.publicManifest}->'name' as name, ${agents.title} as title,
@@ -67,11 +78,11 @@ export async function rentedAgents(db: Database, wallet: Address): Promise<Rente
  * what the caller may run now.
  */
 export async function runnableAgents(
-  deps: { db: Database; chain: { reader: ChainReader } },
+  deps: { db: Database; catalogue: CatalogueCache; chain: { reader: ChainReader } },
   wallet: Address,
 ): Promise<RentedAgent[]> {
   const [agents, chainTime] = await Promise.all([
-    rentedAgents(deps.db, wallet),
+    rentedAgents(deps, wallet),
     readChainTime(deps.chain.reader),
   ]);
   return agents.filter(

@@ -3,13 +3,14 @@
 import type { Address } from "viem";
 import type { Database } from "../../lib/db/projections.ts";
 import type { ChainReader } from "../chainReader.ts";
+import type { CatalogueCache } from "../listings/catalogueCache.ts";
 import { agentSchemas, type RentedAgent, runnableAgents } from "../mcp/rentedAgents.ts";
 import { type AgentSchemas, rentedTool } from "../mcp/rentedTools.ts";
 import { type FunctionTool, MAX_FUNCTION_NAME_LENGTH } from "./vendorTools.ts";
 
 /** One function per listing the wallet holds a valid credential for, oldest purchase first. */
 export async function agentFunctions(
-  deps: { db: Database; chain: { reader: ChainReader } },
+  deps: { db: Database; catalogue: CatalogueCache; chain: { reader: ChainReader } },
   wallet: Address,
 ): Promise<FunctionTool[]> {
   const agents = await runnableAgents(deps, wallet);
