@@ -1,8 +1,9 @@
 // What the agent protocols add to a run: the same task on the echo agent (a connected agent that
 // answers at once), on a one-time credential, through POST /v1/execute, A2A `message/send` and MCP
 // `tools/call`, from one embedded API process of one stack. One request at a time on a keep-alive
-// connection, the three taking turns request by request (in a rotating order), so that the machine's
-// drift weighs on each alike; each request timed at the client, from its send to its whole answer.
+// connection, the three taking turns in blocks (in a rotating order), so that the machine's drift
+// weighs on each alike; each request timed at the client, from its send to its whole answer, and
+// each block's CPU time of the serving process read from /proc.
 // A second process, started first, leads the settlement, so the measured one logs no run on chain.
 // Run: npm run bench:protocols
 import { loadavg } from "node:os";
@@ -13,6 +14,7 @@ import { startBenchStack, UNLIMITED_RATE } from "./benchStack.ts";
 import { setUpExecution } from "./executionFixture.ts";
 import { loadAverageLine } from "./loadAverage.ts";
 import { fixed, table } from "./markdownTable.ts";
+import { processCpuSeconds } from "./processCpu.ts";
 import { reproduce } from "./reproduce.ts";
 import { runBenchmark } from "./runBenchmark.ts";
 import { startEchoAgent } from "./startEchoAgent.ts";
@@ -20,6 +22,8 @@ import { percentile } from "./statistics.ts";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 500);
 const WARM_UP = Number(process.env.BENCH_WARMUP_REQUESTS ?? 50);
+/** Requests of one protocol in a row, between two readings of the serving process's CPU time. */
+const BLOCK = 25;
 /** The goal: a protocol adds at most this many milliseconds at p50 to `POST /v1/execute`. */
 const GOAL_MS = 2;
 
@@ -105,33 +109,46 @@ await runBenchmark(async (cleanup) => {
 
   const names = Object.keys(calls);
   const samples: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
-  for (let n = 0; n < WARM_UP + REQUESTS; n++) {
-    // Rotating, so that none is always the first after another's run.
+  const cpuMs: Record<string, number> = Object.fromEntries(names.map((name) => [name, 0]));
+  let n = 0;
+  for (let round = 0; round < (WARM_UP + REQUESTS) / BLOCK; round++) {
+    const measured = round * BLOCK >= WARM_UP;
+    // Rotating, so that none is always the first after another's block.
     for (let k = 0; k < names.length; k++) {
-      const name = names[(n + k) % names.length] as string;
-      const started = performance.now();
-      await (calls[name] as Call)(n * names.length + k);
-      if (n >= WARM_UP) samples[name]?.push(performance.now() - started);
+      const name = names[(round + k) % names.length] as string;
+      const cpuBefore = processCpuSeconds(api.pid);
+      for (let i = 0; i < BLOCK; i++) {
+        const started = performance.now();
+        await (calls[name] as Call)(n++);
+        if (measured) samples[name]?.push(performance.now() - started);
+      }
+      if (measured)
+        cpuMs[name] = (cpuMs[name] ?? 0) + (processCpuSeconds(api.pid) - cpuBefore) * 1000;
     }
   }
 
-  const baseline = percentile(samples["POST /v1/execute"] ?? [], 50);
+  const baseline = "POST /v1/execute";
+  const p50Of = (name: string) => percentile(samples[name] ?? [], 50);
+  const cpuPerRequest = (name: string) => (cpuMs[name] ?? 0) / (samples[name]?.length ?? 1);
   const rows = names.map((name) => {
     const times = samples[name] ?? [];
-    const p50 = percentile(times, 50);
+    const added = (of: (name: string) => number) =>
+      name === baseline ? "–" : fixed(of(name) - of(baseline), 2);
     return [
       name,
-      fixed(p50, 2),
+      fixed(p50Of(name), 2),
       fixed(percentile(times, 95), 2),
       fixed(percentile(times, 99), 2),
-      name === "POST /v1/execute" ? "–" : fixed(p50 - baseline, 2),
+      added(p50Of),
+      fixed(cpuPerRequest(name), 2),
+      added(cpuPerRequest),
     ];
   });
   console.log(
     [
-      `The echo agent on a one-time credential, ${REQUESTS} requests each after ${WARM_UP} of warm-up, one at a time, the protocols taking turns; ms at the client.`,
+      `The echo agent on a one-time credential, ${REQUESTS} requests each after ${WARM_UP} of warm-up, one at a time, the protocols taking turns in blocks of ${BLOCK}; latency in ms at the client, CPU of the serving process (its workers included) per request.`,
       "",
-      table(["", "p50", "p95", "p99", "added at p50"], rows),
+      table(["", "p50", "p95", "p99", "added at p50", "API CPU ms/request", "added CPU ms"], rows),
       "",
       `Goal: at most ${GOAL_MS} ms added at p50.`,
       loadAverageLine(loadBefore, loadavg()),

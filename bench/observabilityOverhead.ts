@@ -11,7 +11,7 @@
 // settlement's pace, not the request path's.
 // Run: npm run bench:observability
 import { execFile } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { loadavg } from "node:os";
@@ -25,6 +25,7 @@ import { startBenchStack, UNLIMITED_RATE } from "./benchStack.ts";
 import { setUpExecution } from "./executionFixture.ts";
 import { loadAverageLine } from "./loadAverage.ts";
 import { fixed, table } from "./markdownTable.ts";
+import { processCpuSeconds } from "./processCpu.ts";
 import { reproduce } from "./reproduce.ts";
 import { runBenchmark } from "./runBenchmark.ts";
 import { startEchoAgent } from "./startEchoAgent.ts";
@@ -70,13 +71,6 @@ end
   return file;
 }
 
-/** CPU seconds (user + system) process `pid` has spent so far (proc(5): utime and stime, in ticks). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 /**
  * wrk's closed loop on the API at `url` (process `pid`) for `seconds`: requests answered 2xx per
  * second, the rest, and the process's CPU time per run answered.
@@ -86,7 +80,7 @@ async function load(
   script: string,
   seconds: number,
 ): Promise<Throughput> {
-  const cpuBefore = cpuSeconds(pid);
+  const cpuBefore = processCpuSeconds(pid);
   const { stdout } = await run("wrk", [
     "-t2",
     `-c${CONNECTIONS}`,
@@ -106,7 +100,7 @@ async function load(
       0,
     );
   const elapsed = number(/requests in ([\d.]+)s/) || seconds;
-  const cpuMs = (cpuSeconds(pid) - cpuBefore) * 1000;
+  const cpuMs = (processCpuSeconds(pid) - cpuBefore) * 1000;
   return {
     requestsPerSecond: (requests - failed) / elapsed,
     requests,

@@ -24,6 +24,11 @@ function readStat(pid: number): ProcStat | undefined {
   }
 }
 
+/** CPU seconds (user + system) process `pid` has spent so far; 0 once it is gone. */
+export function processCpuSeconds(pid: number): number {
+  return readStat(pid)?.cpuSeconds ?? 0;
+}
+
 function commandLine(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\u0000", " ");
@@ -83,7 +88,7 @@ export function cpuSpent(before: CpuReading, after: CpuReading): Map<string, num
 /** What the services of the local stack are, by command line. */
 export function classifyService(commandLine: string): string | undefined {
   // Without NATS the API runs as the embedded composition, its workers idle beside it.
-  if (commandLine.includes("api/server.ts") || commandLine.includes("embedded/main.ts")) {
+  if (commandLine.includes("api/process/server.ts") || commandLine.includes("embedded/main.ts")) {
     return "api";
   }
   if (commandLine.includes("workers/main.ts")) return "worker";
