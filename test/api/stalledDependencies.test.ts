@@ -297,6 +297,8 @@ it("answers within 3 s while Postgres, the chain or NATS is frozen, and as usual
         select count(*)::int as count from pg_stat_activity where application_name like 'api %'`);
       return row !== undefined && row.count <= DATABASE_CONNECTIONS;
     },
-    10_000,
+    // A backend whose client left during the freeze goes once Postgres reads the close, which a
+    // loaded machine delays; a connection kept past the pool's would stay.
+    30_000,
   );
 }, 240_000);
