@@ -155,6 +155,9 @@ describe("message/send", () => {
     const stranger = await newWallet(stack());
     const client = await a2aClient(await signIn(stack().api.url, stranger));
     await expect(client.sendMessage(message("summarize"))).rejects.toThrow(/credential_not_found/);
+    // Streamed, the refusal comes before any event, as one JSON-RPC error.
+    const stream = client.sendMessageStream(message("summarize"));
+    await expect(stream.next()).rejects.toThrow(/credential_not_found/);
   });
 });
 
