@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { healthRoutes } from "../lib/health/healthRoutes.ts";
-import type { ApiDeps, AppEnv } from "./context.ts";
 import { serveDashboard } from "./dashboard/serveDashboard.ts";
-import { ApiError, errorResponse } from "./errors.ts";
+import { ApiError, errorResponse } from "./http/errors.ts";
+import { dependencyError, unavailableDependency } from "./http/unavailableDependency.ts";
 import { indexerFreshness } from "./indexer/indexerFreshness.ts";
 import { describeBytes, MAX_BODY_BYTES } from "./limits.ts";
 import { loggedPath } from "./middleware/accessLog.ts";
@@ -11,28 +11,12 @@ import { admission } from "./middleware/admission.ts";
 import { everyAnswer } from "./middleware/everyAnswer.ts";
 import { requireIdentity } from "./middleware/identify.ts";
 import { requireScopes } from "./middleware/requireScope.ts";
-import { a2aRoutes } from "./routes/a2a.ts";
-import { agentRoutes } from "./routes/agents.ts";
-import { apiDocRoutes } from "./routes/apiDocs.ts";
-import { apiKeyRoutes } from "./routes/apiKeys.ts";
+import type { ApiDeps, AppEnv } from "./process/context.ts";
 import { authRoutes } from "./routes/auth.ts";
-import { creatorRoutes } from "./routes/creators.ts";
-import { credentialRoutes } from "./routes/credentials.ts";
-import { executeRoutes } from "./routes/execute.ts";
-import { indexerRoutes } from "./routes/indexer.ts";
-import { jobRoutes } from "./routes/jobs.ts";
-import { listingRoutes } from "./routes/listings.ts";
-import { manifestRoutes } from "./routes/manifests.ts";
-import { marketplaceRoutes } from "./routes/marketplace.ts";
-import { mcpRoutes } from "./routes/mcp.ts";
-import { reviewRoutes } from "./routes/reviews.ts";
-import { runRoutes } from "./routes/runs.ts";
-import { toolRoutes } from "./routes/tools.ts";
-import { webhookRoutes } from "./routes/webhooks.ts";
-import { dependencyError, unavailableDependency } from "./unavailableDependency.ts";
+import { routeGroups } from "./routes/routeGroups.ts";
 
 /** Challenges and tokens: the one place a caller without a token may go. */
-const SIGN_IN_PATH = "/v1/auth";
+const SIGN_IN_PATH = authRoutes.prefix;
 const BODYLESS_METHODS = new Set(["GET", "HEAD"]);
 /** One error for every unknown path: building an Error (and its stack) per request costs. */
 const NO_SUCH_ENDPOINT = new ApiError("not_found", "No such endpoint");
@@ -66,32 +50,20 @@ export function createApp(deps: ApiDeps) {
   // a whole web Request for every read.
   app.use((c, next) => (BODYLESS_METHODS.has(c.req.method) ? next() : limitBody(c, next)));
 
+  const groups = routeGroups();
   // Obtaining a token, reading how to and finding where to pay is all a caller without one may do.
-  app.route(SIGN_IN_PATH, authRoutes);
-  app.route("/", apiDocRoutes);
-  app.route("/v1/marketplace", marketplaceRoutes);
-  app.route("/v1/indexer", indexerRoutes);
-  app.route("/ipfs", manifestRoutes);
-  app.route("/a2a", a2aRoutes);
+  for (const group of groups.filter((each) => each.options.public)) {
+    app.route(group.prefix, group.routes);
+  }
   app.use("/v1/*", requireIdentity);
   app.use("/mcp", requireIdentity);
   requireScopes(app);
   for (const readsProjections of ["/v1/listings/*", "/v1/credentials/*", "/v1/creators/*"]) {
     app.use(readsProjections, indexerFreshness);
   }
-  app.route("/v1/api-keys", apiKeyRoutes);
-  app.route("/v1/listings", listingRoutes);
-  app.route("/v1/listings", reviewRoutes);
-  app.route("/v1/credentials", credentialRoutes);
-  app.route("/v1/creators", creatorRoutes());
-  app.route("/v1/agents", agentRoutes);
-  app.route("/v1/jobs", jobRoutes);
-  app.route("/v1/manifests", manifestRoutes);
-  app.route("/v1/execute", executeRoutes);
-  app.route("/v1/runs", runRoutes);
-  app.route("/v1/tools", toolRoutes);
-  app.route("/mcp", mcpRoutes);
-  app.route("/v1/webhooks", webhookRoutes);
+  for (const group of groups.filter((each) => !each.options.public)) {
+    app.route(group.prefix, group.routes);
+  }
 
   app.notFound((c) => dashboard?.page(c) ?? errorResponse(c, NO_SUCH_ENDPOINT));
   app.onError((error, c) => {

@@ -35,7 +35,7 @@ export const CHAIN_READ_DEADLINE_MS = 2_000;
 export const CHAIN_READ_RETRIES = 1;
 /** The node is asked for its latest block this often over the socket that announces new ones… */
 export const CHAIN_HEAD_PING_MS = 500;
-/** …and its announced head is trusted this long after its last answer (api/chainHeads.ts). */
+/** …and its announced head is trusted this long after its last answer (api/chain/chainHeads.ts). */
 export const CHAIN_HEAD_ALIVE_MS = 1_500;
 /** A closed head subscription is opened again after this long. */
 export const CHAIN_HEAD_RECONNECT_MS = 2_000;

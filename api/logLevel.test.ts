@@ -6,8 +6,8 @@ import { ENV_FIELDS } from "../lib/env.ts";
 import { healthRoutes } from "../lib/health/healthRoutes.ts";
 import { createReadiness } from "../lib/health/readiness.ts";
 import { createLogger, logLevelOf } from "../lib/log.ts";
-import type { ApiDeps, AppEnv } from "./context.ts";
 import { everyAnswer } from "./middleware/everyAnswer.ts";
+import type { ApiDeps, AppEnv } from "./process/context.ts";
 
 /** The messages an API answering a readiness probe and one request writes at `LOG_LEVEL`. */
 async function linesAt(level: string | undefined): Promise<{ level: string; message: string }[]> {

@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findFreePort } from "../devStack/findFreePort.ts";
-import { httpServerOptions } from "./httpServerOptions.ts";
+import { httpServerOptions } from "./http/httpServerOptions.ts";
 
 const REQUEST_TIMEOUT_MS = 1_000;
 const LATER_MS = 2_500;

@@ -4,12 +4,12 @@
 import { serve } from "@hono/node-server";
 import { Hono, type MiddlewareHandler } from "hono";
 import { hashApiKey } from "../api/auth/apiKeys.ts";
-import type { ApiDeps, AppEnv } from "../api/context.ts";
+import { setResponseHeader } from "../api/http/responseHeader.ts";
 import { logAccess } from "../api/middleware/accessLog.ts";
 import { CROSS_ORIGIN_HEADERS } from "../api/middleware/crossOrigin.ts";
 import { newRequestId } from "../api/middleware/requestId.ts";
 import { securityHeaders } from "../api/middleware/securityHeaders.ts";
-import { setResponseHeader } from "../api/responseHeader.ts";
+import type { ApiDeps, AppEnv } from "../api/process/context.ts";
 import { createLogger } from "../lib/log.ts";
 
 const deps = { log: createLogger("api") } as ApiDeps;

@@ -116,7 +116,7 @@ const LOG = {
 await runBenchmark(async (cleanup) => {
   const startedAt = performance.now();
   const serverLog = lineCounter(Object.values(LOG));
-  // The API alone over NATS (api/server.ts); workers join later. Registration reads no projections.
+  // The API alone over NATS (api/process/server.ts); workers join later. Registration reads no projections.
   const stack = await startBenchStack(cleanup, {
     nats: true,
     api: 1,

@@ -14,14 +14,14 @@ export type Api = Service & {
 export type ApiOptions = {
   port: number;
   /**
-   * Environment of api/env.ts: DATABASE_URL, RPC_URL, DEPLOYMENT_FILE, JWT_SECRET, ... With NATS_URL
+   * Environment of api/process/env.ts: DATABASE_URL, RPC_URL, DEPLOYMENT_FILE, JWT_SECRET, ... With NATS_URL
    * the API runs alone; without it, composed with in-process workers (embedded/main.ts).
    */
   env: Record<string, string>;
   onOutput?: (line: string) => void;
 };
 
-const apiServer = fileURLToPath(new URL("../api/server.ts", import.meta.url));
+const apiServer = fileURLToPath(new URL("../api/process/server.ts", import.meta.url));
 const embedded = fileURLToPath(new URL("../embedded/main.ts", import.meta.url));
 
 /** Runs the API as a process of its own and resolves once it answers HTTP. */

@@ -1,9 +1,9 @@
 // The embedded composition, for a marketplace without NATS: the REST API, an in-process bus and the
 // workers in one process. `api/` and `workers/` meet only here and on the bus.
 
-import { connectApiDatabase } from "../api/apiDatabase.ts";
-import { apiEnvSchema, parseApiEnv } from "../api/env.ts";
-import { serveApi } from "../api/serveApi.ts";
+import { connectApiDatabase } from "../api/process/apiDatabase.ts";
+import { apiEnvSchema, parseApiEnv } from "../api/process/env.ts";
+import { serveApi } from "../api/process/serveApi.ts";
 import { createInProcessBus } from "../lib/bus/inProcessBus.ts";
 import { requireDeployment } from "../lib/chain/deploymentFile.ts";
 import { sealingKey } from "../lib/crypto/sealingKey.ts";

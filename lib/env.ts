@@ -56,7 +56,7 @@ export const ENV_FIELDS = {
   FEE_RECIPIENT_ADDRESS: address.optional(),
   API_HOST: z.string().default("127.0.0.1"),
   API_PORT: port.default(8080),
-  /** Processes serving the API alone (`api/server.ts`) on its one port; 1 runs no cluster. */
+  /** Processes serving the API alone (`api/process/server.ts`) on its one port; 1 runs no cluster. */
   /** The built dashboard the API serves at `/`; `npm start` builds it there. */
   DASHBOARD_DIR: z.string().default("dashboard/dist"),
   /** The JSON-RPC endpoint the dashboard's browsers read the chain through; unset, RPC_URL on the local chain only. */

@@ -1,6 +1,6 @@
 // JSON-RPC 2.0 as A2A (protocol 0.3) speaks it: the envelope, and every failure as its error object.
 import { z } from "zod/v4";
-import { ApiError, errorBody } from "../errors.ts";
+import { ApiError, errorBody } from "../http/errors.ts";
 
 /** JSON-RPC's own codes, and A2A's (0.3, "Error handling"). */
 export const RPC_ERRORS = {

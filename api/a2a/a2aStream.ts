@@ -2,8 +2,6 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { RunAnswer } from "../../lib/runLedger/notices.ts";
 import { runResult } from "../../lib/runLedger/runView.ts";
-import type { AppEnv } from "../context.ts";
-import { exactJson } from "../exactJson.ts";
 import { admitExecution, type ExecutionRequest } from "../execution/startExecution.ts";
 import {
   neverStarted,
@@ -12,6 +10,8 @@ import {
   stillGoingUnread,
 } from "../execution/unanswered.ts";
 import type { OnDelta } from "../execution/watchRun.ts";
+import { exactJson } from "../http/exactJson.ts";
+import type { AppEnv } from "../process/context.ts";
 import { type RpcId, rpcErrorBody } from "./a2aRpc.ts";
 import { OUTPUT_ARTIFACT_ID, outputParts, runMetadata, taskOf, taskStatus } from "./a2aTasks.ts";
 

@@ -4,7 +4,7 @@ import { type ApiKeyScope, isApiKeyScope } from "../../lib/auth/apiKeyScopes.ts"
 import { apiKeys } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import { API_KEY_CACHE_SIZE, API_KEY_REVALIDATE_MS } from "../limits.ts";
-import type { PostgresListener } from "../postgresListener.ts";
+import type { PostgresListener } from "../process/postgresListener.ts";
 
 /** Sent by a trigger on `app.api_keys` when a key stops being usable; the payload is its id. */
 export const API_KEY_REVOKED_CHANNEL = "api_key_revoked";

@@ -8,7 +8,7 @@ import {
 } from "../../lib/auth/messages.ts";
 import { authChallenges } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
-import { ApiError, type ErrorCode } from "../errors.ts";
+import { ApiError, type ErrorCode } from "../http/errors.ts";
 
 export const CHALLENGE_LIFETIME_SECONDS = 60;
 /** How long a key-creation challenge waits for the wallet to confirm. */

@@ -1,6 +1,6 @@
 import { errors, jwtVerify, SignJWT } from "jose";
 import type { Address } from "viem";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
 
 /** The spec's JWT lifetime: one hour. */
 export const TOKEN_LIFETIME_SECONDS = 3600;

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
 import { REVOCATION_WAIT_MS } from "../limits.ts";
-import { LISTENER_APPLICATION, type PostgresListener } from "../postgresListener.ts";
+import { LISTENER_APPLICATION, type PostgresListener } from "../process/postgresListener.ts";
 
 /** Each listening process says here that it dropped a revoked key: `<listener id> <key id>`. */
 export const REVOCATION_SEEN_CHANNEL = "api_key_revocation_seen";

@@ -2,8 +2,8 @@ import type { Context } from "hono";
 import type { Address } from "viem";
 import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
 import { type SiweOrigin, siweMessage } from "../../lib/auth/siweMessages.ts";
-import type { AppEnv } from "../context.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
+import type { AppEnv } from "../process/context.ts";
 import { type ChallengePurpose, createChallenge } from "./challenges.ts";
 
 /**

@@ -11,7 +11,7 @@ import {
   parseAbi,
   recoverMessageAddress,
 } from "viem";
-import { unavailableChain } from "../unavailableChain.ts";
+import { unavailableChain } from "../chain/unavailableChain.ts";
 
 /** ERC-1271's answer for a valid signature: the selector of `isValidSignature`. */
 const ERC1271_VALID = "0x1626ba7e";

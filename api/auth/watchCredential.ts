@@ -1,6 +1,6 @@
-import type { ApiDeps, Identity } from "../context.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
 import { API_KEY_REVALIDATE_MS } from "../limits.ts";
+import type { ApiDeps, Identity } from "../process/context.ts";
 
 export type CredentialWatch = {
   /** Aborted once the credential stops being valid; its reason is the `ApiError` saying why. */

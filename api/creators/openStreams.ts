@@ -1,4 +1,4 @@
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
 
 /**
  * Streams open in this process, counted per wallet and in all: a wallet may hold at most `perWallet`

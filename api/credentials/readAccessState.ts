@@ -6,9 +6,9 @@ import {
   listingStatusName,
   rentalModelName,
 } from "../../lib/marketplace/vocabulary.ts";
-import type { ChainTime } from "../chainHeads.ts";
-import type { ChainReader } from "../chainReader.ts";
-import { unavailableChain } from "../unavailableChain.ts";
+import type { ChainTime } from "../chain/chainHeads.ts";
+import type { ChainReader } from "../chain/chainReader.ts";
+import { unavailableChain } from "../chain/unavailableChain.ts";
 import { readChainTime } from "./readChainTime.ts";
 
 /** A wallet's access to a listing as the chain has it at one block. */

@@ -1,7 +1,7 @@
-import { type ChainTime, chainTime } from "../chainHeads.ts";
-import type { ChainReader } from "../chainReader.ts";
-import { unavailableChain } from "../unavailableChain.ts";
-import { dependencyError } from "../unavailableDependency.ts";
+import { type ChainTime, chainTime } from "../chain/chainHeads.ts";
+import type { ChainReader } from "../chain/chainReader.ts";
+import { unavailableChain } from "../chain/unavailableChain.ts";
+import { dependencyError } from "../http/unavailableDependency.ts";
 import { joinedRead } from "./joinedRead.ts";
 
 /** Per reader: requests arriving together share one read of the latest block. */

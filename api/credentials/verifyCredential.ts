@@ -1,7 +1,7 @@
 import type { Address, Hex } from "viem";
 import { credentialStatus } from "../../lib/marketplace/credentialStatus.ts";
 import type { CredentialStatus, RentalModel } from "../../lib/marketplace/vocabulary.ts";
-import type { ChainReader } from "../chainReader.ts";
+import type { ChainReader } from "../chain/chainReader.ts";
 import { readAccessState } from "./readAccessState.ts";
 
 export type CredentialCheck =

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import type { AppEnv } from "../context.ts";
+import type { AppEnv } from "../process/context.ts";
 import type { DashboardSite } from "./dashboardSite.ts";
 import { serveDashboard } from "./serveDashboard.ts";
 

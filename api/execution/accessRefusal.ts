@@ -1,7 +1,7 @@
 import { credentialStatus } from "../../lib/marketplace/credentialStatus.ts";
-import { contractApiError } from "../contractErrors.ts";
+import { contractApiError } from "../chain/contractErrors.ts";
 import type { AccessRead } from "../credentials/readAccessState.ts";
-import type { ApiError } from "../errors.ts";
+import type { ApiError } from "../http/errors.ts";
 
 /**
  * Why the chain's answer forbids the wallet a run, as the API error (with the contract error

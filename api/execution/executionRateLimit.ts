@@ -1,12 +1,12 @@
 import type { Context } from "hono";
 import type { Address, Hex } from "viem";
-import type { ApiDeps, AppEnv } from "../context.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
 import {
   type RateLimitBudget,
   rateLimitWindow,
   setRateLimitHeaders,
 } from "../middleware/rateLimit.ts";
+import type { ApiDeps, AppEnv } from "../process/context.ts";
 
 /**
  * Counts an execution against its credential's budget (wallet and listing, per minute), in the

@@ -5,7 +5,7 @@ import { type Database, projections } from "../../lib/db/projections.ts";
 import { looksLikeAgentId } from "../../lib/ids/agentId.ts";
 import { parseApiListingId } from "../../lib/ids/listingId.ts";
 import { DEFAULT_TIMEOUT_SECONDS } from "../../lib/manifest/manifestShape.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
 import type { CatalogueCache } from "../listings/catalogueCache.ts";
 
 /** A published listing as execution needs it: the agent's public manifest rules. */

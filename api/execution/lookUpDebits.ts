@@ -1,5 +1,5 @@
 import { type Hex, type PublicClient, TransactionReceiptNotFoundError } from "viem";
-import { unavailableChain } from "../unavailableChain.ts";
+import { unavailableChain } from "../chain/unavailableChain.ts";
 
 /**
  * Adds to `inBalance` whether each debit transaction had succeeded by `blockNumber`, so its debits

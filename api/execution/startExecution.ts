@@ -11,19 +11,19 @@ import { admitRun, findIdempotentRun, type RunToAdmit } from "../../lib/runLedge
 import { announceGranted } from "../../lib/runLedger/grantSlots.ts";
 import { runTopic } from "../../lib/runLedger/notices.ts";
 import { refuseUnhandedRun } from "../../lib/runLedger/refuseUnhandedRun.ts";
-import { type ApiDeps, type AppEnv, callerWallet } from "../context.ts";
-import { contractApiError } from "../contractErrors.ts";
+import { contractApiError } from "../chain/contractErrors.ts";
 import { type AccessRead, readAccessState } from "../credentials/readAccessState.ts";
-import { ApiError } from "../errors.ts";
-import { idempotencyKeyOf } from "../idempotencyKey.ts";
+import { ApiError } from "../http/errors.ts";
+import { idempotencyKeyOf } from "../http/idempotencyKey.ts";
+import { readJsonObject } from "../http/readJsonObject.ts";
+import { parseInput } from "../http/validation.ts";
 import {
   DEBIT_WAIT_MS,
   EXECUTION_RETRY_AFTER_SECONDS,
   MAX_BODY_BYTES,
   RUN_REREAD_MS,
 } from "../limits.ts";
-import { readJsonObject } from "../readJsonObject.ts";
-import { parseInput } from "../validation.ts";
+import { type ApiDeps, type AppEnv, callerWallet } from "../process/context.ts";
 import { accessRefusal } from "./accessRefusal.ts";
 import { type ExecuteBody, executeBody } from "./executeRequest.ts";
 import { countExecution } from "./executionRateLimit.ts";

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { RunRow } from "../../lib/db/appSchema.ts";
 import { isDatabaseUnavailable } from "../../lib/db/databaseUnavailable.ts";
 import { RUN_NOT_HANDED_OVER, refusedBeforeStart } from "../../lib/runLedger/runNotStarted.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
 import { EXECUTION_RETRY_AFTER_SECONDS } from "../limits.ts";
 
 /** True when the run was refused before it started: it was never served, so it is no answer. */

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../context.ts";
+import type { AppEnv } from "../process/context.ts";
 import type { IndexerLag } from "./indexerLag.ts";
 
 /**

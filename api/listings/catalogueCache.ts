@@ -1,5 +1,5 @@
 import { CATALOGUE_ANSWER_MAX_AGE_MS, CATALOGUE_ANSWERS_KEPT } from "../limits.ts";
-import type { PostgresListener } from "../postgresListener.ts";
+import type { PostgresListener } from "../process/postgresListener.ts";
 
 /** Sent by a trigger on `app.agents`, at the commit of whatever changed it. */
 export const AGENTS_CHANGED_CHANNEL = "agents_changed";

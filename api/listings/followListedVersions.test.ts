@@ -9,7 +9,7 @@ import { agents, agentVersions } from "../../lib/db/appSchema.ts";
 import { connectProjections } from "../../lib/db/projections.ts";
 import { createLogger } from "../../lib/log.ts";
 import { useStack } from "../../test/support/useStack.ts";
-import { createPostgresListener } from "../postgresListener.ts";
+import { createPostgresListener } from "../process/postgresListener.ts";
 import { indexedBlockChannel } from "./catalogueCache.ts";
 import { followListedVersions } from "./followListedVersions.ts";
 

@@ -2,7 +2,7 @@ import { switchListedVersions } from "../../lib/agents/switchListedVersions.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import { isUndefinedTable } from "../../lib/db/undefinedTable.ts";
 import type { Logger } from "../../lib/log.ts";
-import type { PostgresListener } from "../postgresListener.ts";
+import type { PostgresListener } from "../process/postgresListener.ts";
 import { indexedBlockChannel } from "./catalogueCache.ts";
 
 /**

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { manifests } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import { contentId, isContentId } from "../../lib/ids/contentId.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
 
 /**
  * The bytes behind `ipfs://<cid>`, checked against the id before they are served: a stored copy that

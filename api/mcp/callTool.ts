@@ -7,8 +7,8 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import { parseApiListingId, toApiListingId } from "../../lib/ids/listingId.ts";
-import type { ApiDeps, Identity } from "../context.ts";
 import { checkScope } from "../middleware/requireScope.ts";
+import type { ApiDeps, Identity } from "../process/context.ts";
 import { DISCOVERY_TOOLS } from "./discoveryTools.ts";
 import { refusalOf } from "./mcpErrors.ts";
 import type { McpCaller } from "./mcpServer.ts";

@@ -1,13 +1,13 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { parseApiListingId } from "../../lib/ids/listingId.ts";
 import { CATEGORIES, RENTAL_MODELS } from "../../lib/marketplace/vocabulary.ts";
-import type { ApiDeps } from "../context.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
+import { parseInput } from "../http/validation.ts";
 import { publishedListing, searchCatalogue } from "../listings/catalogueReads.ts";
 import { listingDetail } from "../listings/listingResponse.ts";
 import { SORTS } from "../listings/searchListings.ts";
+import type { ApiDeps } from "../process/context.ts";
 import { searchQuery } from "../routes/listings.ts";
-import { parseInput } from "../validation.ts";
 import { jsonResult } from "./toolResults.ts";
 
 /** A tool that reads the catalogue: it never runs an agent, so it never spends money. */

@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { ApiError, errorBody } from "../errors.ts";
-import { dependencyError, unavailableDependency } from "../unavailableDependency.ts";
+import { ApiError, errorBody } from "../http/errors.ts";
+import { dependencyError, unavailableDependency } from "../http/unavailableDependency.ts";
 import type { McpCaller } from "./mcpServer.ts";
 
 /**

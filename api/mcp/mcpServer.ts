@@ -1,6 +1,6 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { ApiDeps, Identity } from "../context.ts";
+import type { ApiDeps, Identity } from "../process/context.ts";
 import { callTool } from "./callTool.ts";
 import { listTools } from "./listTools.ts";
 import { answering } from "./mcpErrors.ts";

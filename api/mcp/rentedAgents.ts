@@ -4,7 +4,7 @@ import { agents } from "../../lib/db/appSchema.ts";
 import { type Database, projections } from "../../lib/db/projections.ts";
 import { type CredentialFacts, credentialStatus } from "../../lib/marketplace/credentialStatus.ts";
 import type { ListingStatus, RentalModel } from "../../lib/marketplace/vocabulary.ts";
-import type { ChainReader } from "../chainReader.ts";
+import type { ChainReader } from "../chain/chainReader.ts";
 import { readChainTime } from "../credentials/readChainTime.ts";
 import type { CatalogueCache } from "../listings/catalogueCache.ts";
 import { toolNames } from "./toolNames.ts";

@@ -1,12 +1,12 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Address } from "viem";
-import type { ApiDeps } from "../context.ts";
-import { ApiError } from "../errors.ts";
 import { answeredRun } from "../execution/answeredRun.ts";
 import { executeBody } from "../execution/executeRequest.ts";
 import { admitExecution } from "../execution/startExecution.ts";
 import type { OnDelta } from "../execution/watchRun.ts";
-import { parseInput } from "../validation.ts";
+import { ApiError } from "../http/errors.ts";
+import { parseInput } from "../http/validation.ts";
+import type { ApiDeps } from "../process/context.ts";
 import { runToolResult } from "./toolResults.ts";
 
 export type RentedToolCall = {

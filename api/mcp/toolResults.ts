@@ -1,8 +1,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { RunAnswer } from "../../lib/runLedger/notices.ts";
-import { type ApiError, errorBody } from "../errors.ts";
 import { runResult } from "../execution/runResult.ts";
 import type { WholeOutput } from "../execution/watchRun.ts";
+import { type ApiError, errorBody } from "../http/errors.ts";
 
 /**
  * A refusal as MCP tells a tool's failure: a result with `isError`, its text the spec's code and

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../lib/log.ts";
-import type { ApiDeps, AppEnv } from "../context.ts";
+import type { ApiDeps, AppEnv } from "../process/context.ts";
 import { logAccess, loggedPath } from "./accessLog.ts";
 
 const signature = `0x${randomBytes(65).toString("hex")}`;

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { redact } from "../../lib/log.ts";
-import type { AppEnv } from "../context.ts";
+import type { AppEnv } from "../process/context.ts";
 
 /** Enough of a path to find the route and the id in it; a longer one is cut. */
 const LOGGED_PATH_CHARACTERS = 512;

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { TrustProxy } from "../../lib/net/trustProxy.ts";
-import type { AppEnv } from "../context.ts";
+import type { AppEnv } from "../process/context.ts";
 import { identify } from "./identify.ts";
 import { rateLimit } from "./rateLimit.ts";
 

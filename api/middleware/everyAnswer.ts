@@ -1,8 +1,8 @@
 import { createMiddleware } from "hono/factory";
 import { metricsOn } from "../../lib/metrics/metricsOn.ts";
 import { tracingOn } from "../../lib/tracing/spans.ts";
-import type { ApiDeps, AppEnv } from "../context.ts";
-import { setResponseHeader, setResponseHeaders } from "../responseHeader.ts";
+import { setResponseHeader, setResponseHeaders } from "../http/responseHeader.ts";
+import type { ApiDeps, AppEnv } from "../process/context.ts";
 import { logAccess } from "./accessLog.ts";
 import { CROSS_ORIGIN_HEADERS, preflightAnswer } from "./crossOrigin.ts";
 import { newRequestId } from "./requestId.ts";

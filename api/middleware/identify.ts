@@ -2,8 +2,8 @@ import type { MiddlewareHandler } from "hono";
 import type { ActiveKey } from "../auth/apiKeyCache.ts";
 import { hashApiKey, isApiKeyOf, looksLikeApiKey } from "../auth/apiKeys.ts";
 import { verifyToken } from "../auth/jwt.ts";
-import type { ApiDeps, AppEnv, Identity } from "../context.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
+import type { ApiDeps, AppEnv, Identity } from "../process/context.ts";
 
 type Identified = { identity: Identity } | { authError: ApiError };
 

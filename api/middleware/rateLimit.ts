@@ -1,12 +1,12 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { TrustProxy } from "../../lib/net/trustProxy.ts";
-import { clientAddressResolver } from "../clientAddress.ts";
-import type { AppEnv } from "../context.ts";
-import { ApiError } from "../errors.ts";
+import { clientAddressResolver } from "../http/clientAddress.ts";
+import { ApiError } from "../http/errors.ts";
+import { requesterOf } from "../http/requester.ts";
+import { setResponseHeaders } from "../http/responseHeader.ts";
+import type { AppEnv } from "../process/context.ts";
 import { createOverlappingRequests } from "../rateLimit/overlappingRequests.ts";
-import { requesterOf } from "../requester.ts";
-import { setResponseHeaders } from "../responseHeader.ts";
 
 const WINDOW_SECONDS = 60;
 

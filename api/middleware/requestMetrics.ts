@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { routePath } from "hono/route";
 import { httpRequestDuration, rateLimitRefusals } from "../../lib/metrics/metrics.ts";
-import type { AppEnv } from "../context.ts";
+import type { AppEnv } from "../process/context.ts";
 
 /**
  * Counts an answered request under its route template (the last route it matched, `/v1/runs/:id`,

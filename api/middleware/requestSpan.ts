@@ -2,7 +2,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import type { Context, Next } from "hono";
 import { routePath } from "hono/route";
 import { inSpan } from "../../lib/tracing/spans.ts";
-import type { AppEnv } from "../context.ts";
+import type { AppEnv } from "../process/context.ts";
 
 /**
  * Answers the request in a server span named after its route template (`POST /v1/execute`), the

@@ -1,7 +1,7 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import type { ApiKeyScope } from "../../lib/auth/apiKeyScopes.ts";
-import type { AppEnv, Identity } from "../context.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
+import type { AppEnv, Identity } from "../process/context.ts";
 
 /**
  * What an API key needs to call each endpoint; a wallet's JWT may call them all. Creator powers

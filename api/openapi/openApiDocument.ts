@@ -1,13 +1,9 @@
-import { ERROR_STATUS, type ErrorCode } from "../errors.ts";
+import { ERROR_STATUS, type ErrorCode } from "../http/errors.ts";
+import { routeGroups } from "../routes/routeGroups.ts";
 import { type JsonSchema, JsonSchemas } from "./jsonSchemas.ts";
-import {
-  OPERATIONS,
-  type Operation,
-  OUTBOUND_CALLS,
-  type OutboundCall,
-  type Security,
-  TAGS,
-} from "./operations.ts";
+import type { Operation, Security } from "./operation.ts";
+import { TAGS } from "./operation.ts";
+import { OUTBOUND_CALLS, type OutboundCall } from "./outboundCalls.ts";
 import { errorObject } from "./responseSchemas.ts";
 
 const RATE_LIMIT_HEADERS = {
@@ -32,12 +28,15 @@ const SECURITY: Record<Security, Record<string, string[]>[]> = {
   none: [],
 };
 
-/** The OpenAPI 3.1 document of the API, built from the schemas its routes validate with. */
+/**
+ * The OpenAPI 3.1 document of the API: the operations its route groups declare, with the schemas
+ * their routes validate requests with and their answers are typed by.
+ */
 export function openApiDocument() {
   const schemas = new JsonSchemas();
   const errorRef = schemas.of(errorObject, "output");
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const operation of OPERATIONS) {
+  for (const operation of routeGroups().flatMap((group) => group.operations)) {
     paths[operation.path] ??= {};
     (paths[operation.path] as Record<string, unknown>)[operation.method] = describe(
       operation,

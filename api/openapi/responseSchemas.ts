@@ -9,7 +9,7 @@ import {
   RENTAL_MODELS,
 } from "../../lib/marketplace/vocabulary.ts";
 import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from "../../lib/webhooks/webhookEvents.ts";
-import { ERROR_STATUS } from "../errors.ts";
+import { ERROR_STATUS } from "../http/errors.ts";
 
 const isoTime = z.string().describe("ISO 8601 timestamp");
 const apiListingId = z

@@ -1,7 +1,7 @@
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
 import { MAX_LEASE, MAX_LEASE_SHARE, RECALL_POLL_MS, RECALL_WAIT_MS } from "../limits.ts";
-import type { PostgresListener } from "../postgresListener.ts";
+import type { PostgresListener } from "../process/postgresListener.ts";
 import {
   type Lease,
   leaseUnits,

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import { runs } from "../../lib/db/appSchema.ts";
 import { parseApiListingId } from "../../lib/ids/listingId.ts";
 import { isRunId } from "../../lib/ids/randomIds.ts";
@@ -22,63 +22,105 @@ import {
 import { streamTask } from "../a2a/a2aStream.ts";
 import { taskOf } from "../a2a/a2aTasks.ts";
 import { agentCard } from "../a2a/agentCard.ts";
-import { type AppEnv, callerWallet } from "../context.ts";
-import { ApiError } from "../errors.ts";
-import { exactJson } from "../exactJson.ts";
 import { executeBody } from "../execution/executeRequest.ts";
 import { admitExecution, type ExecutionRequest } from "../execution/startExecution.ts";
 import { neverStarted, notStartedError, stillGoingUnread } from "../execution/unanswered.ts";
+import { ApiError } from "../http/errors.ts";
+import { exactJson } from "../http/exactJson.ts";
 import { requireIdentity } from "../middleware/identify.ts";
+import { ANY_REQUEST, AUTHENTICATED, CHARGING_RULE, LISTING_ID } from "../openapi/commonParts.ts";
+import { DescribedRoutes } from "../openapi/describedRoutes.ts";
+import * as answers from "../openapi/responseSchemas.ts";
+import { type AppEnv, callerWallet } from "../process/context.ts";
 
 /** Each listing as an A2A agent (protocol 0.3): its card, and JSON-RPC at `/a2a/{listing_id}`. */
-export const a2aRoutes = new Hono<AppEnv>();
+export const a2aRoutes = new DescribedRoutes("/a2a", { public: true });
 
 const NO_LISTING = new ApiError("listing_not_found", "No published listing has this id");
 const PARSE_ERROR = new RpcError(RPC_ERRORS.parseError, "Parse error: the body is not JSON");
 
 /** Public, like the catalogue it shows: a client reads it to learn how to authenticate. */
-a2aRoutes.get("/:id/.well-known/agent-card.json", async (c) => {
-  const onChainId = parseApiListingId(c.req.param("id"));
-  if (!onChainId) throw NO_LISTING;
-  const baseUrl = c.get("deps").settings.publicUrl ?? new URL(c.req.url).origin;
-  const card = await agentCard(c.get("deps"), onChainId, baseUrl.replace(/\/$/, ""));
-  if (!card) throw NO_LISTING;
-  return c.json(card);
-});
+a2aRoutes.get(
+  "/:id/.well-known/agent-card.json",
+  {
+    tag: "Execution",
+    summary: "A listing's A2A agent card",
+    description:
+      "The listing as an agent of the A2A protocol 0.3 (docs/a2a.md): its skill, price, the " +
+      "bearer scheme and where to send messages. Public, like the catalogue it repeats.",
+    security: "none",
+    pathParameters: { id: LISTING_ID },
+    answer: { status: 200, description: "The agent card", schema: answers.a2aAgentCard },
+    errors: ["listing_not_found", ...ANY_REQUEST],
+  },
+  async (c, reply) => {
+    const onChainId = parseApiListingId(c.req.param("id"));
+    if (!onChainId) throw NO_LISTING;
+    const baseUrl = c.get("deps").settings.publicUrl ?? new URL(c.req.url).origin;
+    const card = await agentCard(c.get("deps"), onChainId, baseUrl.replace(/\/$/, ""));
+    if (!card) throw NO_LISTING;
+    return reply(c, card);
+  },
+);
 
-a2aRoutes.post("/:id", requireIdentity, async (c) => {
-  const listingId = c.req.param("id");
-  const body = await readRpcBody(c);
-  let id: RpcId = null;
-  try {
-    if (body === PARSE_ERROR) throw body;
-    const envelope = rpcEnvelope.safeParse(body);
-    if (!envelope.success)
-      throw new RpcError(RPC_ERRORS.invalidRequest, "Invalid JSON-RPC request");
-    id = envelope.data.id;
-    const { method, params } = envelope.data;
-    switch (method) {
-      case "message/send":
-        return rpcResult(c, id, await sendMessage(c, listingId, params));
-      case "message/stream":
-        return await streamMessage(c, listingId, id, params);
-      case "tasks/get":
-        return rpcResult(c, id, await getTask(c, params));
-      case "tasks/cancel":
-        throw new RpcError(RPC_ERRORS.taskNotCancelable, "A run cannot be cancelled once admitted");
-      case "tasks/resubscribe":
-      case "tasks/pushNotificationConfig/set":
-      case "tasks/pushNotificationConfig/get":
-      case "tasks/pushNotificationConfig/list":
-      case "tasks/pushNotificationConfig/delete":
-        throw new RpcError(RPC_ERRORS.pushNotificationNotSupported, `${method} is not supported`);
-      default:
-        throw new RpcError(RPC_ERRORS.methodNotFound, "Method not found");
+a2aRoutes.post(
+  "/:id",
+  {
+    tag: "Execution",
+    summary: "A2A JSON-RPC: send a message to a listing's agent",
+    description:
+      "A2A 0.3 over JSON-RPC 2.0 (docs/a2a.md). `message/send` runs the message's task as " +
+      "`POST /v1/execute` does (its text parts the task, its data part the input) and answers the " +
+      "task: its id is the run id, its artifact the output, its metadata the run's `cost_wei`. " +
+      "`message/stream` answers `text/event-stream`: the task, the output's deltas as artifact " +
+      "updates, then the final status. `tasks/get` reads any run of the caller's. A refusal is " +
+      "the JSON-RPC error -32000, its message beginning with the API's error code and its `data` " +
+      "the API's error object. An API key needs the `run` scope. " +
+      CHARGING_RULE,
+    security: "bearer",
+    pathParameters: { id: LISTING_ID },
+    body: rpcEnvelope,
+    answer: { status: 200, description: "The JSON-RPC answer", schema: answers.a2aAnswer },
+    errors: ["payload_too_large", ...AUTHENTICATED],
+  },
+  requireIdentity,
+  async (c, reply) => {
+    const listingId = c.req.param("id");
+    const body = await readRpcBody(c);
+    let id: RpcId = null;
+    try {
+      if (body === PARSE_ERROR) throw body;
+      const envelope = rpcEnvelope.safeParse(body);
+      if (!envelope.success)
+        throw new RpcError(RPC_ERRORS.invalidRequest, "Invalid JSON-RPC request");
+      id = envelope.data.id;
+      const { method, params } = envelope.data;
+      switch (method) {
+        case "message/send":
+          return rpcResult(c, id, await sendMessage(c, listingId, params));
+        case "message/stream":
+          return await streamMessage(c, listingId, id, params);
+        case "tasks/get":
+          return rpcResult(c, id, await getTask(c, params));
+        case "tasks/cancel":
+          throw new RpcError(
+            RPC_ERRORS.taskNotCancelable,
+            "A run cannot be cancelled once admitted",
+          );
+        case "tasks/resubscribe":
+        case "tasks/pushNotificationConfig/set":
+        case "tasks/pushNotificationConfig/get":
+        case "tasks/pushNotificationConfig/list":
+        case "tasks/pushNotificationConfig/delete":
+          throw new RpcError(RPC_ERRORS.pushNotificationNotSupported, `${method} is not supported`);
+        default:
+          throw new RpcError(RPC_ERRORS.methodNotFound, "Method not found");
+      }
+    } catch (error) {
+      return reply(c, rpcErrorBody(id, error));
     }
-  } catch (error) {
-    return c.json(rpcErrorBody(id, error));
-  }
-});
+  },
+);
 
 /** The request's JSON, or the parse error for what is not (the app's body limit bounds its size). */
 async function readRpcBody(c: Context<AppEnv>): Promise<unknown> {

@@ -1,14 +1,12 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { Hono } from "hono";
-import type { AppEnv } from "../context.ts";
+import { DescribedRoutes } from "../openapi/describedRoutes.ts";
 import { openApiDocument } from "../openapi/openApiDocument.ts";
 
 /** The API's description and its interactive reference (Swagger UI), open to anyone. */
-export const apiDocRoutes = new Hono<AppEnv>();
+export const apiDocRoutes = new DescribedRoutes("/", { public: true });
 
-const document = JSON.stringify(openApiDocument());
 const swaggerUi = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 
 const PAGE = `<!doctype html>
@@ -53,9 +51,13 @@ const assets = new Map<string, { type: string; body: () => string }>([
 ]);
 const loaded = new Map<string, string>();
 
-apiDocRoutes.get("/v1/openapi.json", (c) =>
-  c.body(document, 200, { "Content-Type": "application/json" }),
-);
+/** Built at the first request for it: the route groups it describes include this one. */
+let document: string | undefined;
+
+apiDocRoutes.routes.get("/v1/openapi.json", (c) => {
+  document ??= JSON.stringify(openApiDocument());
+  return c.body(document, 200, { "Content-Type": "application/json" });
+});
 /**
  * The page runs only the scripts it serves itself, and reaches only this API: an injection into
  * the reference (a hostile description, say) runs nothing and sends nothing elsewhere. Swagger UI
@@ -65,10 +67,10 @@ const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
   "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-apiDocRoutes.get("/docs", (c) =>
+apiDocRoutes.routes.get("/docs", (c) =>
   c.html(PAGE, 200, { "Content-Security-Policy": CONTENT_SECURITY_POLICY }),
 );
-apiDocRoutes.get("/docs/:asset", (c) => {
+apiDocRoutes.routes.get("/docs/:asset", (c) => {
   const name = c.req.param("asset");
   const asset = assets.get(name);
   if (!asset) return c.notFound();

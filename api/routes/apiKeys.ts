@@ -1,5 +1,4 @@
 import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
-import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod/v4";
 import {
@@ -21,18 +20,21 @@ import {
 } from "../auth/challenges.ts";
 import { checkSiweMessage, createSiweChallenge } from "../auth/siweChallenges.ts";
 import { verifyWalletSignature } from "../auth/verifyWalletSignature.ts";
-import { type ApiDeps, type AppEnv, callerRequester, callerWallet } from "../context.ts";
-import { ApiError } from "../errors.ts";
-import { parseJsonBody, parseQuery } from "../validation.ts";
-import { challengeSchema, signatureSchema } from "../walletSchema.ts";
+import { ApiError } from "../http/errors.ts";
+import { parseJsonBody, parseQuery } from "../http/validation.ts";
+import { challengeSchema, signatureSchema } from "../http/walletSchema.ts";
+import { AUTHENTICATED } from "../openapi/commonParts.ts";
+import { DescribedRoutes } from "../openapi/describedRoutes.ts";
+import * as answers from "../openapi/responseSchemas.ts";
+import { type ApiDeps, type AppEnv, callerRequester, callerWallet } from "../process/context.ts";
 
 /** Active keys a wallet may hold at once. */
 export const MAX_ACTIVE_KEYS = 25;
 
-export const apiKeyRoutes = new Hono<AppEnv>();
+export const apiKeyRoutes = new DescribedRoutes("/v1/api-keys");
 
 // Keys are managed from the dashboard with a wallet session, never with another key.
-apiKeyRoutes.use(
+apiKeyRoutes.routes.use(
   createMiddleware<AppEnv>(async (c, next) => {
     if (c.get("identity")?.method !== "jwt") {
       throw new ApiError("forbidden", "API keys are managed with a wallet token, not an API key");
@@ -81,25 +83,39 @@ export const keyChallengeQuery = z
     path: ["label"],
   });
 
-apiKeyRoutes.get("/challenge", async (c) => {
-  const query = parseQuery(c, keyChallengeQuery);
-  const deps = c.get("deps");
-  const issued =
-    query.format === "siwe"
-      ? await createSiweChallenge(c, {
-          purpose: siweKeyCreation(deps),
-          wallet: callerWallet(c),
-          statement: apiKeyStatement(query.label ?? "", query.scopes),
-          requester: callerRequester(c),
-        })
-      : await createChallenge(deps.db, {
-          purpose: keyCreation(deps),
-          wallet: callerWallet(c),
-          requester: callerRequester(c),
-          nowSeconds: Math.floor(deps.now() / 1000),
-        });
-  return c.json({ challenge: issued.challenge, expires_at: issued.expiresAt });
-});
+apiKeyRoutes.get(
+  "/challenge",
+  {
+    tag: "API keys",
+    summary: "Get a key-creation challenge",
+    description:
+      "With `format=siwe`, an EIP-4361 message naming the key's label and scopes, to sign as is. " +
+      "Otherwise sign `<challenge>:<label>`, which creates a key with the scopes `run` and `read`.",
+    security: "wallet",
+    query: keyChallengeQuery,
+    answer: { status: 200, description: "The challenge", schema: answers.challenge },
+    errors: [...AUTHENTICATED],
+  },
+  async (c, reply) => {
+    const query = parseQuery(c, keyChallengeQuery);
+    const deps = c.get("deps");
+    const issued =
+      query.format === "siwe"
+        ? await createSiweChallenge(c, {
+            purpose: siweKeyCreation(deps),
+            wallet: callerWallet(c),
+            statement: apiKeyStatement(query.label ?? "", query.scopes),
+            requester: callerRequester(c),
+          })
+        : await createChallenge(deps.db, {
+            purpose: keyCreation(deps),
+            wallet: callerWallet(c),
+            requester: callerRequester(c),
+            nowSeconds: Math.floor(deps.now() / 1000),
+          });
+    return reply(c, { challenge: issued.challenge, expires_at: issued.expiresAt });
+  },
+);
 
 /**
  * `challenge` is a SIWE message naming the label and `scopes` (default `run`, `read`), or a
@@ -112,91 +128,127 @@ export const createKeyRequest = z.object({
   signature: signatureSchema,
 });
 
-apiKeyRoutes.post("/", async (c) => {
-  const body = await parseJsonBody(c, createKeyRequest);
-  const { label, challenge, signature } = body;
-  const deps = c.get("deps");
-  const wallet = callerWallet(c);
-  const legacy = keyCreation(deps);
-  const nowSeconds = Math.floor(deps.now() / 1000);
-  const keyScopes = body.scopes ?? [...DEFAULT_API_KEY_SCOPES];
-  let purpose = legacy;
-  let stored = challenge;
-  let message = apiKeyConfirmationMessage(challenge, label);
-  if (!challenge.startsWith(legacy.prefix)) {
-    purpose = siweKeyCreation(deps);
-    const statement = apiKeyStatement(label, keyScopes);
-    stored = checkSiweMessage(c, { purpose, message: challenge, wallet, statement });
-    message = challenge;
-  } else if (body.scopes) {
-    throw new ApiError("invalid_request", "Scopes are confirmed by a SIWE message (format=siwe)");
-  }
-  await findUsableChallenge(deps.db, { purpose, challenge: stored, wallet, nowSeconds });
-  if (!(await verifyWalletSignature(deps.chain.client, { wallet, message, signature }))) {
-    throw new ApiError("invalid_signature", "The signature does not confirm this label");
-  }
-
-  const { key, keyHash, keyPreview } = generateApiKey(deps.settings.network);
-  const created = await deps.db.transaction(async (tx) => {
-    // One creation at a time per wallet, so concurrent requests cannot pass the cap together.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`api-keys:${wallet}`}))`);
-    // Spent with the key's creation, or not at all: a replayed confirmation creates nothing.
-    await consumeChallenge(tx, { purpose, challenge: stored });
-    const [active] = await tx
-      .select({ n: count() })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.wallet, wallet), isNull(apiKeys.revokedAt)));
-    if ((active?.n ?? 0) >= MAX_ACTIVE_KEYS) {
-      throw new ApiError(
-        "invalid_request",
-        `A wallet may hold ${MAX_ACTIVE_KEYS} active API keys; revoke one to create another`,
-      );
+apiKeyRoutes.post(
+  "/",
+  {
+    tag: "API keys",
+    summary: "Create an API key",
+    description:
+      "The key is in this answer only; it is stored hashed. `scopes` (default `run`, `read`) must " +
+      "be those the signed SIWE message names.",
+    security: "wallet",
+    body: createKeyRequest,
+    answer: { status: 201, description: "The new key", schema: answers.createdApiKey },
+    errors: ["invalid_request", "invalid_signature", ...AUTHENTICATED],
+  },
+  async (c, reply) => {
+    const body = await parseJsonBody(c, createKeyRequest);
+    const { label, challenge, signature } = body;
+    const deps = c.get("deps");
+    const wallet = callerWallet(c);
+    const legacy = keyCreation(deps);
+    const nowSeconds = Math.floor(deps.now() / 1000);
+    const keyScopes = body.scopes ?? [...DEFAULT_API_KEY_SCOPES];
+    let purpose = legacy;
+    let stored = challenge;
+    let message = apiKeyConfirmationMessage(challenge, label);
+    if (!challenge.startsWith(legacy.prefix)) {
+      purpose = siweKeyCreation(deps);
+      const statement = apiKeyStatement(label, keyScopes);
+      stored = checkSiweMessage(c, { purpose, message: challenge, wallet, statement });
+      message = challenge;
+    } else if (body.scopes) {
+      throw new ApiError("invalid_request", "Scopes are confirmed by a SIWE message (format=siwe)");
     }
-    const [row] = await tx
-      .insert(apiKeys)
-      .values({ id: newApiKeyId(), wallet, label, scopes: keyScopes, keyHash, keyPreview })
-      .returning();
-    return row;
-  });
-  if (!created) throw new Error("the new API key was not stored");
-  return c.json({ ...describeKey(created), key }, 201);
-});
+    await findUsableChallenge(deps.db, { purpose, challenge: stored, wallet, nowSeconds });
+    if (!(await verifyWalletSignature(deps.chain.client, { wallet, message, signature }))) {
+      throw new ApiError("invalid_signature", "The signature does not confirm this label");
+    }
 
-apiKeyRoutes.get("/", async (c) => {
-  const keys = await c
-    .get("deps")
-    .db.select()
-    .from(apiKeys)
-    .where(eq(apiKeys.wallet, callerWallet(c)))
-    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
-  return c.json({ api_keys: keys.map(describeKey) });
-});
-
-apiKeyRoutes.delete("/:id", async (c) => {
-  if (!isApiKeyId(c.req.param("id"))) {
-    throw new ApiError("not_found", "No active API key with this id");
-  }
-  const id = c.req.param("id");
-  const deps = c.get("deps");
-  const wallet = callerWallet(c);
-  // The answer waits until every API process has dropped the key: the next request fails anywhere.
-  const receipt = deps.revocations.expect(id);
-  const [revoked] = await deps.db
-    .update(apiKeys)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(apiKeys.id, id), eq(apiKeys.wallet, wallet), isNull(apiKeys.revokedAt)))
-    .returning()
-    .catch((error: unknown) => {
-      receipt.cancel();
-      throw error;
+    const { key, keyHash, keyPreview } = generateApiKey(deps.settings.network);
+    const created = await deps.db.transaction(async (tx) => {
+      // One creation at a time per wallet, so concurrent requests cannot pass the cap together.
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`api-keys:${wallet}`}))`);
+      // Spent with the key's creation, or not at all: a replayed confirmation creates nothing.
+      await consumeChallenge(tx, { purpose, challenge: stored });
+      const [active] = await tx
+        .select({ n: count() })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.wallet, wallet), isNull(apiKeys.revokedAt)));
+      if ((active?.n ?? 0) >= MAX_ACTIVE_KEYS) {
+        throw new ApiError(
+          "invalid_request",
+          `A wallet may hold ${MAX_ACTIVE_KEYS} active API keys; revoke one to create another`,
+        );
+      }
+      const [row] = await tx
+        .insert(apiKeys)
+        .values({ id: newApiKeyId(), wallet, label, scopes: keyScopes, keyHash, keyPreview })
+        .returning();
+      return row;
     });
-  if (!revoked) {
-    receipt.cancel();
-    throw new ApiError("not_found", "No active API key with this id");
-  }
-  await receipt.everywhere();
-  return c.json(describeKey(revoked));
-});
+    if (!created) throw new Error("the new API key was not stored");
+    return reply(c, { ...describeKey(created), key });
+  },
+);
+
+apiKeyRoutes.get(
+  "/",
+  {
+    tag: "API keys",
+    summary: "List the wallet's API keys",
+    security: "wallet",
+    answer: { status: 200, description: "Newest first", schema: answers.apiKeyList },
+    errors: [...AUTHENTICATED],
+  },
+  async (c, reply) => {
+    const keys = await c
+      .get("deps")
+      .db.select()
+      .from(apiKeys)
+      .where(eq(apiKeys.wallet, callerWallet(c)))
+      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+    return reply(c, { api_keys: keys.map(describeKey) });
+  },
+);
+
+apiKeyRoutes.delete(
+  "/:id",
+  {
+    tag: "API keys",
+    summary: "Revoke an API key",
+    description: "Answered once every API process refuses the key.",
+    security: "wallet",
+    pathParameters: { id: "The key's id" },
+    answer: { status: 200, description: "The revoked key", schema: answers.apiKey },
+    errors: ["not_found", ...AUTHENTICATED],
+  },
+  async (c, reply) => {
+    if (!isApiKeyId(c.req.param("id"))) {
+      throw new ApiError("not_found", "No active API key with this id");
+    }
+    const id = c.req.param("id");
+    const deps = c.get("deps");
+    const wallet = callerWallet(c);
+    // The answer waits until every API process has dropped the key: the next request fails anywhere.
+    const receipt = deps.revocations.expect(id);
+    const [revoked] = await deps.db
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiKeys.id, id), eq(apiKeys.wallet, wallet), isNull(apiKeys.revokedAt)))
+      .returning()
+      .catch((error: unknown) => {
+        receipt.cancel();
+        throw error;
+      });
+    if (!revoked) {
+      receipt.cancel();
+      throw new ApiError("not_found", "No active API key with this id");
+    }
+    await receipt.everywhere();
+    return reply(c, describeKey(revoked));
+  },
+);
 
 function describeKey(key: typeof apiKeys.$inferSelect) {
   return {

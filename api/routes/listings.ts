@@ -1,15 +1,17 @@
-import { Hono } from "hono";
 import { parseEther } from "viem";
 import { z } from "zod/v4";
 import { executionLimits } from "../../lib/db/appSchema.ts";
 import { parseApiListingId } from "../../lib/ids/listingId.ts";
 import { CATEGORIES, RENTAL_MODELS } from "../../lib/marketplace/vocabulary.ts";
-import { type AppEnv, callerWallet } from "../context.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
+import { pageSchema, parseJsonBody, parseQuery, queryDecimal } from "../http/validation.ts";
 import { publishedListing, searchCatalogue } from "../listings/catalogueReads.ts";
 import { listingDetail } from "../listings/listingResponse.ts";
 import { findListing, SORTS } from "../listings/searchListings.ts";
-import { pageSchema, parseJsonBody, parseQuery, queryDecimal } from "../validation.ts";
+import { AUTHENTICATED, LISTING_ID, NAMED_LISTING } from "../openapi/commonParts.ts";
+import { DescribedRoutes } from "../openapi/describedRoutes.ts";
+import * as answers from "../openapi/responseSchemas.ts";
+import { callerWallet } from "../process/context.ts";
 
 /** An amount of ETH as a decimal string, at most 18 decimals, converted to wei exactly. */
 const ethAmount = z
@@ -43,23 +45,54 @@ export const searchQuery = z
     { message: "must not exceed max_price", path: ["min_price"] },
   );
 
-export const listingRoutes = new Hono<AppEnv>();
+export const listingRoutes = new DescribedRoutes("/v1/listings");
 
-listingRoutes.get("/", async (c) => {
-  const query = parseQuery(c, searchQuery);
-  const page = await searchCatalogue(c.get("deps"), {
-    q: query.q,
-    category: query.category,
-    rentalModel: query.rental_model,
-    minPriceWei: query.min_price,
-    maxPriceWei: query.max_price,
-    minRating: query.min_rating,
-    sort: query.sort,
-    limit: query.limit,
-    offset: query.offset,
-  });
-  return c.body(page, 200, { "content-type": "application/json" });
-});
+listingRoutes.get(
+  "/",
+  {
+    tag: "Listings",
+    summary: "Search listings",
+    security: "bearer",
+    query: searchQuery,
+    answer: { status: 200, description: "A page of listings", schema: answers.searchResult },
+    errors: ["invalid_request", ...AUTHENTICATED],
+  },
+  async (c, reply) => {
+    const query = parseQuery(c, searchQuery);
+    const page = await searchCatalogue(c.get("deps"), {
+      q: query.q,
+      category: query.category,
+      rentalModel: query.rental_model,
+      minPriceWei: query.min_price,
+      maxPriceWei: query.max_price,
+      minRating: query.min_rating,
+      sort: query.sort,
+      limit: query.limit,
+      offset: query.offset,
+    });
+    return reply.written(c, page);
+  },
+);
+
+listingRoutes.get(
+  "/:id",
+  {
+    tag: "Listings",
+    summary: "Get a listing",
+    security: "bearer",
+    pathParameters: { id: LISTING_ID },
+    answer: { status: 200, description: "The listing", schema: answers.listing },
+    errors: ["listing_not_found", ...AUTHENTICATED],
+  },
+  async (c) => {
+    const onChainId = parseApiListingId(c.req.param("id"));
+    const deps = c.get("deps");
+    const row = onChainId && (await publishedListing(deps, onChainId));
+    if (!row) throw new ApiError("listing_not_found", "No published listing has this id");
+    const { chainId, marketplace } = deps.chain;
+    return c.json(listingDetail(row, { chainId, address: marketplace }));
+  },
+);
 
 export const executionLimitBody = z.strictObject({
   requests_per_minute: z
@@ -70,39 +103,42 @@ export const executionLimitBody = z.strictObject({
 });
 
 /** The listing's execution rate limit per credential, set by its creator alone. */
-listingRoutes.put("/:id/execution-limit", async (c) => {
-  const listingId = c.req.param("id");
-  const onChainId = parseApiListingId(listingId);
-  if (!onChainId) throw new ApiError("invalid_listing_id", "Listing ids look like lst_<64 hex>");
-  const { db } = c.get("deps");
-  const row = await findListing(db, onChainId);
-  if (!row) throw new ApiError("listing_not_found", "No published listing has this id");
-  if (row.creator.toLowerCase() !== callerWallet(c).toLowerCase()) {
-    throw new ApiError("forbidden", "Only the listing's creator may set its execution limit");
-  }
-  const { requests_per_minute } = await parseJsonBody(c, executionLimitBody);
-  // A ceiling, so that a creator renting its own listing cannot run it (and fill app.runs) unbounded.
-  const ceiling = c.get("deps").settings.maxExecutionRatePerMinute;
-  if (requests_per_minute > ceiling) {
-    throw new ApiError("invalid_request", `requests_per_minute: must be at most ${ceiling}`);
-  }
-  await db
-    .insert(executionLimits)
-    .values({ onChainListingId: onChainId, requestsPerMinute: requests_per_minute })
-    .onConflictDoUpdate({
-      target: executionLimits.onChainListingId,
-      set: { requestsPerMinute: requests_per_minute, updatedAt: new Date() },
-    });
-  // This process's next executions count under the new limit without waiting for the notice.
-  c.get("deps").catalogue.changed();
-  return c.json({ listing_id: listingId, requests_per_minute });
-});
-
-listingRoutes.get("/:id", async (c) => {
-  const onChainId = parseApiListingId(c.req.param("id"));
-  const deps = c.get("deps");
-  const row = onChainId && (await publishedListing(deps, onChainId));
-  if (!row) throw new ApiError("listing_not_found", "No published listing has this id");
-  const { chainId, marketplace } = deps.chain;
-  return c.json(listingDetail(row, { chainId, address: marketplace }));
-});
+listingRoutes.put(
+  "/:id/execution-limit",
+  {
+    tag: "Listings",
+    summary: "Set a listing's execution rate limit (its creator only)",
+    security: "bearer",
+    pathParameters: { id: LISTING_ID },
+    body: executionLimitBody,
+    answer: { status: 200, description: "The limit set", schema: answers.executionLimit },
+    errors: ["invalid_request", ...NAMED_LISTING, ...AUTHENTICATED],
+  },
+  async (c, reply) => {
+    const listingId = c.req.param("id");
+    const onChainId = parseApiListingId(listingId);
+    if (!onChainId) throw new ApiError("invalid_listing_id", "Listing ids look like lst_<64 hex>");
+    const { db } = c.get("deps");
+    const row = await findListing(db, onChainId);
+    if (!row) throw new ApiError("listing_not_found", "No published listing has this id");
+    if (row.creator.toLowerCase() !== callerWallet(c).toLowerCase()) {
+      throw new ApiError("forbidden", "Only the listing's creator may set its execution limit");
+    }
+    const { requests_per_minute } = await parseJsonBody(c, executionLimitBody);
+    // A ceiling, so that a creator renting its own listing cannot run it (and fill app.runs) unbounded.
+    const ceiling = c.get("deps").settings.maxExecutionRatePerMinute;
+    if (requests_per_minute > ceiling) {
+      throw new ApiError("invalid_request", `requests_per_minute: must be at most ${ceiling}`);
+    }
+    await db
+      .insert(executionLimits)
+      .values({ onChainListingId: onChainId, requestsPerMinute: requests_per_minute })
+      .onConflictDoUpdate({
+        target: executionLimits.onChainListingId,
+        set: { requestsPerMinute: requests_per_minute, updatedAt: new Date() },
+      });
+    // This process's next executions count under the new limit without waiting for the notice.
+    c.get("deps").catalogue.changed();
+    return reply(c, { listing_id: listingId, requests_per_minute });
+  },
+);

@@ -1,18 +1,20 @@
 import type { Context } from "hono";
-import { Hono } from "hono";
 import type { Hex } from "viem";
 import { z } from "zod/v4";
 import { parseApiListingId } from "../../lib/ids/listingId.ts";
 import { isReviewId } from "../../lib/ids/randomIds.ts";
-import { type AppEnv, callerWallet } from "../context.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
+import { pageSchema, parseJsonBody, parseQuery } from "../http/validation.ts";
 import { MAX_REVIEW_TEXT_LENGTH, REVIEW_WRITES_PER_MINUTE } from "../limits.ts";
 import { publishedListing } from "../listings/catalogueReads.ts";
 import { rateLimitWindow } from "../middleware/rateLimit.ts";
+import { AUTHENTICATED, LISTING_ID, NAMED_LISTING } from "../openapi/commonParts.ts";
+import { DescribedRoutes } from "../openapi/describedRoutes.ts";
+import * as answers from "../openapi/responseSchemas.ts";
+import { type AppEnv, callerWallet } from "../process/context.ts";
 import { findReview, reviewPage, reviewResponse } from "../reviews/readReviews.ts";
 import { mayReview } from "../reviews/reviewRight.ts";
 import { replyToReview, saveReview } from "../reviews/saveReview.ts";
-import { pageSchema, parseJsonBody, parseQuery } from "../validation.ts";
 
 /** C0 and C1 control characters but tab, line feed and carriage return (NUL among them). */
 const CONTROL_CHARACTERS = /(?![\t\n\r])\p{Cc}/u;
@@ -35,54 +37,99 @@ export const replyBody = z.strictObject({ text: reviewText });
 
 export const reviewPageQuery = z.object(pageSchema);
 
-export const reviewRoutes = new Hono<AppEnv>();
+export const reviewRoutes = new DescribedRoutes("/v1/listings");
 
 /** A page of the listing's reviews, the last written first. */
-reviewRoutes.get("/:id/reviews", async (c) => {
-  const { onChainId } = await listingOf(c);
-  const page = parseQuery(c, reviewPageQuery);
-  const { rows, total } = await reviewPage(c.get("deps").db, onChainId, page);
-  return c.json({ reviews: rows.map(reviewResponse), total, ...page });
-});
+reviewRoutes.get(
+  "/:id/reviews",
+  {
+    tag: "Listings",
+    summary: "List a listing's reviews",
+    description: "The last written (or edited) first.",
+    security: "bearer",
+    pathParameters: { id: LISTING_ID },
+    query: reviewPageQuery,
+    answer: { status: 200, description: "A page of reviews", schema: answers.reviewPage },
+    errors: ["invalid_request", ...NAMED_LISTING, ...AUTHENTICATED],
+  },
+  async (c, reply) => {
+    const { onChainId } = await listingOf(c);
+    const page = parseQuery(c, reviewPageQuery);
+    const { rows, total } = await reviewPage(c.get("deps").db, onChainId, page);
+    return reply(c, { reviews: rows.map(reviewResponse), total, ...page });
+  },
+);
 
 /** The caller's review of the listing, written the first time and replaced by each edit after. */
-reviewRoutes.post("/:id/reviews", async (c) => {
-  const { onChainId, creator } = await listingOf(c);
-  const wallet = callerWallet(c);
-  const { rating, text } = await parseJsonBody(c, reviewBody);
-  await countReviewWrite(c);
-  const { db } = c.get("deps");
-  if (!(await mayReview(db, { onChainListingId: onChainId, creator }, wallet))) {
-    throw new ApiError(
-      "review_not_allowed",
-      "Only a wallet that holds or held a credential for this listing and completed a run on it may review it; its creator may not",
-    );
-  }
-  const saved = await saveReview(db, { onChainListingId: onChainId, wallet, rating, text });
-  // The notice of the new rating reaches the other processes; this one shows it to its next request.
-  c.get("deps").catalogue.changed();
-  return c.json(reviewResponse(saved.review));
-});
+reviewRoutes.post(
+  "/:id/reviews",
+  {
+    tag: "Listings",
+    summary: "Review a listing, or edit the caller's review",
+    description:
+      "One review per wallet and listing: posting again replaces its rating and text. Only a wallet that holds or held a credential for the listing and completed a run on it may review it, never its creator. Reviews, edits and replies count against a budget of a few per minute per wallet.",
+    security: "bearer",
+    pathParameters: { id: LISTING_ID },
+    body: reviewBody,
+    answer: { status: 200, description: "The review as saved", schema: answers.review },
+    errors: ["invalid_request", ...NAMED_LISTING, "review_not_allowed", ...AUTHENTICATED],
+  },
+  async (c, reply) => {
+    const { onChainId, creator } = await listingOf(c);
+    const wallet = callerWallet(c);
+    const { rating, text } = await parseJsonBody(c, reviewBody);
+    await countReviewWrite(c);
+    const { db } = c.get("deps");
+    if (!(await mayReview(db, { onChainListingId: onChainId, creator }, wallet))) {
+      throw new ApiError(
+        "review_not_allowed",
+        "Only a wallet that holds or held a credential for this listing and completed a run on it may review it; its creator may not",
+      );
+    }
+    const saved = await saveReview(db, { onChainListingId: onChainId, wallet, rating, text });
+    // The notice of the new rating reaches the other processes; this one shows it to its next request.
+    c.get("deps").catalogue.changed();
+    return reply(c, reviewResponse(saved.review));
+  },
+);
 
 /** The listing creator's one reply to a review. */
-reviewRoutes.post("/:id/reviews/:review_id/reply", async (c) => {
-  const { onChainId, creator } = await listingOf(c);
-  const reviewId = c.req.param("review_id");
-  const { text } = await parseJsonBody(c, replyBody);
-  await countReviewWrite(c);
-  const { db } = c.get("deps");
-  if (creator.toLowerCase() !== callerWallet(c).toLowerCase()) {
-    throw new ApiError("forbidden", "Only the listing's creator may reply to its reviews");
-  }
-  const replied = isReviewId(reviewId)
-    ? await replyToReview(db, { reviewId, onChainListingId: onChainId, text })
-    : undefined;
-  if (replied) return c.json(reviewResponse(replied));
-  if (isReviewId(reviewId) && (await findReview(db, onChainId, reviewId))) {
-    throw new ApiError("review_already_replied", "This review already has the creator's reply");
-  }
-  throw new ApiError("review_not_found", "This listing has no review with this id");
-});
+reviewRoutes.post(
+  "/:id/reviews/:review_id/reply",
+  {
+    tag: "Listings",
+    summary: "Reply to a review (the listing's creator only, once)",
+    security: "bearer",
+    pathParameters: { id: LISTING_ID, review_id: "Review id: `rev_` and 24 hex digits" },
+    body: replyBody,
+    answer: { status: 200, description: "The review with its reply", schema: answers.review },
+    errors: [
+      "invalid_request",
+      ...NAMED_LISTING,
+      "review_not_found",
+      "review_already_replied",
+      ...AUTHENTICATED,
+    ],
+  },
+  async (c, reply) => {
+    const { onChainId, creator } = await listingOf(c);
+    const reviewId = c.req.param("review_id");
+    const { text } = await parseJsonBody(c, replyBody);
+    await countReviewWrite(c);
+    const { db } = c.get("deps");
+    if (creator.toLowerCase() !== callerWallet(c).toLowerCase()) {
+      throw new ApiError("forbidden", "Only the listing's creator may reply to its reviews");
+    }
+    const replied = isReviewId(reviewId)
+      ? await replyToReview(db, { reviewId, onChainListingId: onChainId, text })
+      : undefined;
+    if (replied) return reply(c, reviewResponse(replied));
+    if (isReviewId(reviewId) && (await findReview(db, onChainId, reviewId))) {
+      throw new ApiError("review_already_replied", "This review already has the creator's reply");
+    }
+    throw new ApiError("review_not_found", "This listing has no review with this id");
+  },
+);
 
 /** The route's published listing, by its `lst_` id: its on-chain id and creator. */
 async function listingOf(c: Context<AppEnv>): Promise<{ onChainId: Hex; creator: Hex }> {

@@ -1,19 +1,22 @@
 import { and, eq } from "drizzle-orm";
-import { Hono } from "hono";
 import { runs } from "../../lib/db/appSchema.ts";
 import { isRunId } from "../../lib/ids/randomIds.ts";
 import { runView } from "../../lib/runLedger/runView.ts";
-import { type AppEnv, callerWallet } from "../context.ts";
-import { ApiError } from "../errors.ts";
-import { exactJson } from "../exactJson.ts";
+import { executeBody } from "../execution/executeRequest.ts";
 import { apiRunStatus } from "../execution/runResult.ts";
 import { startExecution } from "../execution/startExecution.ts";
-import { setResponseHeader } from "../responseHeader.ts";
+import { ApiError } from "../http/errors.ts";
+import { exactJson } from "../http/exactJson.ts";
+import { setResponseHeader } from "../http/responseHeader.ts";
+import { parseQuery } from "../http/validation.ts";
+import { AUTHENTICATED, CHARGING_RULE, EXECUTION_ERRORS } from "../openapi/commonParts.ts";
+import { DescribedRoutes } from "../openapi/describedRoutes.ts";
+import * as answers from "../openapi/responseSchemas.ts";
+import { callerWallet } from "../process/context.ts";
 import { listRuns, runPageJson } from "../runs/listRuns.ts";
 import { runListQuery } from "../runs/runListQuery.ts";
-import { parseQuery } from "../validation.ts";
 
-export const runRoutes = new Hono<AppEnv>();
+export const runRoutes = new DescribedRoutes("/v1/runs");
 
 const JSON_TYPE = { "Content-Type": "application/json" };
 
@@ -21,40 +24,87 @@ const JSON_TYPE = { "Content-Type": "application/json" };
  * Admits a task exactly as `POST /v1/execute` does (checks, charging rule, rate limits,
  * Idempotency-Key) and answers at once, the run going on; `Location` is where its result will be.
  */
-runRoutes.post("/", async (c) => {
-  const { runId, watch } = await startExecution(c);
-  await watch.stop();
-  const [row] = await c
-    .get("deps")
-    .db.select({ status: runs.status, charge: runs.charge })
-    .from(runs)
-    .where(eq(runs.id, runId));
-  if (!row) throw new Error(`run ${runId} was admitted but cannot be read`);
-  setResponseHeader(c, "Location", `/v1/runs/${runId}`);
-  return c.body(exactJson({ run_id: runId, status: apiRunStatus(row) }), 202, JSON_TYPE);
-});
+runRoutes.post(
+  "/",
+  {
+    tag: "Execution",
+    summary: "Start a task without waiting for it",
+    description:
+      "Takes the body of `POST /v1/execute` and admits the run under the same rules (credential " +
+      "checked on-chain, rate limits, `Idempotency-Key`), then answers at once; `GET " +
+      "/v1/runs/{run_id}` (the `Location`) gives its result once it is final. " +
+      CHARGING_RULE,
+    security: "bearer",
+    body: executeBody,
+    idempotent: true,
+    answer: {
+      status: 202,
+      description: "The run, admitted",
+      schema: answers.runAccepted,
+      headers: { Location: "The run's address: `/v1/runs/{run_id}`" },
+    },
+    errors: EXECUTION_ERRORS,
+  },
+  async (c, reply) => {
+    const { runId, watch } = await startExecution(c);
+    await watch.stop();
+    const [row] = await c
+      .get("deps")
+      .db.select({ status: runs.status, charge: runs.charge })
+      .from(runs)
+      .where(eq(runs.id, runId));
+    if (!row) throw new Error(`run ${runId} was admitted but cannot be read`);
+    setResponseHeader(c, "Location", `/v1/runs/${runId}`);
+    return reply.exact(c, { run_id: runId, status: apiRunStatus(row) });
+  },
+);
 
 /** The caller's runs, newest first, a page at a time; never their inputs or outputs. */
-runRoutes.get("/", async (c) => {
-  const query = parseQuery(c, runListQuery);
-  const wallet = callerWallet(c).toLowerCase();
-  const page = await listRuns(c.get("deps").db, eq(runs.wallet, wallet), query);
-  return c.body(runPageJson(page), 200, JSON_TYPE);
-});
+runRoutes.get(
+  "/",
+  {
+    tag: "Execution",
+    summary: "List the caller's runs",
+    description:
+      "Newest first, without inputs or outputs. Pages by cursor: runs started while paging " +
+      "neither repeat nor skip a run of the pages after.",
+    security: "bearer",
+    query: runListQuery,
+    answer: { status: 200, description: "A page of runs", schema: answers.runList },
+    errors: ["invalid_request", ...AUTHENTICATED],
+  },
+  async (c, reply) => {
+    const query = parseQuery(c, runListQuery);
+    const wallet = callerWallet(c).toLowerCase();
+    const page = await listRuns(c.get("deps").db, eq(runs.wallet, wallet), query);
+    return reply.written(c, runPageJson(page));
+  },
+);
 
 /**
  * One of the caller's runs: its result once final, else how far it got; a failed run also says why
  * (`failure`, a short reason that never holds a secret).
  */
-runRoutes.get("/:run_id", async (c) => {
-  const runId = c.req.param("run_id");
-  const notFound = new ApiError("run_not_found", "No run of yours has this id");
-  if (!isRunId(runId)) throw notFound;
-  const [row] = await c
-    .get("deps")
-    .db.select()
-    .from(runs)
-    .where(and(eq(runs.id, runId), eq(runs.wallet, callerWallet(c).toLowerCase())));
-  if (!row) throw notFound;
-  return c.body(exactJson(runView(row)), 200, JSON_TYPE);
-});
+runRoutes.get(
+  "/:run_id",
+  {
+    tag: "Execution",
+    summary: "Get one of the caller's runs",
+    security: "bearer",
+    pathParameters: { run_id: "The run's id (`run_…`)" },
+    answer: { status: 200, description: "The run", schema: answers.run },
+    errors: ["run_not_found", ...AUTHENTICATED],
+  },
+  async (c) => {
+    const runId = c.req.param("run_id");
+    const notFound = new ApiError("run_not_found", "No run of yours has this id");
+    if (!isRunId(runId)) throw notFound;
+    const [row] = await c
+      .get("deps")
+      .db.select()
+      .from(runs)
+      .where(and(eq(runs.id, runId), eq(runs.wallet, callerWallet(c).toLowerCase())));
+    if (!row) throw notFound;
+    return c.body(exactJson(runView(row)), 200, JSON_TYPE);
+  },
+);

@@ -1,11 +1,13 @@
-import { Hono } from "hono";
 import { z } from "zod/v4";
-import { type AppEnv, callerWallet } from "../context.ts";
+import { parseQuery } from "../http/validation.ts";
+import { AUTHENTICATED } from "../openapi/commonParts.ts";
+import { DescribedRoutes } from "../openapi/describedRoutes.ts";
+import * as answers from "../openapi/responseSchemas.ts";
+import { callerWallet } from "../process/context.ts";
 import { agentFunctions } from "../tools/agentFunctions.ts";
 import { type FunctionTool, TOOL_FORMAT_NAMES, TOOL_FORMATS } from "../tools/vendorTools.ts";
-import { parseQuery } from "../validation.ts";
 
-export const toolRoutes = new Hono<AppEnv>();
+export const toolRoutes = new DescribedRoutes("/v1/tools");
 
 const EXECUTE_TOOL: FunctionTool = {
   name: "execute_agent",
@@ -34,17 +36,41 @@ const EXECUTE_TOOL: FunctionTool = {
 
 export const toolQuery = z.object({ format: z.enum(TOOL_FORMAT_NAMES).default("openai") });
 
-/** The function-calling tool definition of `POST /v1/execute`, as each vendor's API takes it. */
-toolRoutes.get("/execute", (c) =>
-  c.json(TOOL_FORMATS[parseQuery(c, toolQuery).format](EXECUTE_TOOL)),
-);
-
 /**
  * One tool per listing the caller may run now, typed by its agent's input schema: a call's
  * arguments are the `POST /v1/execute` body for it.
  */
-toolRoutes.get("/", async (c) => {
-  const toVendor = TOOL_FORMATS[parseQuery(c, toolQuery).format];
-  const functions = await agentFunctions(c.get("deps"), callerWallet(c));
-  return c.json({ tools: functions.map((tool) => toVendor(tool)) });
-});
+toolRoutes.get(
+  "/",
+  {
+    tag: "Execution",
+    summary: "Each agent the caller may run as a function-calling tool",
+    description:
+      "One tool per listing the caller holds a valid credential for, in the vendor's form, typed " +
+      "by the agent's input schema: a call's arguments (`agent_id`, fixed to the agent's id, " +
+      "`task` and `input`) are the `POST /v1/execute` body that runs it.",
+    security: "bearer",
+    query: toolQuery,
+    answer: { status: 200, description: "The tools", schema: answers.agentTools },
+    errors: ["invalid_request", ...AUTHENTICATED],
+  },
+  async (c) => {
+    const toVendor = TOOL_FORMATS[parseQuery(c, toolQuery).format];
+    const functions = await agentFunctions(c.get("deps"), callerWallet(c));
+    return c.json({ tools: functions.map((tool) => toVendor(tool)) });
+  },
+);
+
+/** The function-calling tool definition of `POST /v1/execute`, as each vendor's API takes it. */
+toolRoutes.get(
+  "/execute",
+  {
+    tag: "Execution",
+    summary: "The execute endpoint as a function-calling tool definition",
+    security: "bearer",
+    query: toolQuery,
+    answer: { status: 200, description: "The tool definition", schema: answers.toolDefinition },
+    errors: ["invalid_request", ...AUTHENTICATED],
+  },
+  (c) => c.json(TOOL_FORMATS[parseQuery(c, toolQuery).format](EXECUTE_TOOL)),
+);

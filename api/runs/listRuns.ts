@@ -3,8 +3,8 @@ import type { Hex } from "viem";
 import { type RunCharge, runs } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
-import { exactJson } from "../exactJson.ts";
 import { apiRunStatus, costOf, isAnswered } from "../execution/runResult.ts";
+import { exactJson } from "../http/exactJson.ts";
 import { encodeRunCursor, type RUN_STATUSES, type RunListQuery } from "./runListQuery.ts";
 
 /** Charges that keep an ended run's answer open: the API shows it `running` until they settle. */

@@ -1,7 +1,7 @@
 import { z } from "zod/v4";
 import { parseApiListingId } from "../../lib/ids/listingId.ts";
 import { isRunId } from "../../lib/ids/randomIds.ts";
-import { queryInteger } from "../validation.ts";
+import { queryInteger } from "../http/validation.ts";
 
 export const RUN_STATUSES = ["waiting", "queued", "running", "completed", "failed"] as const;
 

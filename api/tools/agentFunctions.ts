@@ -2,7 +2,7 @@
 // body of POST /v1/execute for that agent.
 import type { Address } from "viem";
 import type { Database } from "../../lib/db/projections.ts";
-import type { ChainReader } from "../chainReader.ts";
+import type { ChainReader } from "../chain/chainReader.ts";
 import type { CatalogueCache } from "../listings/catalogueCache.ts";
 import { agentSchemas, type RentedAgent, runnableAgents } from "../mcp/rentedAgents.ts";
 import { type AgentSchemas, rentedTool } from "../mcp/rentedTools.ts";

@@ -1,7 +1,7 @@
 import { z } from "zod/v4";
 import { MAX_URL_LENGTH } from "../../lib/manifest/manifestShape.ts";
 import { WEBHOOK_EVENTS } from "../../lib/webhooks/webhookEvents.ts";
-import { queryInteger } from "../validation.ts";
+import { queryInteger } from "../http/validation.ts";
 import { decodeDeliveryCursor } from "./deliveryCursor.ts";
 
 /**

@@ -46,7 +46,7 @@ export const authChallenges = appSchema.table(
   {
     challenge: text().primaryKey(),
     wallet: text().notNull(),
-    /** Who asked for it (`api/requester.ts`): its unused challenges for a wallet are its own budget. */
+    /** Who asked for it (`api/http/requester.ts`): its unused challenges for a wallet are its own budget. */
     requester: text().notNull(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     usedAt: timestamp({ withTimezone: true }),

@@ -6,7 +6,10 @@ import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CATALOGUE_ANSWER_MAX_AGE_MS } from "../../api/limits.ts";
 import { type CatalogueCache, createCatalogueCache } from "../../api/listings/catalogueCache.ts";
-import { createPostgresListener, type PostgresListener } from "../../api/postgresListener.ts";
+import {
+  createPostgresListener,
+  type PostgresListener,
+} from "../../api/process/postgresListener.ts";
 import { saveReview } from "../../api/reviews/saveReview.ts";
 import { ONE_TIME } from "../../devStack/marketplace.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";

@@ -1,7 +1,7 @@
-// The Postgres listen connection of an API process (api/postgresListener.ts), for tests that
+// The Postgres listen connection of an API process (api/process/postgresListener.ts), for tests that
 // break the path revocation notices and rate-limit recalls travel on.
 import { sql } from "drizzle-orm";
-import { LISTENER_APPLICATION } from "../../api/postgresListener.ts";
+import { LISTENER_APPLICATION } from "../../api/process/postgresListener.ts";
 import type { Api } from "../../devStack/startApi.ts";
 import type { Stack } from "../../devStack/startStack.ts";
 import { captureOutput } from "./processOutput.ts";

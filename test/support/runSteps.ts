@@ -2,7 +2,7 @@
 // that hold each step in hand: every step is the run ledger's own function, as those processes call
 // it. The debit is real: `consumeQuery` as the operator.
 import { decodeEventLog, type Hex } from "viem";
-import type { ApiDeps } from "../../api/context.ts";
+import type { ApiDeps } from "../../api/process/context.ts";
 import type { Stack } from "../../devStack/startStack.ts";
 import { devAccount, LOCAL_ROLES } from "../../lib/chain/devAccounts.ts";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";

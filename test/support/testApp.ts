@@ -3,12 +3,12 @@
 import type { Account } from "viem/accounts";
 import { createApp } from "../../api/app.ts";
 import { issueToken, jwtSettings } from "../../api/auth/jwt.ts";
-import { createChainClient } from "../../api/chainClient.ts";
-import { createChainReader } from "../../api/chainReader.ts";
-import type { ApiDeps } from "../../api/context.ts";
+import { createChainClient } from "../../api/chain/chainClient.ts";
+import { createChainReader } from "../../api/chain/chainReader.ts";
 import { startInputValidationThreads } from "../../api/execution/inputValidationThreads.ts";
 import { RUN_ANSWER_GRACE_MS, STREAM_HEARTBEAT_MS } from "../../api/limits.ts";
-import { startLocalState } from "../../api/startLocalState.ts";
+import type { ApiDeps } from "../../api/process/context.ts";
+import { startLocalState } from "../../api/process/startLocalState.ts";
 import { JWT_SECRET, SEALING_KEY, type Stack } from "../../devStack/startStack.ts";
 import { createInProcessBus } from "../../lib/bus/inProcessBus.ts";
 import { ENV_FIELDS } from "../../lib/env.ts";
@@ -45,7 +45,7 @@ export type TestAppOptions = {
 
 export type TestApp = ReturnType<typeof createTestApp>;
 
-/** The API over `stack`'s database, chain and marketplace, as `api/serveApi.ts` builds it. */
+/** The API over `stack`'s database, chain and marketplace, as `api/process/serveApi.ts` builds it. */
 export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
   const serviceName = ENV_FIELDS.SERVICE_NAME.parse(undefined);
   const logLines: string[] = [];

@@ -1,5 +1,5 @@
-import type { Logger } from "../lib/log.ts";
-import { CHAIN_HEAD_ALIVE_MS, CHAIN_HEAD_PING_MS, CHAIN_HEAD_RECONNECT_MS } from "./limits.ts";
+import type { Logger } from "../../lib/log.ts";
+import { CHAIN_HEAD_ALIVE_MS, CHAIN_HEAD_PING_MS, CHAIN_HEAD_RECONNECT_MS } from "../limits.ts";
 
 /** A block of the chain: its number and its time, the clock credential statuses are judged at. */
 export type ChainTime = { number: bigint; timestamp: bigint };

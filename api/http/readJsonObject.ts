@@ -1,6 +1,6 @@
 import type { Context } from "hono";
+import { describeBytes } from "../limits.ts";
 import { ApiError } from "./errors.ts";
-import { describeBytes } from "./limits.ts";
 
 /**
  * The request's JSON object body, read once: `application/json`, at most `maxBytes` (413

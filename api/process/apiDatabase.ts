@@ -1,11 +1,11 @@
-import { connectWithDeadlines } from "../lib/db/projections.ts";
+import { connectWithDeadlines } from "../../lib/db/projections.ts";
 import {
   DATABASE_CONNECTIONS,
   DATABASE_IDLE_IN_TRANSACTION_MS,
   DATABASE_PROBE_MS,
   DATABASE_SILENCE_MS,
   DATABASE_STATEMENT_TIMEOUT_MS,
-} from "./limits.ts";
+} from "../limits.ts";
 
 /**
  * The API's own database handle: a call fails once the server has been silent for

@@ -1,5 +1,5 @@
 import type { ServerOptions } from "node:http";
-import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./limits.ts";
+import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "../limits.ts";
 
 /**
  * node:http's limits on slow clients. `requestTimeout` bounds receiving a request, up to its last

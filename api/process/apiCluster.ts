@@ -3,8 +3,8 @@
 // accepts each connection and hands it to the next process in turn; a keep-alive connection stays
 // with the process it was handed to.
 import cluster, { type Worker } from "node:cluster";
-import type { Logger } from "../lib/log.ts";
-import { exitFlushed, orderlyExit } from "../lib/stopOnSignal.ts";
+import type { Logger } from "../../lib/log.ts";
+import { exitFlushed, orderlyExit } from "../../lib/stopOnSignal.ts";
 
 /** What the primary sends a process to stop it in order. */
 const STOP_REQUEST = "stop";

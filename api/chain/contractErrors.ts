@@ -1,7 +1,7 @@
 import type { ContractErrorName } from "viem";
-import { contractErrorName } from "../lib/chain/contractErrorName.ts";
-import type { serviceMarketplaceAbi } from "../lib/contracts/serviceMarketplace.ts";
-import { ApiError, type ErrorCode } from "./errors.ts";
+import { contractErrorName } from "../../lib/chain/contractErrorName.ts";
+import type { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
+import { ApiError, type ErrorCode } from "../http/errors.ts";
 
 type MarketplaceError = ContractErrorName<typeof serviceMarketplaceAbi>;
 

@@ -1,10 +1,10 @@
 import { parseEther } from "viem";
 import { describe, expect, it } from "vitest";
-import { ONE_TIME, SUBSCRIPTION, seedOf, THIRTY_DAYS } from "../devStack/marketplace.ts";
-import { rpcRequest } from "../devStack/startAnvil.ts";
-import { devAccount } from "../lib/chain/devAccounts.ts";
-import { deriveListingId } from "../lib/ids/listingId.ts";
-import { useStack } from "../test/support/useStack.ts";
+import { ONE_TIME, SUBSCRIPTION, seedOf, THIRTY_DAYS } from "../../devStack/marketplace.ts";
+import { rpcRequest } from "../../devStack/startAnvil.ts";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { deriveListingId } from "../../lib/ids/listingId.ts";
+import { useStack } from "../../test/support/useStack.ts";
 import { apiErrorOfRevert, CONTRACT_ERROR_CODES } from "./contractErrors.ts";
 
 const stack = useStack({ chain: true, postgres: false });

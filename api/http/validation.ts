@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { z } from "zod/v4";
+import { MAX_SMALL_BODY_BYTES } from "../limits.ts";
 import { ApiError } from "./errors.ts";
-import { MAX_SMALL_BODY_BYTES } from "./limits.ts";
 import { readJsonObject } from "./readJsonObject.ts";
 
 /** The schema's output for `input`, or `invalid_request` naming the first offending field. */

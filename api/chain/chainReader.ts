@@ -1,8 +1,8 @@
 import http from "node:http";
 import https from "node:https";
 import { HttpRequestError, RpcRequestError, TimeoutError } from "viem";
+import { CHAIN_READ_DEADLINE_MS, CHAIN_READ_RETRIES } from "../limits.ts";
 import type { ChainHeads } from "./chainHeads.ts";
-import { CHAIN_READ_DEADLINE_MS, CHAIN_READ_RETRIES } from "./limits.ts";
 
 /** The most one answer may hold: a block's header with its transactions' hashes is far less. */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;

@@ -1,5 +1,5 @@
 import { createPublicClient, http, type PublicClient, TimeoutError, type Transport } from "viem";
-import { CHAIN_READ_DEADLINE_MS, CHAIN_READ_RETRIES } from "./limits.ts";
+import { CHAIN_READ_DEADLINE_MS, CHAIN_READ_RETRIES } from "../limits.ts";
 
 /**
  * The API's reads of the chain, on a request's path: each read, its retry and the wait before it

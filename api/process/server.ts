@@ -1,18 +1,18 @@
 // Serves the REST API alone, over NATS JetStream, where the workers run as processes of their own
 // (`npm run workers`). Without NATS, `embedded/main.ts` composes the API with in-process workers.
-// With API_PROCESSES above 1, this process is the primary of that many serving it (api/apiCluster.ts).
+// With API_PROCESSES above 1, this process is the primary of that many serving it (api/process/apiCluster.ts).
 import cluster from "node:cluster";
 import { AggregatorRegistry, collectDefaultMetrics } from "prom-client";
-import { createJetStreamBus } from "../lib/bus/jetStreamBus.ts";
-import { sealingKey } from "../lib/crypto/sealingKey.ts";
-import { migrateAppSchema } from "../lib/db/migrateAppSchema.ts";
-import { envFields } from "../lib/env.ts";
-import { busAnswers } from "../lib/health/readinessChecks.ts";
-import { createLogger } from "../lib/log.ts";
-import { countMetrics } from "../lib/metrics/metricsOn.ts";
-import { serveMetrics } from "../lib/metrics/serveMetrics.ts";
-import { stopOnSignal } from "../lib/stopOnSignal.ts";
-import { startTracing } from "../lib/tracing/startTracing.ts";
+import { createJetStreamBus } from "../../lib/bus/jetStreamBus.ts";
+import { sealingKey } from "../../lib/crypto/sealingKey.ts";
+import { migrateAppSchema } from "../../lib/db/migrateAppSchema.ts";
+import { envFields } from "../../lib/env.ts";
+import { busAnswers } from "../../lib/health/readinessChecks.ts";
+import { createLogger } from "../../lib/log.ts";
+import { countMetrics } from "../../lib/metrics/metricsOn.ts";
+import { serveMetrics } from "../../lib/metrics/serveMetrics.ts";
+import { stopOnSignal } from "../../lib/stopOnSignal.ts";
+import { startTracing } from "../../lib/tracing/startTracing.ts";
 import { stopOnSignalOrRequest, superviseApiProcesses } from "./apiCluster.ts";
 import { connectApiDatabase } from "./apiDatabase.ts";
 import { apiEnvSchema, parseApiEnv } from "./env.ts";

@@ -1,24 +1,24 @@
 import type { Context } from "hono";
 import type { Address, PublicClient } from "viem";
-import type { ApiKeyScope } from "../lib/auth/apiKeyScopes.ts";
-import type { Bus } from "../lib/bus/bus.ts";
-import type { Database } from "../lib/db/projections.ts";
-import type { Readiness } from "../lib/health/readiness.ts";
-import type { RegistrationQuota } from "../lib/jobs/registrationQuota.ts";
-import type { Logger } from "../lib/log.ts";
-import type { ManifestValidationThreads } from "../lib/manifest/manifestValidationThreads.ts";
-import type { TrustProxy } from "../lib/net/trustProxy.ts";
-import type { ApiKeyCache } from "./auth/apiKeyCache.ts";
-import type { Network } from "./auth/apiKeys.ts";
-import type { JwtSettings } from "./auth/jwt.ts";
-import type { RevocationReceipts } from "./auth/revocationReceipts.ts";
-import type { ChainReader } from "./chainReader.ts";
-import type { DashboardSite } from "./dashboard/dashboardSite.ts";
-import { ApiError } from "./errors.ts";
-import type { IndexerLagReader } from "./indexer/indexerLag.ts";
-import type { CatalogueCache } from "./listings/catalogueCache.ts";
-import type { RateLimitBudget } from "./middleware/rateLimit.ts";
-import type { LeasedBudgets } from "./rateLimit/leasedBudgets.ts";
+import type { ApiKeyScope } from "../../lib/auth/apiKeyScopes.ts";
+import type { Bus } from "../../lib/bus/bus.ts";
+import type { Database } from "../../lib/db/projections.ts";
+import type { Readiness } from "../../lib/health/readiness.ts";
+import type { RegistrationQuota } from "../../lib/jobs/registrationQuota.ts";
+import type { Logger } from "../../lib/log.ts";
+import type { ManifestValidationThreads } from "../../lib/manifest/manifestValidationThreads.ts";
+import type { TrustProxy } from "../../lib/net/trustProxy.ts";
+import type { ApiKeyCache } from "../auth/apiKeyCache.ts";
+import type { Network } from "../auth/apiKeys.ts";
+import type { JwtSettings } from "../auth/jwt.ts";
+import type { RevocationReceipts } from "../auth/revocationReceipts.ts";
+import type { ChainReader } from "../chain/chainReader.ts";
+import type { DashboardSite } from "../dashboard/dashboardSite.ts";
+import { ApiError } from "../http/errors.ts";
+import type { IndexerLagReader } from "../indexer/indexerLag.ts";
+import type { CatalogueCache } from "../listings/catalogueCache.ts";
+import type { RateLimitBudget } from "../middleware/rateLimit.ts";
+import type { LeasedBudgets } from "../rateLimit/leasedBudgets.ts";
 
 /** What the API is built from; tests build it against the real stack too. */
 export type ApiDeps = {

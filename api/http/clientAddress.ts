@@ -1,5 +1,5 @@
 import { BlockList, isIP } from "node:net";
-import type { TrustProxy } from "../lib/net/trustProxy.ts";
+import type { TrustProxy } from "../../lib/net/trustProxy.ts";
 
 /** The address of whoever sent a request, from its socket's peer and its `X-Forwarded-For`. */
 export type ClientAddress = (peer: string | undefined, forwardedFor: string | undefined) => string;

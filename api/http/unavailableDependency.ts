@@ -1,7 +1,7 @@
-import { isChainUnavailable } from "../lib/chain/isChainUnavailable.ts";
-import { isDatabaseUnavailable } from "../lib/db/databaseUnavailable.ts";
+import { isChainUnavailable } from "../../lib/chain/isChainUnavailable.ts";
+import { isDatabaseUnavailable } from "../../lib/db/databaseUnavailable.ts";
+import { DEPENDENCY_RETRY_AFTER_SECONDS } from "../limits.ts";
 import { ApiError } from "./errors.ts";
-import { DEPENDENCY_RETRY_AFTER_SECONDS } from "./limits.ts";
 
 export type Dependency = "database" | "chain";
 

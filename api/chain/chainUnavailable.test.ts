@@ -3,13 +3,13 @@
 // database: one reads the stack's chain, the other a port nobody listens on.
 import { parseEther } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
-import { findFreePort } from "../devStack/findFreePort.ts";
-import { ONE_TIME } from "../devStack/marketplace.ts";
-import { devAccount } from "../lib/chain/devAccounts.ts";
-import { toApiListingId } from "../lib/ids/listingId.ts";
-import { expectError } from "../test/support/http.ts";
-import { createTestApp, type TestApp } from "../test/support/testApp.ts";
-import { useStack } from "../test/support/useStack.ts";
+import { findFreePort } from "../../devStack/findFreePort.ts";
+import { ONE_TIME } from "../../devStack/marketplace.ts";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { toApiListingId } from "../../lib/ids/listingId.ts";
+import { expectError } from "../../test/support/http.ts";
+import { createTestApp, type TestApp } from "../../test/support/testApp.ts";
+import { useStack } from "../../test/support/useStack.ts";
 
 const creator = devAccount(2);
 const alice = devAccount(4);

@@ -1,12 +1,12 @@
-import { type Database, projectionsSchema } from "../lib/db/projections.ts";
-import type { Logger } from "../lib/log.ts";
-import { createApiKeyCache } from "./auth/apiKeyCache.ts";
-import { createRevocationReceipts } from "./auth/revocationReceipts.ts";
-import { indexerLagReader } from "./indexer/indexerLag.ts";
-import { createCatalogueCache } from "./listings/catalogueCache.ts";
-import { followListedVersions } from "./listings/followListedVersions.ts";
+import { type Database, projectionsSchema } from "../../lib/db/projections.ts";
+import type { Logger } from "../../lib/log.ts";
+import { createApiKeyCache } from "../auth/apiKeyCache.ts";
+import { createRevocationReceipts } from "../auth/revocationReceipts.ts";
+import { indexerLagReader } from "../indexer/indexerLag.ts";
+import { createCatalogueCache } from "../listings/catalogueCache.ts";
+import { followListedVersions } from "../listings/followListedVersions.ts";
+import { createLeasedBudgets } from "../rateLimit/leasedBudgets.ts";
 import { createPostgresListener } from "./postgresListener.ts";
-import { createLeasedBudgets } from "./rateLimit/leasedBudgets.ts";
 
 /**
  * What an API process keeps in memory so that a request needs no database round trip (API keys

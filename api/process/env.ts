@@ -1,6 +1,6 @@
 import { z } from "zod/v4";
-import { deploymentFileOf, envFields, parseEnvironment } from "../lib/env.ts";
-import { TRACING_ENV } from "../lib/tracing/tracingEnv.ts";
+import { deploymentFileOf, envFields, parseEnvironment } from "../../lib/env.ts";
+import { TRACING_ENV } from "../../lib/tracing/tracingEnv.ts";
 
 /** What an API process reads, whichever bus it is composed with. */
 export const apiEnvSchema = z.object({

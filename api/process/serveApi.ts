@@ -1,30 +1,30 @@
 import type { Server } from "node:http";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
-import type { Bus } from "../lib/bus/bus.ts";
-import { requireDeployment } from "../lib/chain/deploymentFile.ts";
-import { loadOrCreateKey } from "../lib/crypto/keyFile.ts";
-import type { Database } from "../lib/db/projections.ts";
-import { createReadiness, type ReadinessCheck } from "../lib/health/readiness.ts";
+import type { Bus } from "../../lib/bus/bus.ts";
+import { requireDeployment } from "../../lib/chain/deploymentFile.ts";
+import { loadOrCreateKey } from "../../lib/crypto/keyFile.ts";
+import type { Database } from "../../lib/db/projections.ts";
+import { createReadiness, type ReadinessCheck } from "../../lib/health/readiness.ts";
 import {
   chainHeadFresh,
   indexerWithinLag,
   migrationsApplied,
   postgresAnswers,
-} from "../lib/health/readinessChecks.ts";
-import { startOutboxRelay } from "../lib/jobs/outboxRelay.ts";
-import type { Logger } from "../lib/log.ts";
-import { createApp } from "./app.ts";
-import { jwtSettings } from "./auth/jwt.ts";
-import { createChainClient } from "./chainClient.ts";
-import { watchChainHeads, webSocketUrlOf } from "./chainHeads.ts";
-import { createChainReader } from "./chainReader.ts";
-import { dashboardConfig } from "./dashboard/dashboardConfig.ts";
+} from "../../lib/health/readinessChecks.ts";
+import { startOutboxRelay } from "../../lib/jobs/outboxRelay.ts";
+import type { Logger } from "../../lib/log.ts";
+import { createApp } from "../app.ts";
+import { jwtSettings } from "../auth/jwt.ts";
+import { createChainClient } from "../chain/chainClient.ts";
+import { watchChainHeads, webSocketUrlOf } from "../chain/chainHeads.ts";
+import { createChainReader } from "../chain/chainReader.ts";
+import { dashboardConfig } from "../dashboard/dashboardConfig.ts";
+import { startInputValidationThreads } from "../execution/inputValidationThreads.ts";
+import { httpServerOptions } from "../http/httpServerOptions.ts";
+import { gaugeIndexerLag } from "../indexer/indexerLagGauges.ts";
+import { RUN_ANSWER_GRACE_MS, STREAM_HEARTBEAT_MS } from "../limits.ts";
 import type { ApiEnv } from "./env.ts";
-import { startInputValidationThreads } from "./execution/inputValidationThreads.ts";
-import { httpServerOptions } from "./httpServerOptions.ts";
-import { gaugeIndexerLag } from "./indexer/indexerLagGauges.ts";
-import { RUN_ANSWER_GRACE_MS, STREAM_HEARTBEAT_MS } from "./limits.ts";
 import { gaugeApiProcess } from "./processGauges.ts";
 import { startLocalState } from "./startLocalState.ts";
 

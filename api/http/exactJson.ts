@@ -1,2 +1,2 @@
 // Shared with the workers, whose webhooks carry runs as the API answers them.
-export { exactJson } from "../lib/exactJson.ts";
+export { exactJson } from "../../lib/exactJson.ts";

@@ -1,5 +1,5 @@
-import { collectedGauge } from "../lib/metrics/collectedGauge.ts";
-import type { ChainHeads } from "./chainHeads.ts";
+import { collectedGauge } from "../../lib/metrics/collectedGauge.ts";
+import type { ChainHeads } from "../chain/chainHeads.ts";
 
 /** What one API process holds of its own, read at each scrape without a round trip. */
 export function gaugeApiProcess({

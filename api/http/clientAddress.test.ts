@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TrustProxy } from "../lib/net/trustProxy.ts";
+import type { TrustProxy } from "../../lib/net/trustProxy.ts";
 import { clientAddressResolver } from "./clientAddress.ts";
 
 const addressOf = (trust: TrustProxy | undefined, peer: string, forwardedFor?: string) =>

@@ -1,5 +1,5 @@
-import { isChainUnavailable } from "../lib/chain/isChainUnavailable.ts";
-import { dependencyError } from "./unavailableDependency.ts";
+import { isChainUnavailable } from "../../lib/chain/isChainUnavailable.ts";
+import { dependencyError } from "../http/unavailableDependency.ts";
 
 /** Rethrows a chain that could not be read as 503 `service_unavailable`; anything else as it is. */
 export function unavailableChain(error: unknown): never {

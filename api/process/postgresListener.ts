@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
-import { countedTransactions } from "../lib/db/transactionCount.ts";
-import type { Logger } from "../lib/log.ts";
+import { countedTransactions } from "../../lib/db/transactionCount.ts";
+import type { Logger } from "../../lib/log.ts";
 
 /** Every listener's connection is named `<LISTENER_APPLICATION> <id>` in `pg_stat_activity`. */
 export const LISTENER_APPLICATION = "api-listener";

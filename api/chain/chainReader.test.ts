@@ -6,9 +6,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { HttpRequestError, RpcRequestError, TimeoutError } from "viem";
 import { afterEach, describe, expect, it } from "vitest";
-import { isChainUnavailable } from "../lib/chain/isChainUnavailable.ts";
+import { isChainUnavailable } from "../../lib/chain/isChainUnavailable.ts";
+import { CHAIN_READ_DEADLINE_MS } from "../limits.ts";
 import { createChainReader } from "./chainReader.ts";
-import { CHAIN_READ_DEADLINE_MS } from "./limits.ts";
 
 let server: Server | undefined;
 afterEach(stopNode);
