@@ -123,12 +123,16 @@ export async function admitExecution(
       watch: watchRun(deps, existing.id, onDelta),
     };
   };
+  // Read beside the key's run, not after it: a first request (most) waits for one round trip, not
+  // two. A retry's run is answered whatever the chain says now, so then the read is left unread.
+  const firstAccess = readPermittedAccess(deps, wallet, listing);
+  firstAccess.catch(() => {});
   if (idempotencyKey !== undefined) {
     const existing = await findIdempotentRun(deps.db, wallet, idempotencyKey);
     if (existing) return attach(existing);
   }
 
-  let access = await readPermittedAccess(deps, wallet, listing);
+  let access = await firstAccess;
   await checkInput(deps, listing, body.input);
 
   const run: RunToAdmit = {
