@@ -20,7 +20,12 @@ const { stack, agent, listing, addRenter, expectBooksBalance } = usePerTaskAgent
   startProcesses: () => stack().addWorker(),
 });
 
-/** The creator's `updateListing` to `price`, mined; the metadata stays, so the agent's version does. */
+/**
+ * The creator's `updateListing` to `price`, mined and indexed, as a renter would see it in the
+ * catalogue; the metadata stays, so the agent's version does. An admission reads the chain at the
+ * newest head the API was announced (docs/decisions.md, "How does the API learn the chain's latest
+ * block?"), which on a loaded machine may come a moment after the mined receipt.
+ */
 async function setPrice(price: bigint) {
   const { listing: listed } = projections;
   const [row] = await stack()
@@ -29,9 +34,10 @@ async function setPrice(price: bigint) {
     .where(eq(listed.id, listing().listingId));
   if (!row) throw new Error("the listing is not indexed");
   const market = stack().marketplace;
-  await market.mined(
+  const receipt = await market.mined(
     market.as(devAccount(2)).write.updateListing([listing().listingId, price, row.metadataUri]),
   );
+  await stack().ponder.waitForBlock(receipt.blockNumber);
 }
 
 /**
