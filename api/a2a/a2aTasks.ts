@@ -9,7 +9,7 @@ export const OUTPUT_ARTIFACT_ID = "output";
 type TaskState = "submitted" | "working" | "completed" | "failed";
 type Part = { kind: "text"; text: string } | { kind: "data"; data: Record<string, unknown> };
 
-export function taskState(row: RunAnswer): TaskState {
+function taskState(row: RunAnswer): TaskState {
   if (isAnswered(row)) return row.status === "completed" ? "completed" : "failed";
   return row.status === "waiting" || row.status === "queued" ? "submitted" : "working";
 }

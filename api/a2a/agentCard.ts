@@ -8,9 +8,9 @@ import type { CatalogueCache } from "../listings/catalogueCache.ts";
 import { publishedListing } from "../listings/catalogueReads.ts";
 import type { ListingRow } from "../listings/searchListings.ts";
 
-export const A2A_PROTOCOL_VERSION = "0.3.0";
-export const TEXT_MODE = "text/plain";
-export const JSON_MODE = "application/json";
+const A2A_PROTOCOL_VERSION = "0.3.0";
+const TEXT_MODE = "text/plain";
+const JSON_MODE = "application/json";
 
 type PublicManifest = { name?: unknown; output_schema?: { type?: unknown } };
 
