@@ -7,7 +7,7 @@ import { publishedListing, searchCatalogue } from "../listings/catalogueReads.ts
 import { listingDetail } from "../listings/listingResponse.ts";
 import { SORTS } from "../listings/searchListings.ts";
 import type { ApiDeps } from "../process/context.ts";
-import { searchQuery } from "../routes/listings.ts";
+import { listingFilters, searchQuery } from "../routes/listings.ts";
 import { jsonResult } from "./toolResults.ts";
 
 /** A tool that reads the catalogue: it never runs an agent, so it never spends money. */
@@ -49,17 +49,7 @@ const searchListings: DiscoveryTool = {
   },
   async call(deps, args) {
     const query = parseInput(searchQuery, queryOf(args));
-    const page = await searchCatalogue(deps, {
-      q: query.q,
-      category: query.category,
-      rentalModel: query.rental_model,
-      minPriceWei: query.min_price,
-      maxPriceWei: query.max_price,
-      minRating: query.min_rating,
-      sort: query.sort,
-      limit: query.limit,
-      offset: query.offset,
-    });
+    const page = await searchCatalogue(deps, listingFilters(query));
     return jsonResult(page.toString());
   },
 };

@@ -7,7 +7,7 @@ import { ApiError } from "../http/errors.ts";
 import { pageSchema, parseJsonBody, parseQuery, queryDecimal } from "../http/validation.ts";
 import { publishedListing, searchCatalogue } from "../listings/catalogueReads.ts";
 import { listingDetail } from "../listings/listingResponse.ts";
-import { findListing, SORTS } from "../listings/searchListings.ts";
+import { findListing, type ListingFilters, SORTS } from "../listings/searchListings.ts";
 import { AUTHENTICATED, LISTING_ID, NAMED_LISTING } from "../openapi/commonParts.ts";
 import { DescribedRoutes } from "../openapi/describedRoutes.ts";
 import * as answers from "../openapi/responseSchemas.ts";
@@ -45,6 +45,21 @@ export const searchQuery = z
     { message: "must not exceed max_price", path: ["min_price"] },
   );
 
+/** A search query as the catalogue's search takes it. */
+export function listingFilters(query: z.output<typeof searchQuery>): ListingFilters {
+  return {
+    q: query.q,
+    category: query.category,
+    rentalModel: query.rental_model,
+    minPriceWei: query.min_price,
+    maxPriceWei: query.max_price,
+    minRating: query.min_rating,
+    sort: query.sort,
+    limit: query.limit,
+    offset: query.offset,
+  };
+}
+
 export const listingRoutes = new DescribedRoutes("/v1/listings");
 
 listingRoutes.get(
@@ -59,17 +74,7 @@ listingRoutes.get(
   },
   async (c, reply) => {
     const query = parseQuery(c, searchQuery);
-    const page = await searchCatalogue(c.get("deps"), {
-      q: query.q,
-      category: query.category,
-      rentalModel: query.rental_model,
-      minPriceWei: query.min_price,
-      maxPriceWei: query.max_price,
-      minRating: query.min_rating,
-      sort: query.sort,
-      limit: query.limit,
-      offset: query.offset,
-    });
+    const page = await searchCatalogue(c.get("deps"), listingFilters(query));
     return reply.written(c, page);
   },
 );
