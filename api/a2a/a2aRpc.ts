@@ -37,7 +37,7 @@ export const rpcEnvelope = z.object({
   params: z.unknown().optional(),
 });
 
-export function rpcResultBody(id: RpcId, result: unknown) {
+export function rpcResultBody(id: RpcId, result: Record<string, unknown>) {
   return { jsonrpc: "2.0", id, result };
 }
 

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { RunAnswer } from "../../lib/runLedger/notices.ts";
-import { runResult } from "../../lib/runLedger/runView.ts";
+import { finalResult } from "../../lib/runLedger/runView.ts";
 import { admitExecution, type ExecutionRequest } from "../execution/startExecution.ts";
 import {
   neverStarted,
@@ -83,7 +83,7 @@ export async function streamTask(c: Context<AppEnv>, id: RpcId, request: Executi
         );
         return;
       }
-      const parts = outputParts(runResult(row, watch.wholeOutput(row)).output);
+      const parts = outputParts(finalResult(row, watch.wholeOutput(row)).output);
       const text = parts[0]?.kind === "text" ? parts[0].text : undefined;
       if (text !== undefined && !missed && text.startsWith(streamed)) {
         // The deltas spelled the start of it: the rest, as the last chunk.

@@ -1,7 +1,7 @@
 // A run as A2A (protocol 0.3) shows it: a task whose id is the run id, in a context of its own,
 // with the agent's output as its one artifact.
 import type { RunAnswer } from "../../lib/runLedger/notices.ts";
-import { costOf, isAnswered, runResult } from "../../lib/runLedger/runView.ts";
+import { costOf, finalResult, isAnswered } from "../../lib/runLedger/runView.ts";
 import type { WholeOutput } from "../execution/watchRun.ts";
 
 export const OUTPUT_ARTIFACT_ID = "output";
@@ -54,8 +54,7 @@ export function taskStatus(row: RunAnswer) {
 
 /** The whole task: its status and, once answered, the output delivered (a failed run's partial one). */
 export function taskOf(row: RunAnswer, whole?: WholeOutput) {
-  const { output } = runResult(row, whole);
-  const parts = outputParts(output);
+  const parts = isAnswered(row) ? outputParts(finalResult(row, whole).output) : [];
   return {
     kind: "task",
     id: row.id,

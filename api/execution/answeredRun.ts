@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { RunAnswer } from "../../lib/runLedger/notices.ts";
+import type { AnsweredRun } from "../../lib/runLedger/runView.ts";
 import type { StartedExecution } from "./startExecution.ts";
 import { neverStarted, notStartedError, stillGoingError, stillGoingUnread } from "./unanswered.ts";
 
@@ -13,7 +13,7 @@ export async function answeredRun(
   { runId, answerDeadline, watch }: StartedExecution,
   signal: AbortSignal,
   c?: Context,
-): Promise<RunAnswer> {
+): Promise<AnsweredRun> {
   const row = await watch
     .until("answered", { deadline: answerDeadline, signal })
     .catch(stillGoingUnread(runId, c));

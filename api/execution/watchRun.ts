@@ -10,14 +10,17 @@ import {
   type RunNotice,
   runTopic,
 } from "../../lib/runLedger/notices.ts";
+import { type AnsweredRun, isAnswered } from "../../lib/runLedger/runView.ts";
 import { RUN_REREAD_MS } from "../limits.ts";
-import { isAnswered } from "./runResult.ts";
 
 /** A delta of the run's output; `at`, when known, is how many characters of output came before it. */
 export type OnDelta = (delta: string, at: number | undefined) => void;
 
 /** What a watcher waits for: a slot (the run left `waiting`), or its final answer (`isAnswered`). */
 export type RunGoal = "started" | "answered";
+
+/** What a watch gives once the run reached `goal`. */
+export type Reached<Goal extends RunGoal> = Goal extends "answered" ? AnsweredRun : RunAnswer;
 
 const reached: Record<RunGoal, (row: RunAnswer) => boolean> = {
   started: (row) => row.status !== "waiting",
@@ -44,10 +47,10 @@ export type RunWatch = {
    * the goal) and at least every `RUN_REREAD_MS` (a notice may be lost); undefined when `deadline`
    * (ms since the epoch) passes or `signal` aborts first.
    */
-  until: (
-    goal: RunGoal,
+  until: <Goal extends RunGoal>(
+    goal: Goal,
     options: { deadline: number; signal?: AbortSignal },
-  ) => Promise<RunAnswer | undefined>;
+  ) => Promise<Reached<Goal> | undefined>;
   /**
    * Tells the watch the run was just admitted with `status`: the first `until` then needs no read
    * to know where the run stands.
@@ -110,20 +113,20 @@ export function watchRun(
     }
   });
 
-  async function until(
-    goal: RunGoal,
+  async function until<Goal extends RunGoal>(
+    goal: Goal,
     { deadline, signal }: { deadline: number; signal?: AbortSignal },
-  ) {
+  ): Promise<Reached<Goal> | undefined> {
     let read = unknown;
     while (!signal?.aborted) {
       const told = heard.find(({ answer }) => answer && reached[goal](answer))?.answer;
-      if (told) return told;
+      if (told) return told as Reached<Goal>;
       if (read || heard.some((changed) => mayHaveReached(goal, changed))) {
         heard = [];
         unknown = false;
         lastRead = Date.now();
         const [row] = await db.select().from(runs).where(eq(runs.id, runId));
-        if (row && reached[goal](row)) return row;
+        if (row && reached[goal](row)) return row as Reached<Goal>;
       } else {
         heard = [];
       }

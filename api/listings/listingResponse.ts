@@ -1,18 +1,16 @@
 import { type Address, formatEther } from "viem";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
+import { type RawJson, rawJson } from "../http/rawJson.ts";
 import { purchaseCalls } from "./purchaseCalls.ts";
 import type { ListingRow } from "./searchListings.ts";
 
 const SUMMARY_DESCRIPTION_LENGTH = 280;
 
-/** `JSON.rawJSON` (Node 21+; not yet in TypeScript's library): text `JSON.stringify` writes as is. */
-const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
-
 /**
  * Wei as a JSON number of ETH written digit for digit (up to 18 decimals): a double would round a
  * price like 0.123456789012345678 ETH. Clients that parse it into a double round it themselves.
  */
-export function exactEth(wei: bigint): unknown {
+export function exactEth(wei: bigint): RawJson {
   return rawJson(formatEther(wei));
 }
 

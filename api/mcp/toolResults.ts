@@ -1,6 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { RunAnswer } from "../../lib/runLedger/notices.ts";
-import { runResult } from "../execution/runResult.ts";
+import { type AnsweredRun, finalResult } from "../../lib/runLedger/runView.ts";
 import type { WholeOutput } from "../execution/watchRun.ts";
 import { type ApiError, errorBody } from "../http/errors.ts";
 
@@ -26,8 +25,8 @@ export function jsonResult(text: string): CallToolResult {
  * JSON text, any other output as text. Failed: `isError`, the reason and the partial output. `_meta`
  * has the run's id, status, cost (wei, as a decimal string) and duration.
  */
-export function runToolResult(row: RunAnswer, whole: WholeOutput | undefined): CallToolResult {
-  const result = runResult(row, whole);
+export function runToolResult(row: AnsweredRun, whole: WholeOutput | undefined): CallToolResult {
+  const result = finalResult(row, whole);
   const _meta = {
     run_id: result.run_id,
     agent_id: result.agent_id,

@@ -1,13 +1,17 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { z } from "zod/v4";
 import { exactJson } from "../http/exactJson.ts";
+import type { RawJson } from "../http/rawJson.ts";
 import type { AppEnv } from "../process/context.ts";
 import type { Operation } from "./operation.ts";
 
 /** An operation as its route declares it: the method and the path are the route's. */
 export type Declaration = Omit<Operation, "method" | "path">;
 
-/** The answer's body a declaration's schema allows; integers may be bigints, as exactJson writes them. */
+/**
+ * The answer's body a declaration's schema allows. Its numbers may be bigints, as exactJson writes
+ * them, or raw JSON numbers written digit for digit.
+ */
 export type AnswerBody<D extends Declaration> = D["answer"] extends {
   schema: infer Schema extends z.ZodType;
 }
@@ -17,7 +21,7 @@ export type AnswerBody<D extends Declaration> = D["answer"] extends {
 type Wire<T> = T extends string
   ? string
   : T extends number
-    ? number | bigint
+    ? number | bigint | RawJson
     : T extends readonly (infer Item)[]
       ? Wire<Item>[]
       : T extends object

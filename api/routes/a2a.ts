@@ -26,7 +26,6 @@ import { executeBody } from "../execution/executeRequest.ts";
 import { admitExecution, type ExecutionRequest } from "../execution/startExecution.ts";
 import { neverStarted, notStartedError, stillGoingUnread } from "../execution/unanswered.ts";
 import { ApiError } from "../http/errors.ts";
-import { exactJson } from "../http/exactJson.ts";
 import { requireIdentity } from "../middleware/identify.ts";
 import { ANY_REQUEST, AUTHENTICATED, CHARGING_RULE, LISTING_ID } from "../openapi/commonParts.ts";
 import { DescribedRoutes } from "../openapi/describedRoutes.ts";
@@ -97,11 +96,11 @@ a2aRoutes.post(
       const { method, params } = envelope.data;
       switch (method) {
         case "message/send":
-          return rpcResult(c, id, await sendMessage(c, listingId, params));
+          return reply.exact(c, rpcResultBody(id, await sendMessage(c, listingId, params)));
         case "message/stream":
           return await streamMessage(c, listingId, id, params);
         case "tasks/get":
-          return rpcResult(c, id, await getTask(c, params));
+          return reply.exact(c, rpcResultBody(id, await getTask(c, params)));
         case "tasks/cancel":
           throw new RpcError(
             RPC_ERRORS.taskNotCancelable,
@@ -195,8 +194,4 @@ function executionOf(
     body: parsed.data,
     idempotencyKey: `a2a:${message.message.messageId}`,
   };
-}
-
-function rpcResult(c: Context<AppEnv>, id: RpcId, result: unknown) {
-  return c.body(exactJson(rpcResultBody(id, result)), 200, { "Content-Type": "application/json" });
 }

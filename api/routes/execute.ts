@@ -1,9 +1,9 @@
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { isDatabaseUnavailable } from "../../lib/db/databaseUnavailable.ts";
+import { costOf, finalResult } from "../../lib/runLedger/runView.ts";
 import { answeredRun } from "../execution/answeredRun.ts";
 import { executeBody } from "../execution/executeRequest.ts";
-import { costOf, runResult } from "../execution/runResult.ts";
 import { startExecution } from "../execution/startExecution.ts";
 import {
   neverStarted,
@@ -44,13 +44,12 @@ executeRoutes.post(
     answer: { status: 200, description: "The run's result", schema: answers.runResult },
     errors: EXECUTION_ERRORS,
   },
-  async (c) => {
+  async (c, reply) => {
     const started = await startExecution(c);
     setResponseHeader(c, RUN_ID_HEADER, started.runId);
     try {
       const row = await answeredRun(started, leftOrStopping(c), c);
-      const result = runResult(row, started.watch.wholeOutput(row));
-      return c.body(exactJson(result), 200, { "Content-Type": "application/json" });
+      return reply.exact(c, finalResult(row, started.watch.wholeOutput(row)));
     } finally {
       await started.watch.stop();
     }

@@ -10,9 +10,6 @@ import { callerWallet } from "../process/context.ts";
 
 export const jobRoutes = new DescribedRoutes("/v1/jobs");
 
-type ListingCall = { on_chain_listing_id: string; metadata_uri: string };
-type RegistrationResult = { create_listing?: ListingCall; update_listing?: ListingCall };
-
 /**
  * A job, to the wallet that created it only: anyone else is told it does not exist. A connected
  * agent's registration, or new version, also carries its `webhook_secret`, opened from that
@@ -28,7 +25,7 @@ jobRoutes.get(
     answer: { status: 200, description: "The job", schema: answers.job },
     errors: ["job_not_found", ...AUTHENTICATED],
   },
-  async (c) => {
+  async (c, reply) => {
     if (!isJobId(c.req.param("job_id"))) {
       throw new ApiError("job_not_found", "No job with this id");
     }
@@ -38,19 +35,22 @@ jobRoutes.get(
       .from(jobs)
       .where(and(eq(jobs.id, c.req.param("job_id")), eq(jobs.wallet, callerWallet(c))));
     if (!job) throw new ApiError("job_not_found", "No job with this id");
-    if (job.status !== "completed") {
-      return c.json({
+    if (job.status !== "completed" || !job.result) {
+      return reply(c, {
         job_id: job.id,
         status: job.status,
-        ...(job.status === "failed" ? { error: job.error } : {}),
+        ...(job.status === "failed" && job.error && { error: job.error }),
       });
     }
-    const result = job.result as RegistrationResult;
-    const call = result.create_listing ?? result.update_listing;
-    const secret =
-      call &&
-      (await openVersionSecret(db, sealingKey, call.on_chain_listing_id, call.metadata_uri));
-    return c.json({
+    const { result } = job;
+    const call = "create_listing" in result ? result.create_listing : result.update_listing;
+    const secret = await openVersionSecret(
+      db,
+      sealingKey,
+      call.on_chain_listing_id,
+      call.metadata_uri,
+    );
+    return reply(c, {
       job_id: job.id,
       status: job.status,
       result: {

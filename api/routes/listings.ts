@@ -89,13 +89,13 @@ listingRoutes.get(
     answer: { status: 200, description: "The listing", schema: answers.listing },
     errors: ["listing_not_found", ...AUTHENTICATED],
   },
-  async (c) => {
+  async (c, reply) => {
     const onChainId = parseApiListingId(c.req.param("id"));
     const deps = c.get("deps");
     const row = onChainId && (await publishedListing(deps, onChainId));
     if (!row) throw new ApiError("listing_not_found", "No published listing has this id");
     const { chainId, marketplace } = deps.chain;
-    return c.json(listingDetail(row, { chainId, address: marketplace }));
+    return reply(c, listingDetail(row, { chainId, address: marketplace }));
   },
 );
 

@@ -1,12 +1,10 @@
 import { and, eq } from "drizzle-orm";
 import { runs } from "../../lib/db/appSchema.ts";
 import { isRunId } from "../../lib/ids/randomIds.ts";
-import { runView } from "../../lib/runLedger/runView.ts";
+import { apiRunStatus, runView } from "../../lib/runLedger/runView.ts";
 import { executeBody } from "../execution/executeRequest.ts";
-import { apiRunStatus } from "../execution/runResult.ts";
 import { startExecution } from "../execution/startExecution.ts";
 import { ApiError } from "../http/errors.ts";
-import { exactJson } from "../http/exactJson.ts";
 import { setResponseHeader } from "../http/responseHeader.ts";
 import { parseQuery } from "../http/validation.ts";
 import { AUTHENTICATED, CHARGING_RULE, EXECUTION_ERRORS } from "../openapi/commonParts.ts";
@@ -17,8 +15,6 @@ import { listRuns, runPageJson } from "../runs/listRuns.ts";
 import { runListQuery } from "../runs/runListQuery.ts";
 
 export const runRoutes = new DescribedRoutes("/v1/runs");
-
-const JSON_TYPE = { "Content-Type": "application/json" };
 
 /**
  * Admits a task exactly as `POST /v1/execute` does (checks, charging rule, rate limits,
@@ -95,7 +91,7 @@ runRoutes.get(
     answer: { status: 200, description: "The run", schema: answers.run },
     errors: ["run_not_found", ...AUTHENTICATED],
   },
-  async (c) => {
+  async (c, reply) => {
     const runId = c.req.param("run_id");
     const notFound = new ApiError("run_not_found", "No run of yours has this id");
     if (!isRunId(runId)) throw notFound;
@@ -105,6 +101,6 @@ runRoutes.get(
       .from(runs)
       .where(and(eq(runs.id, runId), eq(runs.wallet, callerWallet(c).toLowerCase())));
     if (!row) throw notFound;
-    return c.body(exactJson(runView(row)), 200, JSON_TYPE);
+    return reply.exact(c, runView(row));
   },
 );

@@ -54,10 +54,10 @@ toolRoutes.get(
     answer: { status: 200, description: "The tools", schema: answers.agentTools },
     errors: ["invalid_request", ...AUTHENTICATED],
   },
-  async (c) => {
+  async (c, reply) => {
     const toVendor = TOOL_FORMATS[parseQuery(c, toolQuery).format];
     const functions = await agentFunctions(c.get("deps"), callerWallet(c));
-    return c.json({ tools: functions.map((tool) => toVendor(tool)) });
+    return reply(c, { tools: functions.map((tool) => toVendor(tool)) });
   },
 );
 
@@ -72,5 +72,5 @@ toolRoutes.get(
     answer: { status: 200, description: "The tool definition", schema: answers.toolDefinition },
     errors: ["invalid_request", ...AUTHENTICATED],
   },
-  (c) => c.json(TOOL_FORMATS[parseQuery(c, toolQuery).format](EXECUTE_TOOL)),
+  (c, reply) => reply(c, TOOL_FORMATS[parseQuery(c, toolQuery).format](EXECUTE_TOOL)),
 );

@@ -3,7 +3,7 @@ import type { Hex } from "viem";
 import { type RunCharge, runs } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
-import { apiRunStatus, costOf, isAnswered } from "../execution/runResult.ts";
+import { apiRunStatus, costOf, isAnswered } from "../../lib/runLedger/runView.ts";
 import { exactJson } from "../http/exactJson.ts";
 import { encodeRunCursor, type RUN_STATUSES, type RunListQuery } from "./runListQuery.ts";
 

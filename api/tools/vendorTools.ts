@@ -1,6 +1,14 @@
 // A function-calling tool as each model vendor's API takes it.
 
-export type FunctionTool = { name: string; description: string; parameters: object };
+/** A function's arguments, as a JSON Schema of an object. */
+export type FunctionParameters = {
+  type: "object";
+  properties: Record<string, unknown>;
+  required: string[];
+  additionalProperties?: boolean;
+};
+
+export type FunctionTool = { name: string; description: string; parameters: FunctionParameters };
 
 export const TOOL_FORMATS = {
   openai: (tool: FunctionTool) => ({ type: "function", function: tool }),

@@ -17,6 +17,8 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import type { JobError } from "../jobs/jobError.ts";
+import type { JobResult } from "../jobs/jobResult.ts";
 import type { DeliveryStatus, WebhookEvent } from "../webhooks/webhookEvents.ts";
 
 export const appSchema = pgSchema("app");
@@ -132,8 +134,8 @@ export const jobs = appSchema.table(
     request: bytea(),
     /** Which sealing key sealed `request` (`sealingKeyId`); null once it is dropped, or from before ids. */
     sealingKeyId: text(),
-    result: jsonb(),
-    error: jsonb(),
+    result: jsonb().$type<JobResult>(),
+    error: jsonb().$type<JobError>(),
     /** When the bus took the job; null means the outbox relay still has to publish it. */
     publishedAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

@@ -59,7 +59,11 @@ it("reads and writes rows exactly as the plain handle does", async () => {
     status: "failed" as const,
     requestHash: "hash",
     request: Buffer.from([0, 1, 2, 255]),
-    error: { field: "name", rules: ["a", 1, null], nested: { at: "2024-01-01T00:00:00Z" } },
+    error: {
+      code: "manifest_rejected" as const,
+      message: "The manifest was rejected: name (pattern)",
+      violations: [{ field: "name", rule: "pattern", message: "at 2024-01-01T00:00:00Z" }],
+    },
     publishedAt: new Date("2024-05-06T07:08:09.123Z"),
   };
   await bounded.db.insert(jobs).values(row);

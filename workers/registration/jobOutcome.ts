@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { jobs } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { JobError } from "../../lib/jobs/jobError.ts";
+import type { JobResult } from "../../lib/jobs/jobResult.ts";
 import type { ManifestViolation } from "../../lib/manifest/validateManifest.ts";
 
 export type RegistrationOutcome = "completed" | "failed" | "already_done";
@@ -9,7 +10,7 @@ export type RegistrationOutcome = "completed" | "failed" | "already_done";
 /** What a delivery holding a queued job may write: its failure or its completion. */
 export type JobSettlement = {
   fail: (violations: ManifestViolation[]) => Promise<"failed">;
-  complete: (result: Record<string, unknown>) => Promise<"completed">;
+  complete: (result: JobResult) => Promise<"completed">;
 };
 
 /**
@@ -30,7 +31,7 @@ export function settleQueuedJob(
       .for("update");
     if (locked?.status !== "queued") return "already_done";
     const write = (
-      outcome: { status: "failed"; error: JobError } | { status: "completed"; result: unknown },
+      outcome: { status: "failed"; error: JobError } | { status: "completed"; result: JobResult },
     ) =>
       tx
         .update(jobs)
