@@ -374,16 +374,19 @@ describe("delivery", () => {
 });
 
 describe("credential and listing events", () => {
-  it("announce credential.low_balance once, when a debit takes a per-task balance below the price", async () => {
+  it("announce credential.low_balance once per crossing below the price, again after a top-up", async () => {
     const renter = await addRenter(PRICE * 2n);
     const hook = await addEndpoint(renter.api, ["credential.low_balance"]);
-    for (let run = 0; run < 2; run++) {
-      const answer = await renter.api.post("/v1/execute", {
-        agent_id: listing().agentId,
-        task: behaving(),
-      });
-      expect(answer.body).toMatchObject({ status: "completed", cost_wei: Number(PRICE) });
-    }
+    const runTwice = async () => {
+      for (let run = 0; run < 2; run++) {
+        const answer = await renter.api.post("/v1/execute", {
+          agent_id: listing().agentId,
+          task: behaving(),
+        });
+        expect(answer.body).toMatchObject({ status: "completed", cost_wei: Number(PRICE) });
+      }
+    };
+    await runTwice();
     const delivery = await receiver.deliveryTo(hook.path);
     expect(delivery.payload).toEqual({
       type: "credential.low_balance",
@@ -401,22 +404,20 @@ describe("credential and listing events", () => {
       },
     });
     // Once: the follower has passed both debits, the first of which left a run's price.
-    const { debitEvent } = projections;
-    const debits = await until("both debits indexed", async () => {
-      const rows = await stack()
-        .db.select({ id: debitEvent.id })
-        .from(debitEvent)
-        .where(eq(debitEvent.buyer, renter.account.address.toLowerCase() as Hex));
-      return rows.length === 2 && rows.map(({ id }) => id).sort();
-    });
-    await until("the follower past both debits", async () => {
-      const [feed] = await stack()
-        .db.select()
-        .from(webhookFeeds)
-        .where(eq(webhookFeeds.name, "low_balances"));
-      return feed !== undefined && feed.position >= (debits[1] as string);
-    });
+    await untilFollowerPassed(renter.account.address, 2);
     expect(receiver.deliveriesTo(hook.path)).toHaveLength(1);
+
+    // Topped up above the price, the balance crosses again: announced again, as a new event.
+    await stack().marketplace.mined(
+      stack()
+        .marketplace.as(renter.account)
+        .write.topUpBalance([listing().listingId, PRICE], { value: PRICE * 2n }),
+    );
+    await runTwice();
+    const again = await receiver.deliveryTo(hook.path, ({ id }) => id !== delivery.id);
+    expect(again.payload.data).toMatchObject({ status: "low_balance", balance_wei: "0" });
+    await untilFollowerPassed(renter.account.address, 4);
+    expect(receiver.deliveriesTo(hook.path)).toHaveLength(2);
   });
 
   it("announce listing.purchased to the creator within 2 s of the indexed purchase", async () => {
@@ -552,4 +553,23 @@ function streamFiftyMegabytes(response: ServerResponse, sent: { bytes: number })
   };
   pump();
   return new Promise<void>((resolve) => response.on("close", () => resolve()));
+}
+
+/** Waits until the low-balance follower has passed the renter's `count` debits, all indexed. */
+async function untilFollowerPassed(renter: Hex, count: number) {
+  const { debitEvent } = projections;
+  const debits = await until(`${count} debits indexed`, async () => {
+    const rows = await stack()
+      .db.select({ id: debitEvent.id })
+      .from(debitEvent)
+      .where(eq(debitEvent.buyer, renter.toLowerCase() as Hex));
+    return rows.length === count && rows.map(({ id }) => id).sort();
+  });
+  await until("the follower past the debits", async () => {
+    const [feed] = await stack()
+      .db.select()
+      .from(webhookFeeds)
+      .where(eq(webhookFeeds.name, "low_balances"));
+    return feed !== undefined && feed.position >= (debits.at(-1) as string);
+  });
 }
