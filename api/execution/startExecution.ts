@@ -123,17 +123,20 @@ export async function admitExecution(
       watch: watchRun(deps, existing.id, onDelta),
     };
   };
-  // Read beside the key's run, not after it: a first request (most) waits for one round trip, not
-  // two. A retry's run is answered whatever the chain says now, so then the read is left unread.
-  const firstAccess = readPermittedAccess(deps, wallet, listing);
-  firstAccess.catch(() => {});
-  if (idempotencyKey !== undefined) {
-    const existing = await findIdempotentRun(deps.db, wallet, idempotencyKey);
+  let access: PermittedAccess;
+  try {
+    access = await readPermittedAccess(deps, wallet, listing);
+    await checkInput(deps, listing, body.input);
+  } catch (refusal) {
+    // A retry's run is answered whatever the chain or the agent's schema say now. A permitted
+    // request's key is looked up by its admission, so a first request (most) reads it only there.
+    const existing =
+      idempotencyKey === undefined
+        ? undefined
+        : await findIdempotentRun(deps.db, wallet, idempotencyKey);
     if (existing) return attach(existing);
+    throw refusal;
   }
-
-  let access = await firstAccess;
-  await checkInput(deps, listing, body.input);
 
   const run: RunToAdmit = {
     id: newRunId(),

@@ -3,7 +3,8 @@
 // while two runs hold the whole balance a third is refused; a top-up of one price mined meanwhile
 // pays for exactly one more run, never two; every run admitted is debited once. A revocation: the
 // run going on is answered, the contract refuses its debit so it costs nothing, the balance stays
-// whole, and the next request is refused. The protocol paused: the debit waits for the pause to
+// whole, a retry under its Idempotency-Key is answered the same run, and the next request is
+// refused. The protocol paused: the debit waits for the pause to
 // end, then is charged once. The listing paused by its creator: the run is answered and charged
 // once (a debit settles on a paused listing), and the next request is refused. The operator rotated:
 // the old key's debit is refused as a whole and changes nothing, the run waits, and the settlement
@@ -116,10 +117,11 @@ it("a top-up mined while runs hold the whole balance pays for exactly one more r
   expect(await balanceOf(stack(), listing().listingId, renter.account.address)).toBe(0n);
 });
 
-it("a credential revoked while its run is at the agent: the run is answered, charged nothing, and the next is refused", async () => {
+it("a credential revoked while its run is at the agent: the run is answered, charged nothing, a retry under its key gets it, and the next is refused", async () => {
   const renter = await addRenter(2n * PRICE);
   const body = { agent_id: listing().agentId, task: behaving({ hold: "revoked" }) };
-  const going = renter.api.post("/v1/execute", body);
+  const keyed = { headers: { "idempotency-key": "revoked-mid-run" } };
+  const going = renter.api.post("/v1/execute", body, keyed);
   await agent().held("revoked");
   const market = stack().marketplace;
   await market.mined(
@@ -136,6 +138,8 @@ it("a credential revoked while its run is at the agent: the run is answered, cha
     cost_wei: 0,
   });
   expect((await readRun(stack(), answer.body.run_id)).charge).toBe("refused");
+  // A retry is answered its run, whatever the chain says now.
+  expect((await renter.api.post("/v1/execute", body, keyed)).body).toEqual(answer.body);
   expectOnChainError(
     await renter.api.post("/v1/execute", { agent_id: listing().agentId, task: behaving() }),
     403,
