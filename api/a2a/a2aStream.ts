@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { RunAnswer } from "../../lib/runLedger/notices.ts";
 import { finalResult } from "../../lib/runLedger/runView.ts";
+import { deltaRelay } from "../execution/deltaRelay.ts";
 import { admitExecution, type ExecutionRequest } from "../execution/startExecution.ts";
 import {
   neverStarted,
@@ -9,7 +10,6 @@ import {
   stillGoingError,
   stillGoingUnread,
 } from "../execution/unanswered.ts";
-import type { OnDelta } from "../execution/watchRun.ts";
 import { exactJson } from "../http/exactJson.ts";
 import type { AppEnv } from "../process/context.ts";
 import { type RpcId, rpcErrorBody } from "./a2aRpc.ts";
@@ -22,11 +22,10 @@ import { OUTPUT_ARTIFACT_ID, outputParts, runMetadata, taskOf, taskStatus } from
  * before the slot is one JSON-RPC error, as `message/send` answers it.
  */
 export async function streamTask(c: Context<AppEnv>, id: RpcId, request: ExecutionRequest) {
-  let forward: OnDelta | undefined;
-  const early: Parameters<OnDelta>[] = [];
+  const deltas = deltaRelay();
   const { runId, answerDeadline, watch } = await admitExecution(c.get("deps"), request, {
     answer: c,
-    onDelta: (delta, at) => (forward ? forward(delta, at) : early.push([delta, at])),
+    onDelta: deltas.onDelta,
   });
   let started: RunAnswer;
   try {
@@ -58,24 +57,18 @@ export async function streamTask(c: Context<AppEnv>, id: RpcId, request: Executi
         append,
         lastChunk,
       });
-    let streamed = "";
-    let missed = false;
-    const relay: OnDelta = (delta, at) => {
-      if (at !== undefined && at > streamed.length) missed = true;
-      if (missed || (at !== undefined && at < streamed.length) || delta === "") return;
-      chunk([{ kind: "text", text: delta }], streamed !== "", false);
-      streamed += delta;
-    };
-
     send(taskOf(started));
-    for (const [delta, at] of early.splice(0)) relay(delta, at);
-    forward = relay;
+    let appended = false;
+    deltas.start((delta) => {
+      chunk([{ kind: "text", text: delta }], appended, false);
+      appended = true;
+    });
     try {
       const row = await watch.until("answered", {
         deadline: answerDeadline,
         signal: AbortSignal.any([left.signal, c.get("deps").stopping]),
       });
-      forward = undefined;
+      deltas.stop();
       if (left.signal.aborted) return;
       if (!row) {
         writing = writing.then(() =>
@@ -85,9 +78,10 @@ export async function streamTask(c: Context<AppEnv>, id: RpcId, request: Executi
       }
       const parts = outputParts(finalResult(row, watch.wholeOutput(row)).output);
       const text = parts[0]?.kind === "text" ? parts[0].text : undefined;
-      if (text !== undefined && !missed && text.startsWith(streamed)) {
+      const streamed = deltas.streamed();
+      if (text?.startsWith(streamed)) {
         // The deltas spelled the start of it: the rest, as the last chunk.
-        chunk([{ kind: "text", text: text.slice(streamed.length) }], streamed !== "", true);
+        chunk([{ kind: "text", text: text.slice(streamed.length) }], appended, true);
       } else if (parts.length > 0) {
         chunk(parts, false, true);
       }
@@ -100,7 +94,7 @@ export async function streamTask(c: Context<AppEnv>, id: RpcId, request: Executi
         metadata: runMetadata(row),
       });
     } finally {
-      forward = undefined;
+      deltas.stop();
       await writing;
       await watch.stop();
     }

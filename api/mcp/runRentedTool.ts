@@ -1,9 +1,9 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Address } from "viem";
 import { answeredRun } from "../execution/answeredRun.ts";
+import { deltaRelay } from "../execution/deltaRelay.ts";
 import { executeBody } from "../execution/executeRequest.ts";
 import { admitExecution } from "../execution/startExecution.ts";
-import type { OnDelta } from "../execution/watchRun.ts";
 import { ApiError } from "../http/errors.ts";
 import { parseInput } from "../http/validation.ts";
 import type { ApiDeps } from "../process/context.ts";
@@ -33,40 +33,19 @@ export async function runRentedTool(deps: ApiDeps, call: RentedToolCall): Promis
   }
   const sent = { agent_id: call.listingId, task, ...(input !== undefined && { input }) };
   const body = parseInput(executeBody, sent);
-  const relay = inOrder(call.onOutput);
+  const deltas = deltaRelay();
+  const { onOutput } = call;
+  if (onOutput) deltas.start((delta) => onOutput(delta, deltas.streamed().length));
   const started = await admitExecution(
     deps,
     { wallet: call.wallet, sent, body, idempotencyKey: call.idempotencyKey },
-    { onDelta: relay.onDelta },
+    { onDelta: onOutput && deltas.onDelta },
   );
   try {
     const row = await answeredRun(started, call.signal);
     return runToolResult(row, started.watch.wholeOutput(row));
   } finally {
-    relay.stop();
+    deltas.stop();
     await started.watch.stop();
   }
-}
-
-/**
- * Deltas as `/v1/execute/stream` relays them: in order, never one twice, and nothing past a delta
- * whose notice was lost (the answer has the whole output); none once stopped.
- */
-function inOrder(onOutput: RentedToolCall["onOutput"]) {
-  let received = 0;
-  let missed = false;
-  let stopped = onOutput === undefined;
-  const onDelta: OnDelta = (delta, at) => {
-    if (stopped) return;
-    if (at !== undefined && at > received) missed = true;
-    if (missed || (at !== undefined && at < received) || delta === "") return;
-    received += delta.length;
-    onOutput?.(delta, received);
-  };
-  return {
-    onDelta,
-    stop: () => {
-      stopped = true;
-    },
-  };
 }

@@ -3,6 +3,7 @@ import { streamSSE } from "hono/streaming";
 import { isDatabaseUnavailable } from "../../lib/db/databaseUnavailable.ts";
 import { costOf, finalResult } from "../../lib/runLedger/runView.ts";
 import { answeredRun } from "../execution/answeredRun.ts";
+import { deltaRelay } from "../execution/deltaRelay.ts";
 import { executeBody } from "../execution/executeRequest.ts";
 import { startExecution } from "../execution/startExecution.ts";
 import {
@@ -11,7 +12,6 @@ import {
   stillGoingError,
   stillGoingUnread,
 } from "../execution/unanswered.ts";
-import type { OnDelta } from "../execution/watchRun.ts";
 import { ApiError, errorBody } from "../http/errors.ts";
 import { exactJson } from "../http/exactJson.ts";
 import { setResponseHeader } from "../http/responseHeader.ts";
@@ -78,11 +78,8 @@ executeRoutes.post(
     errors: EXECUTION_ERRORS,
   },
   async (c) => {
-    let forward: OnDelta | undefined;
-    const early: Parameters<OnDelta>[] = [];
-    const { runId, answerDeadline, watch } = await startExecution(c, (delta, at) =>
-      forward ? forward(delta, at) : early.push([delta, at]),
-    );
+    const deltas = deltaRelay();
+    const { runId, answerDeadline, watch } = await startExecution(c, deltas.onDelta);
     setResponseHeader(c, RUN_ID_HEADER, runId);
     try {
       const started = await watch
@@ -107,28 +104,15 @@ executeRoutes.post(
       const write = (text: string) => {
         writing = writing.then(() => stream.write(text));
       };
-      let streamed = "";
-      const sendDelta = (delta: string) => {
-        streamed += delta;
-        write(sseEvent("output", JSON.stringify({ delta })));
-      };
-      // Once a delta is missed, what follows would not spell the output: the rest comes from the
-      // stored output at the end.
-      let missed = false;
-      const relay: OnDelta = (delta, at) => {
-        if (at !== undefined && at > streamed.length) missed = true;
-        if (missed || (at !== undefined && at < streamed.length)) return;
-        sendDelta(delta);
-      };
-      for (const [delta, at] of early.splice(0)) relay(delta, at);
-      forward = relay;
+      const sendDelta = (delta: string) => write(sseEvent("output", JSON.stringify({ delta })));
+      deltas.start(sendDelta);
       const heartbeat = setInterval(() => write(": heartbeat\n\n"), streamHeartbeatMs);
       try {
         const row = await watch.until("answered", {
           deadline: answerDeadline,
           signal: AbortSignal.any([left.signal, c.get("deps").stopping]),
         });
-        forward = undefined;
+        deltas.stop();
         if (left.signal.aborted) return;
         if (!row) {
           write(sseEvent("error", JSON.stringify(errorBody(stillGoingError(runId)))));
@@ -136,6 +120,7 @@ executeRoutes.post(
         }
         const stored = watch.wholeOutput(row)?.output ?? row.output;
         const output = outputText(stored);
+        const streamed = deltas.streamed();
         // Deltas are notices and may be lost: the output completes what was sent.
         if (row.status === "completed" && output.startsWith(streamed) && output !== streamed) {
           sendDelta(output.slice(streamed.length));
