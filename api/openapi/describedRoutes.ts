@@ -67,36 +67,17 @@ export class DescribedRoutes {
     this.options = options;
   }
 
-  get<const P extends string, const D extends Declaration>(
-    path: P,
-    declaration: D,
-    ...handlers: Handlers<D, P>
-  ) {
-    this.add("get", path, declaration, handlers);
-  }
+  readonly get = this.method("get");
+  readonly post = this.method("post");
+  readonly put = this.method("put");
+  readonly delete = this.method("delete");
 
-  post<const P extends string, const D extends Declaration>(
-    path: P,
-    declaration: D,
-    ...handlers: Handlers<D, P>
-  ) {
-    this.add("post", path, declaration, handlers);
-  }
-
-  put<const P extends string, const D extends Declaration>(
-    path: P,
-    declaration: D,
-    ...handlers: Handlers<D, P>
-  ) {
-    this.add("put", path, declaration, handlers);
-  }
-
-  delete<const P extends string, const D extends Declaration>(
-    path: P,
-    declaration: D,
-    ...handlers: Handlers<D, P>
-  ) {
-    this.add("delete", path, declaration, handlers);
+  private method(method: Operation["method"]) {
+    return <const P extends string, const D extends Declaration>(
+      path: P,
+      declaration: D,
+      ...handlers: Handlers<D, P>
+    ) => this.add(method, path, declaration, handlers);
   }
 
   private add<P extends string, D extends Declaration>(

@@ -1,8 +1,5 @@
-import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
-import { runs } from "../../lib/db/appSchema.ts";
 import { parseApiListingId } from "../../lib/ids/listingId.ts";
-import { isRunId } from "../../lib/ids/randomIds.ts";
 import {
   executeRequestOf,
   invalidParams,
@@ -31,6 +28,7 @@ import { ANY_REQUEST, AUTHENTICATED, CHARGING_RULE, LISTING_ID } from "../openap
 import { DescribedRoutes } from "../openapi/describedRoutes.ts";
 import * as answers from "../openapi/responseSchemas.ts";
 import { type AppEnv, callerWallet } from "../process/context.ts";
+import { callerRun } from "../runs/callerRun.ts";
 
 /** Each listing as an A2A agent (protocol 0.3): its card, and JSON-RPC at `/a2a/{listing_id}`. */
 export const a2aRoutes = new DescribedRoutes("/a2a", { public: true });
@@ -164,14 +162,8 @@ async function getTask(c: Context<AppEnv>, params: unknown) {
 }
 
 async function readTask(c: Context<AppEnv>, runId: string) {
-  const notFound = new RpcError(RPC_ERRORS.taskNotFound, "Task not found");
-  if (!isRunId(runId)) throw notFound;
-  const [row] = await c
-    .get("deps")
-    .db.select()
-    .from(runs)
-    .where(and(eq(runs.id, runId), eq(runs.wallet, callerWallet(c).toLowerCase())));
-  if (!row) throw notFound;
+  const row = await callerRun(c.get("deps").db, callerWallet(c), runId);
+  if (!row) throw new RpcError(RPC_ERRORS.taskNotFound, "Task not found");
   return taskOf(row);
 }
 

@@ -1,6 +1,5 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { runs } from "../../lib/db/appSchema.ts";
-import { isRunId } from "../../lib/ids/randomIds.ts";
 import { apiRunStatus, runView } from "../../lib/runLedger/runView.ts";
 import { executeBody } from "../execution/executeRequest.ts";
 import { startExecution } from "../execution/startExecution.ts";
@@ -11,6 +10,7 @@ import { AUTHENTICATED, CHARGING_RULE, EXECUTION_ERRORS } from "../openapi/commo
 import { DescribedRoutes } from "../openapi/describedRoutes.ts";
 import * as answers from "../openapi/responseSchemas.ts";
 import { callerWallet } from "../process/context.ts";
+import { callerRun } from "../runs/callerRun.ts";
 import { listRuns, runPageJson } from "../runs/listRuns.ts";
 import { runListQuery } from "../runs/runListQuery.ts";
 
@@ -44,11 +44,7 @@ runRoutes.post(
   async (c, reply) => {
     const { runId, watch } = await startExecution(c);
     await watch.stop();
-    const [row] = await c
-      .get("deps")
-      .db.select({ status: runs.status, charge: runs.charge })
-      .from(runs)
-      .where(eq(runs.id, runId));
+    const row = await callerRun(c.get("deps").db, callerWallet(c), runId);
     if (!row) throw new Error(`run ${runId} was admitted but cannot be read`);
     setResponseHeader(c, "Location", `/v1/runs/${runId}`);
     return reply.exact(c, { run_id: runId, status: apiRunStatus(row) });
@@ -92,15 +88,8 @@ runRoutes.get(
     errors: ["run_not_found", ...AUTHENTICATED],
   },
   async (c, reply) => {
-    const runId = c.req.param("run_id");
-    const notFound = new ApiError("run_not_found", "No run of yours has this id");
-    if (!isRunId(runId)) throw notFound;
-    const [row] = await c
-      .get("deps")
-      .db.select()
-      .from(runs)
-      .where(and(eq(runs.id, runId), eq(runs.wallet, callerWallet(c).toLowerCase())));
-    if (!row) throw notFound;
+    const row = await callerRun(c.get("deps").db, callerWallet(c), c.req.param("run_id"));
+    if (!row) throw new ApiError("run_not_found", "No run of yours has this id");
     return reply.exact(c, runView(row));
   },
 );
