@@ -10,7 +10,6 @@ import { loggedPath } from "./middleware/accessLog.ts";
 import { admission } from "./middleware/admission.ts";
 import { everyAnswer } from "./middleware/everyAnswer.ts";
 import { requireIdentity } from "./middleware/identify.ts";
-import { requireScopes } from "./middleware/requireScope.ts";
 import type { ApiDeps, AppEnv } from "./process/context.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { routeGroups } from "./routes/routeGroups.ts";
@@ -57,7 +56,6 @@ export function createApp(deps: ApiDeps) {
   }
   app.use("/v1/*", requireIdentity);
   app.use("/mcp", requireIdentity);
-  requireScopes(app);
   for (const readsProjections of ["/v1/listings/*", "/v1/credentials/*", "/v1/creators/*"]) {
     app.use(readsProjections, indexerFreshness);
   }

@@ -2,6 +2,7 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { z } from "zod/v4";
 import { exactJson } from "../http/exactJson.ts";
 import type { RawJson } from "../http/rawJson.ts";
+import { requireScope } from "../middleware/requireScope.ts";
 import type { AppEnv } from "../process/context.ts";
 import type { Operation } from "./operation.ts";
 
@@ -93,6 +94,7 @@ export class DescribedRoutes {
       ...declaration,
     });
     const middlewares = handlers.slice(0, -1) as MiddlewareHandler<AppEnv>[];
+    if (declaration.scope) middlewares.push(requireScope(declaration.scope));
     const handler = handlers.at(-1) as DescribedHandler<D, P>;
     const reply = replyWith<D>(declaration.answer.status);
     this.routes.on(method.toUpperCase(), [path], ...middlewares, (c) =>

@@ -28,6 +28,12 @@ const SECURITY: Record<Security, Record<string, string[]>[]> = {
   none: [],
 };
 
+/** The operation's security requirements; an API key's lists the scope it needs (OpenAPI 3.1). */
+function securityOf({ security, scope }: Operation) {
+  if (security !== "bearer" || !scope) return SECURITY[security];
+  return [{ apiKey: [scope] }, { walletToken: [] }];
+}
+
 /**
  * The OpenAPI 3.1 document of the API: the operations its route groups declare, with the schemas
  * their routes validate requests with and their answers are typed by.
@@ -95,7 +101,7 @@ function describe(operation: Operation, schemas: JsonSchemas, errorRef: JsonSche
     summary: operation.summary,
     ...(operation.description ? { description: operation.description } : {}),
     operationId: operationId(operation),
-    security: SECURITY[operation.security],
+    security: securityOf(operation),
     parameters: [
       ...Object.entries(operation.pathParameters ?? {}).map(([name, description]) => ({
         name,

@@ -1,4 +1,5 @@
 import type { z } from "zod/v4";
+import type { ApiKeyScope } from "../../lib/auth/apiKeyScopes.ts";
 import type { ErrorCode } from "../http/errors.ts";
 
 /** `bearer`: an API key or a wallet JWT; `wallet`: a wallet JWT only; `none`: no authentication. */
@@ -13,6 +14,13 @@ export type Operation = {
   summary: string;
   description?: string;
   security: Security;
+  /**
+   * What an API key needs to call it (a wallet's JWT may call it all), else 403 `forbidden`. Creator
+   * powers need `create`, running tasks, reviewing and managing webhook endpoints (whose creation
+   * answers a secret) need `run`, reading needs `read`. None: the endpoint checks its own (MCP, per
+   * tool).
+   */
+  scope?: ApiKeyScope;
   pathParameters?: Record<string, string>;
   query?: z.ZodType;
   body?: z.ZodType;

@@ -75,6 +75,7 @@ a2aRoutes.post(
       "the API's error object. An API key needs the `run` scope. " +
       CHARGING_RULE,
     security: "bearer",
+    scope: "run",
     pathParameters: { id: LISTING_ID },
     body: rpcEnvelope,
     answer: { status: 200, description: "The JSON-RPC answer", schema: answers.a2aAnswer },

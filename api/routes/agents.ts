@@ -32,6 +32,7 @@ agentRoutes.post(
     summary: "Register an agent from its manifest",
     description: "Asynchronous: poll the job. Rejections are reported through the job.",
     security: "bearer",
+    scope: "create",
     body: manifest,
     idempotent: true,
     answer: { status: 202, description: "The registration's job", schema: answers.jobAccepted },
@@ -64,6 +65,7 @@ agentRoutes.post(
     description:
       "Asynchronous, validated as a registration is; the name stays the agent's. The job's result gives the arguments of `updateListing`: search, detail and runs switch to the version once the listing's on-chain metadata_uri names it. Earlier versions stay readable by content id.",
     security: "bearer",
+    scope: "create",
     pathParameters: { agent_id: "The registration's agent id, or the API listing id" },
     body: manifest,
     idempotent: true,

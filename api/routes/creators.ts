@@ -44,6 +44,7 @@ export function creatorRoutes() {
         "Every listing the caller's wallet created, in any status, the last published first: " +
         "purchases, escrow, earnings, withdrawals, runs and success rate from the indexer.",
       security: "bearer",
+      scope: "read",
       answer: { status: 200, description: "The listings", schema: answers.creatorListings },
       errors: AUTHENTICATED,
     },
@@ -73,6 +74,7 @@ export function creatorRoutes() {
         "open on one API process (429 `rate_limit_exceeded` beyond), and the process at most " +
         "1,000 (503 `service_unavailable`), both with `Retry-After`.",
       security: "bearer",
+      scope: "read",
       answer: { status: 200, description: "The event stream", eventStream: true },
       errors: AUTHENTICATED,
     },
@@ -171,6 +173,7 @@ export function creatorRoutes() {
         "totals every UTC day of the window (`since` to `until`, by default the 30 days before " +
         "now, at most 366 days) for the listings (or `agent_id`), whatever `status` or `cursor` say.",
       security: "bearer",
+      scope: "read",
       query: runListQuery,
       answer: {
         status: 200,

@@ -39,6 +39,7 @@ executeRoutes.post(
       '`status: "failed"`. ' +
       CHARGING_RULE,
     security: "bearer",
+    scope: "run",
     body: executeBody,
     idempotent: true,
     answer: { status: 200, description: "The run's result", schema: answers.runResult },
@@ -72,6 +73,7 @@ executeRoutes.post(
       "event carries an error object when the end of the run cannot be told. " +
       CHARGING_RULE,
     security: "bearer",
+    scope: "run",
     body: executeBody,
     idempotent: true,
     answer: { status: 200, description: "The event stream", eventStream: true },

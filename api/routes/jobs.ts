@@ -21,6 +21,7 @@ jobRoutes.get(
     tag: "Agents",
     summary: "Get a registration or version job",
     security: "bearer",
+    scope: "create",
     pathParameters: { job_id: "The job's id (`job_…`)" },
     answer: { status: 200, description: "The job", schema: answers.job },
     errors: ["job_not_found", ...AUTHENTICATED],

@@ -27,6 +27,7 @@ manifestRoutes.get(
     tag: "Agents",
     summary: "Get a registered agent's public manifest by content id",
     security: "bearer",
+    scope: "read",
     pathParameters: { cid: "The manifest's content id (CIDv1)" },
     answer: { status: 200, description: "The manifest's exact bytes", schema: publicManifest },
     errors: ["not_found", ...AUTHENTICATED],

@@ -47,6 +47,7 @@ reviewRoutes.get(
     summary: "List a listing's reviews",
     description: "The last written (or edited) first.",
     security: "bearer",
+    scope: "read",
     pathParameters: { id: LISTING_ID },
     query: reviewPageQuery,
     answer: { status: 200, description: "A page of reviews", schema: answers.reviewPage },
@@ -69,6 +70,7 @@ reviewRoutes.post(
     description:
       "One review per wallet and listing: posting again replaces its rating and text. Only a wallet that holds or held a credential for the listing and completed a run on it may review it, never its creator. Reviews, edits and replies count against a budget of a few per minute per wallet.",
     security: "bearer",
+    scope: "run",
     pathParameters: { id: LISTING_ID },
     body: reviewBody,
     answer: { status: 200, description: "The review as saved", schema: answers.review },
@@ -100,6 +102,7 @@ reviewRoutes.post(
     tag: "Listings",
     summary: "Reply to a review (the listing's creator only, once)",
     security: "bearer",
+    scope: "create",
     pathParameters: { id: LISTING_ID, review_id: "Review id: `rev_` and 24 hex digits" },
     body: replyBody,
     answer: { status: 200, description: "The review with its reply", schema: answers.review },

@@ -31,6 +31,7 @@ runRoutes.post(
       "/v1/runs/{run_id}` (the `Location`) gives its result once it is final. " +
       CHARGING_RULE,
     security: "bearer",
+    scope: "run",
     body: executeBody,
     idempotent: true,
     answer: {
@@ -61,6 +62,7 @@ runRoutes.get(
       "Newest first, without inputs or outputs. Pages by cursor: runs started while paging " +
       "neither repeat nor skip a run of the pages after.",
     security: "bearer",
+    scope: "read",
     query: runListQuery,
     answer: { status: 200, description: "A page of runs", schema: answers.runList },
     errors: ["invalid_request", ...AUTHENTICATED],
@@ -83,6 +85,7 @@ runRoutes.get(
     tag: "Execution",
     summary: "Get one of the caller's runs",
     security: "bearer",
+    scope: "read",
     pathParameters: { run_id: "The run's id (`run_…`)" },
     answer: { status: 200, description: "The run", schema: answers.run },
     errors: ["run_not_found", ...AUTHENTICATED],

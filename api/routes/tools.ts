@@ -50,6 +50,7 @@ toolRoutes.get(
       "by the agent's input schema: a call's arguments (`agent_id`, fixed to the agent's id, " +
       "`task` and `input`) are the `POST /v1/execute` body that runs it.",
     security: "bearer",
+    scope: "read",
     query: toolQuery,
     answer: { status: 200, description: "The tools", schema: answers.agentTools },
     errors: ["invalid_request", ...AUTHENTICATED],
@@ -68,6 +69,7 @@ toolRoutes.get(
     tag: "Execution",
     summary: "The execute endpoint as a function-calling tool definition",
     security: "bearer",
+    scope: "read",
     query: toolQuery,
     answer: { status: 200, description: "The tool definition", schema: answers.toolDefinition },
     errors: ["invalid_request", ...AUTHENTICATED],

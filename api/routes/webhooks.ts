@@ -50,6 +50,7 @@ webhookRoutes.post(
       "answer only; it is retried with exponential backoff for 24 hours until answered 2xx. A " +
       "wallet holds at most 10 endpoints.",
     security: "bearer",
+    scope: "run",
     body: createWebhookRequest,
     answer: {
       status: 201,
@@ -104,6 +105,7 @@ webhookRoutes.get(
     tag: "Webhooks",
     summary: "List the caller's webhook endpoints",
     security: "bearer",
+    scope: "read",
     answer: { status: 200, description: "The endpoints", schema: answers.webhookEndpointList },
     errors: AUTHENTICATED,
   },
@@ -124,6 +126,7 @@ webhookRoutes.get(
     tag: "Webhooks",
     summary: "Get one of the caller's webhook endpoints",
     security: "bearer",
+    scope: "read",
     pathParameters: { id: WEBHOOK_ID },
     answer: { status: 200, description: "The endpoint", schema: answers.webhookEndpoint },
     errors: ["not_found", ...AUTHENTICATED],
@@ -147,6 +150,7 @@ webhookRoutes.delete(
     summary: "Delete one of the caller's webhook endpoints",
     description: "Nothing more is delivered there; its deliveries go with it.",
     security: "bearer",
+    scope: "run",
     pathParameters: { id: WEBHOOK_ID },
     answer: { status: 200, description: "The endpoint deleted", schema: answers.webhookEndpoint },
     errors: ["not_found", ...AUTHENTICATED],
@@ -172,6 +176,7 @@ webhookRoutes.get(
       "Its deliveries, newest first, paged by cursor as `GET /v1/runs` is: each one's event, " +
       "attempts and where it stands, never its body.",
     security: "bearer",
+    scope: "read",
     pathParameters: { id: WEBHOOK_ID },
     query: deliveryListQuery,
     answer: {

@@ -899,6 +899,48 @@ describe("finding L-6: an API key may do only what its scopes allow", () => {
       "spec client": ["run", "read"],
     });
   });
+
+  it("documents the scope every endpoint needs of an API key, and refuses each to a key without it", async () => {
+    type Operations = Record<string, Record<string, { security: Record<string, string[]>[] }>>;
+    const document = (await api.get("/v1/openapi.json")).body as { paths: Operations };
+    const keys = {
+      run: await createApiKey(url, frank, "all but run", ["read", "create"]),
+      read: await createApiKey(url, frank, "all but read", ["run", "create"]),
+      create: await createApiKey(url, frank, "all but create", ["run", "read"]),
+    };
+    for (const created of Object.values(keys)) {
+      scan.remember("API key", created.key);
+      issuedKeys.push(created);
+    }
+    const checked: string[] = [];
+    for (const [template, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const keyScopes = operation.security.find((each) => "apiKey" in each)?.apiKey;
+        if (keyScopes === undefined) continue;
+        const name = `${method.toUpperCase()} ${template}`;
+        // MCP checks a key's scopes per tool (test/execution/mcpServer.test.ts).
+        if (name === "POST /mcp") continue;
+        expect(keyScopes, name).toHaveLength(1);
+        const scope = keyScopes[0] as keyof typeof keys;
+        const path = template.replace(/\{[^}]+\}/g, "x");
+        const answer = await api.send(
+          method.toUpperCase(),
+          path,
+          method === "get" ? undefined : {},
+          {
+            bearer: keys[scope].key,
+          },
+        );
+        expectError(answer, 403, "forbidden");
+        expect(answer.body.error.message, name).toContain(`'${scope}'`);
+        checked.push(name);
+      }
+    }
+    expect(checked).toEqual(
+      expect.arrayContaining(["POST /v1/execute", "GET /v1/jobs/{job_id}", "POST /a2a/{id}"]),
+    );
+    expect(checked.length).toBeGreaterThanOrEqual(28);
+  });
 });
 
 describe("what is stored and printed", () => {

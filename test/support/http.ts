@@ -61,6 +61,8 @@ export function http(
     put: (path: string, body: unknown, options?: RequestOptions) =>
       send("PUT", path, body, options),
     del: (path: string, options?: RequestOptions) => send("DELETE", path, undefined, options),
+    /** Any method: a body, when given, is sent as JSON. */
+    send,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Hex } from "viem";
+import { backoffMs } from "../../lib/backoff.ts";
 import type { Bus } from "../../lib/bus/bus.ts";
 import type { Deployment } from "../../lib/chain/deployMarketplace.ts";
 import { LOCAL_CHAIN_ID } from "../../lib/chain/devAccounts.ts";
@@ -136,7 +137,7 @@ export async function startSettlement({
         if (!running) return;
         mayHoldSubmissions = true;
         failures += 1;
-        const retryInMs = Math.min(maxBackoffMs, 250 * 2 ** (failures - 1));
+        const retryInMs = backoffMs(failures, { maxMs: maxBackoffMs });
         if (isChainUnavailable(error)) {
           log.warn("chain unreachable; settlement waits", {
             retry_in_ms: retryInMs,
@@ -195,7 +196,7 @@ async function untilChainAnswers(log: Logger, maxBackoffMs: number, check: () =>
       return await check();
     } catch (error) {
       if (!isChainUnavailable(error)) throw error;
-      const retryInMs = Math.min(maxBackoffMs, 250 * 2 ** (attempt - 1));
+      const retryInMs = backoffMs(attempt, { maxMs: maxBackoffMs });
       log.warn("chain unreachable; settlement waits to check its key", { retry_in_ms: retryInMs });
       await new Promise((resolve) => setTimeout(resolve, retryInMs));
     }

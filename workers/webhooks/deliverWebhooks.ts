@@ -1,3 +1,4 @@
+import { backoffMs } from "../../lib/backoff.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
 import { webhookDeliveries } from "../../lib/metrics/metrics.ts";
@@ -112,9 +113,9 @@ export function startWebhookDelivery({
       }
       passedAt = Date.now();
       for (const delivery of claimed) start(delivery);
-      const backoffMs = failures > 0 ? Math.min(5_000, 250 * 2 ** (failures - 1)) : pollMs;
+      const waitMs = failures > 0 ? backoffMs(failures, { maxMs: 5_000 }) : pollMs;
       // Every place taken: a finished attempt rings; a full claim may have left more behind.
-      if (free <= 0 || claimed.length < free || failures > 0) await wake.sleep(backoffMs);
+      if (free <= 0 || claimed.length < free || failures > 0) await wake.sleep(waitMs);
     }
   })();
 

@@ -1,4 +1,5 @@
 import { createPublicClient, http } from "viem";
+import { backoffMs } from "../../lib/backoff.ts";
 import { connectWithDeadlines, projectionsSchema } from "../../lib/db/projections.ts";
 import { isUndefinedTable } from "../../lib/db/undefinedTable.ts";
 import { NotReady, type ReadinessCheck } from "../../lib/health/readiness.ts";
@@ -104,9 +105,7 @@ export function startWebhooks({
         }
       }
       followedAt = Date.now();
-      await idle.sleep(
-        failures > 0 ? Math.min(5_000, feedPollMs * 2 ** (failures - 1)) : feedPollMs,
-      );
+      await idle.sleep(backoffMs(failures, { baseMs: feedPollMs, maxMs: 5_000 }));
     }
   })();
 
