@@ -19,15 +19,17 @@ export type ApiOptions = {
    */
   env: Record<string, string>;
   onOutput?: (line: string) => void;
+  /** Flags for its Node process (e.g. heap sizes). */
+  nodeFlags?: string[];
 };
 
 const apiServer = fileURLToPath(new URL("../api/process/server.ts", import.meta.url));
 const embedded = fileURLToPath(new URL("../embedded/main.ts", import.meta.url));
 
 /** Runs the API as a process of its own and resolves once it answers HTTP. */
-export async function startApi({ port, env, onOutput }: ApiOptions): Promise<Api> {
+export async function startApi({ port, env, onOutput, nodeFlags = [] }: ApiOptions): Promise<Api> {
   const entry = env.NATS_URL ? apiServer : embedded;
-  const { child, service } = spawnService(process.execPath, [entry], {
+  const { child, service } = spawnService(process.execPath, [...nodeFlags, entry], {
     env: { ...process.env, ...env, API_PORT: String(port), API_HOST: "127.0.0.1" },
     onOutput,
   });

@@ -40,6 +40,12 @@ export type PonderOptions = {
   supervised?: boolean;
   /** How often it asks the chain for its latest block (default: `PONDER_POLLING_INTERVAL_MS`'s). */
   pollingIntervalMs?: number;
+  /** How often the supervisor compares it with the chain's head (default `INDEXER_CHECK_EVERY_MS`). */
+  checkEveryMs?: number;
+  /** Ponder's own log level (`PONDER_LOG_LEVEL`; default Ponder's, info). */
+  logLevel?: "error" | "warn" | "info" | "debug" | "trace";
+  /** Flags for its Node process (e.g. heap sizes). */
+  nodeFlags?: string[];
   onOutput?: (line: string) => void;
 };
 
@@ -130,6 +136,7 @@ async function spawnReadyPonder(
   url: string,
 ): Promise<{ child: ChildProcess; service: Service }> {
   const args = [
+    ...(options.nodeFlags ?? []),
     ponderBin,
     "start",
     ...["--schema", options.schema, "--views-schema", options.viewsSchema],
@@ -146,6 +153,7 @@ async function spawnReadyPonder(
       ...(options.pollingIntervalMs && {
         PONDER_POLLING_INTERVAL_MS: String(options.pollingIntervalMs),
       }),
+      ...(options.logLevel && { PONDER_LOG_LEVEL: options.logLevel }),
     },
     onOutput: options.onOutput,
   });
@@ -171,7 +179,7 @@ function superviseIndexer(options: PonderOptions, url: string, restart: () => Pr
     restart,
     onProgress: recorder.record,
     log,
-    checkEveryMs: INDEXER_CHECK_EVERY_MS,
+    checkEveryMs: options.checkEveryMs ?? INDEXER_CHECK_EVERY_MS,
     stallMs: INDEXER_STALL_MS,
     silenceMs: INDEXER_SILENCE_MS,
     stallAfterSilenceMs: INDEXER_STALL_AFTER_SILENCE_MS,
