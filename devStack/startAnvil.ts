@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { readFile, rename } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { requireBinary } from "./requireBinary.ts";
 import { killGroup, type Service, spawnService, waitUntilReady } from "./spawnService.ts";
 
@@ -18,6 +20,8 @@ export type AnvilOptions = {
   hardfork?: string;
   /** Mine a block every this many seconds instead of one per transaction (anvil's automine). */
   blockTimeSeconds?: number;
+  /** anvil's `--slots-in-an-epoch`: its safe block is this many blocks behind the latest, its finalized block twice as many (anvil's default 32). */
+  slotsInAnEpoch?: number;
   onOutput?: (line: string) => void;
 };
 
@@ -27,15 +31,17 @@ export async function startAnvil({
   statePath,
   hardfork,
   blockTimeSeconds,
+  slotsInAnEpoch,
   onOutput,
 }: AnvilOptions): Promise<Anvil> {
-  const anvil = requireBinary("anvil", "npm install");
+  const anvil = packagedAnvil() ?? requireBinary("anvil", "npm install");
   const args = ["--host", "127.0.0.1", "--port", String(port), "--chain-id", String(chainId)];
   // anvil's log prints every failed call's data in full, and the API's ERC-1271/6492 check puts a
   // wallet's signature in one: quiet, anvil prints only its errors.
   args.push("--quiet");
   if (hardfork) args.push("--hardfork", hardfork);
   if (blockTimeSeconds !== undefined) args.push("--block-time", String(blockTimeSeconds));
+  if (slotsInAnEpoch !== undefined) args.push("--slots-in-an-epoch", String(slotsInAnEpoch));
   if (statePath) {
     await setAsideUnreadableState(statePath);
     args.push("--state", statePath, "--state-interval", "1");
@@ -47,6 +53,23 @@ export async function startAnvil({
     ports: [port],
   });
   return { ...service, rpcUrl, chainId, kill: (signal) => killGroup(child, signal) };
+}
+
+/**
+ * The binary of the `@foundry-rs/anvil` package for this platform, run directly: its `anvil` on PATH
+ * is a Node script that only spawns it, and would cost a Node process (about 17 MB) of its own.
+ */
+function packagedAnvil(): string | undefined {
+  const arch = process.arch === "x64" ? "amd64" : process.arch;
+  const binary = process.platform === "win32" ? "anvil.exe" : "anvil";
+  try {
+    const path = createRequire(import.meta.url).resolve(
+      `@foundry-rs/anvil-${process.platform}-${arch}/bin/${binary}`,
+    );
+    return existsSync(path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

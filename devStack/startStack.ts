@@ -36,6 +36,8 @@ export type StackOptions = {
   chain?: boolean;
   /** anvil mines a block every this many seconds instead of one per transaction (default: automine). */
   blockTimeSeconds?: number;
+  /** anvil's safe block lags its latest by this many blocks, its finalized block by twice as many (default: anvil's 32). */
+  slotsInAnEpoch?: number;
   /** An ephemeral Postgres cluster with the `app` schema migrated (default true). */
   postgres?: boolean;
   /**
@@ -137,7 +139,12 @@ export async function startStack(options: StackOptions = {}) {
 
     async function startChain() {
       const anvil = await startOnFreePort((port) =>
-        startAnvil({ port, blockTimeSeconds: options.blockTimeSeconds, onOutput }),
+        startAnvil({
+          port,
+          blockTimeSeconds: options.blockTimeSeconds,
+          slotsInAnEpoch: options.slotsInAnEpoch,
+          onOutput,
+        }),
       );
       stops.push(anvil.stop);
       const deployment = await deployMarketplace({

@@ -1,6 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Address } from "viem";
 import { type ApiKeyScope, isApiKeyScope } from "../../lib/auth/apiKeyScopes.ts";
+import { type SpendLimits, spendLimitsOf } from "../../lib/auth/spendLimits.ts";
 import { apiKeys } from "../../lib/db/appSchema.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import { API_KEY_CACHE_SIZE, API_KEY_REVALIDATE_MS } from "../limits.ts";
@@ -10,7 +11,12 @@ import type { PostgresListener } from "../process/postgresListener.ts";
 export const API_KEY_REVOKED_CHANNEL = "api_key_revoked";
 
 /** What the lookup by hash returns for a key that is not revoked. */
-export type ActiveKey = { id: string; wallet: Address; scopes: readonly ApiKeyScope[] };
+export type ActiveKey = {
+  id: string;
+  wallet: Address;
+  scopes: readonly ApiKeyScope[];
+  limits: SpendLimits;
+};
 
 type Entry = { key: ActiveKey; checkedAt: number };
 
@@ -66,7 +72,13 @@ export function createApiKeyCache({
   async function lookUp(keyHash: string, since: number): Promise<ActiveKey | undefined> {
     const checkedAt = performance.now();
     const [key] = await db
-      .select({ id: apiKeys.id, wallet: apiKeys.wallet, scopes: apiKeys.scopes })
+      .select({
+        id: apiKeys.id,
+        wallet: apiKeys.wallet,
+        scopes: apiKeys.scopes,
+        dailySpendCapWei: apiKeys.dailySpendCapWei,
+        allowedListings: apiKeys.allowedListings,
+      })
       .from(apiKeys)
       .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
     forget(keyHash);
@@ -116,6 +128,13 @@ export function createApiKeyCache({
   };
 }
 
-function activeKey(key: { id: string; wallet: string; scopes: string[] }): ActiveKey {
-  return { id: key.id, wallet: key.wallet as Address, scopes: key.scopes.filter(isApiKeyScope) };
+function activeKey(
+  key: { id: string; wallet: string; scopes: string[] } & Parameters<typeof spendLimitsOf>[0],
+): ActiveKey {
+  return {
+    id: key.id,
+    wallet: key.wallet as Address,
+    scopes: key.scopes.filter(isApiKeyScope),
+    limits: spendLimitsOf(key),
+  };
 }

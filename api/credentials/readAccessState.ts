@@ -29,11 +29,16 @@ const abi = serviceMarketplaceAbi;
 /** Distinct reads kept for one block: a chain whose blocks stop coming must not grow them forever. */
 const MAX_READS_PER_BLOCK = 10_000;
 
-/** Per reader, the reads of its latest block seen: one per listing, wallet and pause question. */
+/**
+ * Per reader, the reads of its latest block seen: one per listing, wallet, pause question and block
+ * tag read at (the latest block itself, or `safe` or `finalized` as the node has them then).
+ */
 const readsOfBlock = new WeakMap<ChainReader, { block: bigint; reads: Map<string, StateRead> }>();
 
 type Subject = { onChainListingId: Hex; wallet: Address };
 type Options = { protocolPause?: boolean };
+/** A block tag that lags the latest block: the node's safe or finalized block. */
+export type SettledTag = "safe" | "finalized";
 
 /**
  * One `getAccessState` read at the chain's latest block: reads, no gas; with `protocolPause`,
@@ -63,6 +68,21 @@ export async function readAccessState(
   return readAt(latest, reader, marketplace, subject, options);
 }
 
+/**
+ * The wallet's credential for a listing as the chain has it at its `tag` block, one `getAccessState`
+ * read like `readAccessState`'s: requests that find the same `latest` block share it, a newer one
+ * starts afresh. A chain that cannot be read is 503 `service_unavailable`.
+ */
+export async function readCredentialAt(
+  reader: ChainReader,
+  marketplace: Address,
+  subject: Subject,
+  tag: SettledTag,
+  latest: ChainTime,
+): Promise<CredentialFacts | undefined> {
+  return (await readAt(latest, reader, marketplace, subject, {}, tag)).credential;
+}
+
 function grantsAccess({ block, listing, credential, protocolPaused }: AccessRead): boolean {
   return (
     listing === "active" &&
@@ -72,25 +92,28 @@ function grantsAccess({ block, listing, credential, protocolPaused }: AccessRead
   );
 }
 
+/** The state at `tag`: `block` itself, or the node's `safe` or `finalized` block while `block` is latest. */
 async function readAt(
   block: ChainTime,
   reader: ChainReader,
   marketplace: Address,
   { onChainListingId, wallet }: Subject,
   { protocolPause = false }: Options,
+  tag: "latest" | SettledTag = "latest",
 ): Promise<AccessRead> {
   let seen = readsOfBlock.get(reader);
   if (!seen || seen.block < block.number || seen.reads.size >= MAX_READS_PER_BLOCK) {
     seen = { block: block.number, reads: new Map() };
     readsOfBlock.set(reader, seen);
   }
-  const key = `${marketplace}:${onChainListingId}:${wallet}:${protocolPause}`.toLowerCase();
+  const key = `${tag}:${marketplace}:${onChainListingId}:${wallet}:${protocolPause}`.toLowerCase();
   let shared = seen.block === block.number ? seen.reads.get(key) : undefined;
   if (!shared) {
+    const at = tag === "latest" ? toHex(block.number) : tag;
     const call = (data: Hex) =>
-      reader.read("eth_call", [{ to: marketplace, data }, toHex(block.number)]) as Promise<Hex>;
+      reader.read("eth_call", [{ to: marketplace, data }, at]) as Promise<Hex>;
     shared = Promise.all([
-      readState(call, onChainListingId, wallet),
+      readState(call, onChainListingId, wallet, tag !== "latest"),
       protocolPause ? readPaused(call) : undefined,
     ]);
     if (seen.block === block.number) {
@@ -101,7 +124,7 @@ async function readAt(
     }
   }
   const [state, protocolPaused] = await shared.catch(unavailableChain);
-  if (state.listingStatus === 0) {
+  if (state === undefined || state.listingStatus === 0) {
     return { block, listing: "none", credential: undefined, protocolPaused };
   }
   const listing = listingStatusName(state.listingStatus);
@@ -123,14 +146,20 @@ async function readAt(
   };
 }
 
-/** The contract's `getAccessState(listingId, wallet)`, through `call` (an `eth_call` at one block). */
+/**
+ * The contract's `getAccessState(listingId, wallet)`, through `call` (an `eth_call` at one block).
+ * Undefined when a settled block predates the marketplace's deployment (no code there: the call
+ * answers `0x`); at the latest block that answer is still an error.
+ */
 async function readState(
   call: (data: Hex) => Promise<Hex>,
   onChainListingId: Hex,
   wallet: Address,
+  mayPredateDeployment: boolean,
 ) {
   const args = [onChainListingId, wallet] as const;
   const data = await call(encodeFunctionData({ abi, functionName: "getAccessState", args }));
+  if (data === "0x" && mayPredateDeployment) return undefined;
   return decodeFunctionResult({ abi, functionName: "getAccessState", data });
 }
 

@@ -1,12 +1,20 @@
 import type { Address, Hex } from "viem";
 import { credentialStatus } from "../../lib/marketplace/credentialStatus.ts";
 import type { CredentialStatus, RentalModel } from "../../lib/marketplace/vocabulary.ts";
+import type { ChainTime } from "../chain/chainHeads.ts";
 import type { ChainReader } from "../chain/chainReader.ts";
 import { readAccessState } from "./readAccessState.ts";
 
 export type CredentialCheck =
   | { found: false }
-  | { found: true; rentalModel: RentalModel; status: CredentialStatus; expiresAt: bigint };
+  | {
+      found: true;
+      rentalModel: RentalModel;
+      status: CredentialStatus;
+      expiresAt: bigint;
+      /** The latest block read, whose time the status is judged at. */
+      block: ChainTime;
+    };
 
 /** The wallet's credential for a listing as the chain has it at its latest block: reads, no gas. */
 export async function verifyCredential(
@@ -24,5 +32,6 @@ export async function verifyCredential(
     rentalModel: credential.rentalModel,
     status: credentialStatus(credential, block.timestamp),
     expiresAt: credential.expiresAt,
+    block,
   };
 }

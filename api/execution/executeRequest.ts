@@ -71,6 +71,11 @@ const inputUri = z
   .max(MAX_INPUT_URI_LENGTH)
   .refine(isInputUri, "must be an ipfs:// or https:// URI");
 
+/** Wei as a decimal string (any size) or a JSON integer (up to 2^53 − 1, as JSON numbers are read). */
+const wei = z
+  .union([z.string().regex(/^\d{1,78}$/, "must be a decimal string of wei"), z.int().min(0)])
+  .transform((value) => BigInt(value));
+
 /** The body of `POST /v1/execute` and `/v1/execute/stream`; unknown fields are refused. */
 export const executeBody = z
   .strictObject({
@@ -80,6 +85,11 @@ export const executeBody = z
     input_uri: inputUri.optional(),
     priority: z.enum(["standard", "priority"]).default("standard"),
     timeout_seconds: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).optional(),
+    max_cost_wei: wei
+      .optional()
+      .describe(
+        "The most this run may cost, in wei: a run whose price is higher is refused, 403 `max_cost_exceeded`",
+      ),
   })
   .refine((body) => body.input === undefined || body.input_uri === undefined, {
     message: "give input or input_uri, not both",

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import type { Address } from "viem";
+import type { SpendLimits } from "../../lib/auth/spendLimits.ts";
 import type { Bus } from "../../lib/bus/bus.ts";
 import type { RunRequest, RunRow } from "../../lib/db/appSchema.ts";
 import { newRunId } from "../../lib/ids/randomIds.ts";
@@ -23,7 +24,7 @@ import {
   MAX_BODY_BYTES,
   RUN_REREAD_MS,
 } from "../limits.ts";
-import { type ApiDeps, type AppEnv, callerWallet } from "../process/context.ts";
+import { type ApiDeps, type AppEnv, callerWallet, type Identity } from "../process/context.ts";
 import { accessRefusal } from "./accessRefusal.ts";
 import { type ExecuteBody, executeBody } from "./executeRequest.ts";
 import { countExecution } from "./executionRateLimit.ts";
@@ -52,7 +53,19 @@ export type ExecutionRequest = {
   /** `sent`, parsed with `executeBody`. */
   body: ExecuteBody;
   idempotencyKey: string | undefined;
+  /** The API key it comes with, whose limits it must keep; none for a wallet token. */
+  apiKey: SpendingKey | undefined;
 };
+
+/** An API key as a run's spending sees it. */
+export type SpendingKey = { id: string; limits: SpendLimits };
+
+/** The caller's API key, if it called with one. */
+export function spendingKeyOf(identity: Identity | undefined): SpendingKey | undefined {
+  return identity?.method === "api_key"
+    ? { id: identity.keyId, limits: identity.limits }
+    : undefined;
+}
 
 export type ExecutionOptions = {
   /** Where the run's output deltas go as they come. */
@@ -79,7 +92,12 @@ export async function startExecution(
   const body = parseInput(executeBody, sent);
   const idempotencyKey = idempotencyKeyOf(c);
   const wallet = callerWallet(c);
-  return admitExecution(deps, { wallet, sent, body, idempotencyKey }, { onDelta, answer: c });
+  const apiKey = spendingKeyOf(c.get("identity"));
+  return admitExecution(
+    deps,
+    { wallet, sent, body, idempotencyKey, apiKey },
+    { onDelta, answer: c },
+  );
 }
 
 /**
@@ -88,11 +106,15 @@ export async function startExecution(
  */
 export async function admitExecution(
   deps: ApiDeps,
-  { wallet, sent, body, idempotencyKey }: ExecutionRequest,
+  { wallet, sent, body, idempotencyKey, apiKey }: ExecutionRequest,
   { onDelta, answer }: ExecutionOptions = {},
 ): Promise<StartedExecution> {
   if (deps.stopping.aborted) throw stoppingError(answer);
   const listing = await findAgentListing(deps, body.agent_id);
+  const allowed = apiKey?.limits.allowedListings;
+  if (allowed && !allowed.includes(listing.onChainListingId.toLowerCase())) {
+    throw new ApiError("listing_not_allowed", "This API key may not run this listing");
+  }
   await countExecution(
     deps,
     {
@@ -126,6 +148,7 @@ export async function admitExecution(
   let access: PermittedAccess;
   try {
     access = await readPermittedAccess(deps, wallet, listing);
+    checkMaxCost(body.max_cost_wei, priceOf(access));
     await checkInput(deps, listing, body.input);
   } catch (refusal) {
     // A retry's run is answered whatever the chain or the agent's schema say now. A permitted
@@ -147,6 +170,7 @@ export async function admitExecution(
     request: requestOf(body, timeoutSeconds),
     requestHash,
     idempotencyKey,
+    apiKeyId: apiKey?.id,
   };
   // Listening before the run exists, so that no notice of it is missed.
   const watch = watchRun(deps, run.id, onDelta);
@@ -161,6 +185,7 @@ export async function admitExecution(
               blockNumber: access.block.number,
               balance: access.credential.balance,
               price: nextDebit(access.credential),
+              dailyCapWei: apiKey?.limits.dailyCapWei ?? null,
             }
           : undefined;
       const admission = await admitRun(deps.db, run, perTask, inBalance);
@@ -181,6 +206,12 @@ export async function admitExecution(
           return attach(admission.run);
         case "idempotency_conflict":
           throw idempotencyConflict();
+        case "spend_cap_exceeded":
+          throw new ApiError(
+            "spend_cap_exceeded",
+            "This API key's spend cap for today (UTC) leaves less than this run's price",
+            { retryAfterSeconds: secondsToUtcMidnight(Date.now()) },
+          );
         case "insufficient_balance":
           throw contractApiError(
             "InsufficientBalance",
@@ -205,6 +236,7 @@ export async function admitExecution(
           }
           await nextNotice(deps.bus, admission.inFlight.map(runTopic), RUN_REREAD_MS / 2);
           access = await readPermittedAccess(deps, wallet, listing);
+          checkMaxCost(body.max_cost_wei, priceOf(access));
           inBalance = new Map();
         }
       }
@@ -249,6 +281,26 @@ async function readPermittedAccess(
   if (refusal) throw refusal;
   if (!access.credential) throw new Error("an access state without a credential was permitted");
   return access as PermittedAccess;
+}
+
+/** What a run under `access` costs, in wei: the next debit's price per task, else nothing. */
+function priceOf(access: PermittedAccess): bigint {
+  return access.credential.rentalModel === "per_query" ? nextDebit(access.credential) : 0n;
+}
+
+/** Refuses a run whose price is above the request's `max_cost_wei`. */
+function checkMaxCost(maxCostWei: bigint | undefined, price: bigint) {
+  if (maxCostWei !== undefined && price > maxCostWei) {
+    throw new ApiError(
+      "max_cost_exceeded",
+      `This run costs ${price} wei, more than max_cost_wei (${maxCostWei})`,
+    );
+  }
+}
+
+function secondsToUtcMidnight(nowMs: number): number {
+  const day = 86_400_000;
+  return Math.ceil((Math.floor(nowMs / day + 1) * day - nowMs) / 1000);
 }
 
 /** `input` against the agent's `input_schema`, on the validation threads. */

@@ -16,6 +16,11 @@ export const ERROR_STATUS = {
   /** Beyond the spec's four: the creator revoked the credential, or closed the listing. */
   credential_revoked: 403,
   listing_closed: 403,
+  /** The run's price is above the request's `max_cost_wei`. */
+  max_cost_exceeded: 403,
+  /** The API key's daily spend cap, or its allowed listings, do not allow the run. */
+  spend_cap_exceeded: 403,
+  listing_not_allowed: 403,
   /** Reviews: only a wallet that holds or held a credential and completed a run, not the creator. */
   review_not_allowed: 403,
   invalid_request: 400,

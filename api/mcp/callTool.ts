@@ -7,6 +7,7 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import { parseApiListingId, toApiListingId } from "../../lib/ids/listingId.ts";
+import { spendingKeyOf } from "../execution/startExecution.ts";
 import { checkScope } from "../middleware/requireScope.ts";
 import type { ApiDeps, Identity } from "../process/context.ts";
 import { DISCOVERY_TOOLS } from "./discoveryTools.ts";
@@ -55,6 +56,7 @@ export async function callTool(
       listingId,
       arguments: args,
       idempotencyKey: idempotencyKeyOf(caller.sessionId, requestId),
+      apiKey: spendingKeyOf(identity),
       signal: caller.signal,
       onOutput:
         progressToken === undefined

@@ -3,7 +3,7 @@ import type { Address } from "viem";
 import { answeredRun } from "../execution/answeredRun.ts";
 import { deltaRelay } from "../execution/deltaRelay.ts";
 import { executeBody } from "../execution/executeRequest.ts";
-import { admitExecution } from "../execution/startExecution.ts";
+import { admitExecution, type SpendingKey } from "../execution/startExecution.ts";
 import { ApiError } from "../http/errors.ts";
 import { parseInput } from "../http/validation.ts";
 import type { ApiDeps } from "../process/context.ts";
@@ -15,6 +15,8 @@ export type RentedToolCall = {
   listingId: string;
   arguments: Record<string, unknown>;
   idempotencyKey: string | undefined;
+  /** The API key the call came with, whose limits the run keeps. */
+  apiKey: SpendingKey | undefined;
   /** Ends the waiting for the run's answer (never the run): the client left, the process stops. */
   signal: AbortSignal;
   /** Called with each delta of output in order and how much output has come with it. */
@@ -38,7 +40,13 @@ export async function runRentedTool(deps: ApiDeps, call: RentedToolCall): Promis
   if (onOutput) deltas.start((delta) => onOutput(delta, deltas.streamed().length));
   const started = await admitExecution(
     deps,
-    { wallet: call.wallet, sent, body, idempotencyKey: call.idempotencyKey },
+    {
+      wallet: call.wallet,
+      sent,
+      body,
+      idempotencyKey: call.idempotencyKey,
+      apiKey: call.apiKey,
+    },
     { onDelta: onOutput && deltas.onDelta },
   );
   try {

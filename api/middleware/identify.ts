@@ -53,7 +53,14 @@ function identityOf(header: string | undefined, deps: ApiDeps): Identity | Promi
     const keyHash = hashApiKey(token);
     const identityOfKey = (key: ActiveKey | undefined): Identity => {
       if (!key) throw new ApiError("invalid_api_key", "The API key is invalid or revoked");
-      return { method: "api_key", wallet: key.wallet, keyId: key.id, keyHash, scopes: key.scopes };
+      return {
+        method: "api_key",
+        wallet: key.wallet,
+        keyId: key.id,
+        keyHash,
+        scopes: key.scopes,
+        limits: key.limits,
+      };
     };
     const key = deps.apiKeys.find(keyHash);
     return key instanceof Promise ? key.then(identityOfKey) : identityOfKey(key);

@@ -36,6 +36,9 @@ export const EXECUTION_ERRORS: ErrorCode[] = [
   "insufficient_balance",
   "listing_paused",
   "listing_closed",
+  "max_cost_exceeded",
+  "spend_cap_exceeded",
+  "listing_not_allowed",
   "payload_too_large",
   ...AUTHENTICATED,
 ];

@@ -4,6 +4,7 @@ import { z } from "zod/v4";
 import { API_KEY_SCOPES } from "../../lib/auth/apiKeyScopes.ts";
 import {
   CATEGORIES,
+  CREDENTIAL_FINALITIES,
   CREDENTIAL_STATUSES,
   LISTING_STATUSES,
   RENTAL_MODELS,
@@ -198,8 +199,23 @@ export const credentialCheck = z
     z.object({
       listing_id: apiListingId,
       rental_model: z.enum(RENTAL_MODELS),
-      status: z.enum(CREDENTIAL_STATUSES),
-      valid: z.boolean(),
+      status: z.literal("active"),
+      valid: z.literal(true),
+      finality: z
+        .enum(CREDENTIAL_FINALITIES)
+        .describe(
+          "Only when valid: the deepest block tag the credential is valid at, `finalized` when " +
+            "valid at the finalized and the safe block, else `safe` when valid at the safe block, " +
+            "else `latest`",
+        ),
+      on_chain_listing_id: onChainId,
+      on_chain_verified: z.literal(true),
+    }),
+    z.object({
+      listing_id: apiListingId,
+      rental_model: z.enum(RENTAL_MODELS),
+      status: z.enum(CREDENTIAL_STATUSES).exclude(["active"]),
+      valid: z.literal(false),
       expired_at: isoTime.optional(),
       on_chain_listing_id: onChainId,
       on_chain_verified: z.literal(true),
@@ -347,6 +363,15 @@ export const apiKey = z
     id: z.string(),
     label: z.string(),
     scopes: z.array(z.enum(API_KEY_SCOPES)).describe("What the key may do"),
+    daily_spend_cap_wei: z
+      .string()
+      .regex(/^\d+$/)
+      .nullable()
+      .describe("At most this much wei a UTC day on the per-task runs it starts; null: no cap"),
+    allowed_listings: z
+      .array(apiListingId)
+      .nullable()
+      .describe("The only listings it may run; null: any"),
     preview: z.string(),
     created_at: isoTime,
     revoked_at: isoTime.nullable(),

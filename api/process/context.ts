@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { Address, PublicClient } from "viem";
 import type { ApiKeyScope } from "../../lib/auth/apiKeyScopes.ts";
+import type { SpendLimits } from "../../lib/auth/spendLimits.ts";
 import type { Bus } from "../../lib/bus/bus.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Readiness } from "../../lib/health/readiness.ts";
@@ -87,6 +88,7 @@ export type Identity =
       keyId: string;
       keyHash: string;
       scopes: readonly ApiKeyScope[];
+      limits: SpendLimits;
     }
   | {
       method: "jwt";

@@ -20,7 +20,11 @@ import { streamTask } from "../a2a/a2aStream.ts";
 import { taskOf } from "../a2a/a2aTasks.ts";
 import { agentCard } from "../a2a/agentCard.ts";
 import { executeBody } from "../execution/executeRequest.ts";
-import { admitExecution, type ExecutionRequest } from "../execution/startExecution.ts";
+import {
+  admitExecution,
+  type ExecutionRequest,
+  spendingKeyOf,
+} from "../execution/startExecution.ts";
 import { neverStarted, notStartedError, stillGoingUnread } from "../execution/unanswered.ts";
 import { ApiError } from "../http/errors.ts";
 import { requireIdentity } from "../middleware/identify.ts";
@@ -186,5 +190,6 @@ function executionOf(
     sent,
     body: parsed.data,
     idempotencyKey: `a2a:${message.message.messageId}`,
+    apiKey: spendingKeyOf(c.get("identity")),
   };
 }

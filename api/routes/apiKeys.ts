@@ -1,5 +1,6 @@
 import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
+import type { Hex } from "viem";
 import { z } from "zod/v4";
 import {
   API_KEY_SCOPES,
@@ -9,6 +10,7 @@ import {
 import { apiKeyConfirmationMessage } from "../../lib/auth/messages.ts";
 import { apiKeyStatement } from "../../lib/auth/siweMessages.ts";
 import { apiKeys } from "../../lib/db/appSchema.ts";
+import { parseApiListingId, toApiListingId } from "../../lib/ids/listingId.ts";
 import { isApiKeyId, newApiKeyId } from "../../lib/ids/randomIds.ts";
 import { generateApiKey } from "../auth/apiKeys.ts";
 import {
@@ -64,6 +66,22 @@ const scopes = z
   .min(1)
   .transform((list) => canonicalScopes(list));
 
+/** Most listings a key may be limited to; its statement names each. */
+export const MAX_ALLOWED_LISTINGS = 20;
+
+const dailySpendCap = z
+  .string()
+  .regex(/^\d{1,78}$/, "must be a decimal string of wei")
+  .describe("At most this much wei a UTC day on the per-task runs the key starts");
+const allowedListings = z
+  .array(
+    z.string().refine((id) => parseApiListingId(id) !== undefined, "must be a listing id (lst_…)"),
+  )
+  .min(1)
+  .max(MAX_ALLOWED_LISTINGS)
+  .transform((ids) => [...new Set(ids)].sort())
+  .describe("The only listings the key may run");
+
 export const keyChallengeQuery = z
   .object({
     format: z
@@ -77,6 +95,13 @@ export const keyChallengeQuery = z
       .transform((list) => list.split(","))
       .pipe(scopes)
       .describe("With `format=siwe`: the key's scopes, comma-separated (`run`, `read`, `create`)"),
+    daily_spend_cap_wei: dailySpendCap.optional(),
+    allowed_listings: z
+      .string()
+      .transform((list) => list.split(","))
+      .pipe(allowedListings)
+      .optional()
+      .describe("With `format=siwe`: the only listings the key may run, comma-separated"),
   })
   .refine((query) => query.format === "spec" || query.label !== undefined, {
     message: "is required with format=siwe",
@@ -104,7 +129,7 @@ apiKeyRoutes.get(
         ? await createSiweChallenge(c, {
             purpose: siweKeyCreation(deps),
             wallet: callerWallet(c),
-            statement: apiKeyStatement(query.label ?? "", query.scopes),
+            statement: apiKeyStatement(query.label ?? "", query.scopes, statedLimits(query)),
             requester: callerRequester(c),
           })
         : await createChallenge(deps.db, {
@@ -124,6 +149,8 @@ apiKeyRoutes.get(
 export const createKeyRequest = z.object({
   label,
   scopes: scopes.optional(),
+  daily_spend_cap_wei: dailySpendCap.optional(),
+  allowed_listings: allowedListings.optional(),
   challenge: challengeSchema,
   signature: signatureSchema,
 });
@@ -154,11 +181,14 @@ apiKeyRoutes.post(
     let message = apiKeyConfirmationMessage(challenge, label);
     if (!challenge.startsWith(legacy.prefix)) {
       purpose = siweKeyCreation(deps);
-      const statement = apiKeyStatement(label, keyScopes);
+      const statement = apiKeyStatement(label, keyScopes, statedLimits(body));
       stored = checkSiweMessage(c, { purpose, message: challenge, wallet, statement });
       message = challenge;
-    } else if (body.scopes) {
-      throw new ApiError("invalid_request", "Scopes are confirmed by a SIWE message (format=siwe)");
+    } else if (body.scopes || body.daily_spend_cap_wei || body.allowed_listings) {
+      throw new ApiError(
+        "invalid_request",
+        "Scopes and spend limits are confirmed by a SIWE message (format=siwe)",
+      );
     }
     await findUsableChallenge(deps.db, { purpose, challenge: stored, wallet, nowSeconds });
     if (!(await verifyWalletSignature(deps.chain.client, { wallet, message, signature }))) {
@@ -183,7 +213,16 @@ apiKeyRoutes.post(
       }
       const [row] = await tx
         .insert(apiKeys)
-        .values({ id: newApiKeyId(), wallet, label, scopes: keyScopes, keyHash, keyPreview })
+        .values({
+          id: newApiKeyId(),
+          wallet,
+          label,
+          scopes: keyScopes,
+          keyHash,
+          keyPreview,
+          dailySpendCapWei: body.daily_spend_cap_wei,
+          allowedListings: body.allowed_listings?.map((id) => parseApiListingId(id) as string),
+        })
         .returning();
       return row;
     });
@@ -250,12 +289,19 @@ apiKeyRoutes.delete(
   },
 );
 
+/** The limits a key-creation request asks for, as its statement names them. */
+function statedLimits(asked: { daily_spend_cap_wei?: string; allowed_listings?: string[] }) {
+  return { dailySpendCapWei: asked.daily_spend_cap_wei, allowedListings: asked.allowed_listings };
+}
+
 function describeKey(key: typeof apiKeys.$inferSelect) {
   return {
     id: key.id,
     label: key.label,
     preview: key.keyPreview,
     scopes: key.scopes,
+    daily_spend_cap_wei: key.dailySpendCapWei,
+    allowed_listings: key.allowedListings?.map((id) => toApiListingId(id as Hex)) ?? null,
     created_at: key.createdAt.toISOString(),
     revoked_at: key.revokedAt?.toISOString() ?? null,
   };

@@ -3,6 +3,7 @@ import { parseApiListingId, toApiListingId } from "../../lib/ids/listingId.ts";
 import { CREDENTIAL_STATUSES } from "../../lib/marketplace/vocabulary.ts";
 import { listCredentials } from "../credentials/listCredentials.ts";
 import { readChainTime } from "../credentials/readChainTime.ts";
+import { readFinality } from "../credentials/readFinality.ts";
 import { verifyCredential } from "../credentials/verifyCredential.ts";
 import { ApiError } from "../http/errors.ts";
 import { pageSchema, parseQuery } from "../http/validation.ts";
@@ -76,10 +77,8 @@ credentialRoutes.get(
       throw new ApiError("listing_not_found", "No published listing has this id");
     }
 
-    const check = await verifyCredential(chain.reader, chain.marketplace, {
-      onChainListingId,
-      wallet: callerWallet(c),
-    });
+    const subject = { onChainListingId, wallet: callerWallet(c) };
+    const check = await verifyCredential(chain.reader, chain.marketplace, subject);
     if (!check.found) {
       return reply(c, {
         listing_id: listingId,
@@ -88,12 +87,23 @@ credentialRoutes.get(
         on_chain_verified: false,
       });
     }
+    if (check.status !== "active") {
+      return reply(c, {
+        listing_id: listingId,
+        rental_model: check.rentalModel,
+        status: check.status,
+        valid: false,
+        ...(check.status === "expired" ? { expired_at: isoFromSeconds(check.expiresAt) } : {}),
+        on_chain_listing_id: onChainListingId,
+        on_chain_verified: true,
+      });
+    }
     return reply(c, {
       listing_id: listingId,
       rental_model: check.rentalModel,
       status: check.status,
-      valid: check.status === "active",
-      ...(check.status === "expired" ? { expired_at: isoFromSeconds(check.expiresAt) } : {}),
+      valid: true,
+      finality: await readFinality(chain.reader, chain.marketplace, subject, check.block),
       on_chain_listing_id: onChainListingId,
       on_chain_verified: true,
     });

@@ -10,9 +10,22 @@ export type SiweOrigin = { domain: string; uri: string };
 
 export const SIGN_IN_STATEMENT = "Sign in to the agent marketplace.";
 
-/** The key-creation statement: what the wallet agrees to, label and scopes included. */
-export function apiKeyStatement(label: string, scopes: readonly ApiKeyScope[]): string {
-  return `Create an API key labelled "${label}" with the scopes: ${scopes.join(", ")}.`;
+/** A new key's spend limits as its statement names them: wei a UTC day, and `lst_…` ids. */
+export type StatedLimits = { dailySpendCapWei?: string; allowedListings?: readonly string[] };
+
+/** The key-creation statement: what the wallet agrees to, label, scopes and limits included. */
+export function apiKeyStatement(
+  label: string,
+  scopes: readonly ApiKeyScope[],
+  { dailySpendCapWei, allowedListings }: StatedLimits = {},
+): string {
+  const limits = [
+    dailySpendCapWei === undefined
+      ? ""
+      : ` It may spend at most ${dailySpendCapWei} wei a UTC day.`,
+    allowedListings === undefined ? "" : ` It may run only ${allowedListings.join(", ")}.`,
+  ];
+  return `Create an API key labelled "${label}" with the scopes: ${scopes.join(", ")}.${limits.join("")}`;
 }
 
 export function siweMessage({

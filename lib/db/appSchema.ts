@@ -37,6 +37,10 @@ export const apiKeys = appSchema.table(
     keyPreview: text().notNull(),
     /** What the key may do: `run`, `read`, `create` (`lib/auth/apiKeyScopes.ts`). */
     scopes: text().array().notNull(),
+    /** At most this much wei a UTC day on the per-task runs it starts; null: no cap. */
+    dailySpendCapWei: numeric({ precision: 78, scale: 0 }),
+    /** The on-chain ids of the only listings it may run; null: any. */
+    allowedListings: text().array(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     revokedAt: timestamp({ withTimezone: true }),
   },
@@ -217,6 +221,8 @@ export const runs = appSchema.table(
     /** What was debited, in wei; 0 unless `charge` is `debited`. */
     costWei: numeric({ precision: 78, scale: 0 }).notNull().default("0"),
     idempotencyKey: text(),
+    /** The API key that started it, whose daily spend cap counts it; null for a wallet token's. */
+    apiKeyId: text(),
     /** SHA-256 of the request, to tell a retry from a different request under the same key. */
     requestHash: text().notNull(),
     request: jsonb().$type<RunRequest>(),
@@ -260,6 +266,8 @@ export const runs = appSchema.table(
     // Run history, newest first, a renter's (`GET /v1/runs`) and a listing's (its creator's view).
     index().on(table.wallet, table.createdAt, table.id),
     index().on(table.onChainListingId, table.createdAt, table.id),
+    // A capped key's spend today, summed at each of its admissions.
+    index().on(table.apiKeyId, table.createdAt).where(sql`${table.apiKeyId} is not null`),
     index().on(table.charge),
     index().on(table.status, table.leaseUntil),
     index().on(table.finishedAt).where(sql`not ${table.logged}`),

@@ -6,11 +6,14 @@ export const RENTAL_MODELS = ["one_time", "subscription", "per_query"] as const;
 /** In the contract's `ListingStatus` order from 1: on-chain 0 is "no listing". */
 export const LISTING_STATUSES = ["active", "paused", "closed"] as const;
 export const CREDENTIAL_STATUSES = ["active", "expired", "low_balance", "revoked"] as const;
+/** The block tags a valid credential is checked at, shallowest first: `safe` and `finalized` lag the head. */
+export const CREDENTIAL_FINALITIES = ["latest", "safe", "finalized"] as const;
 export const CATEGORIES = ["finance", "legal", "coding", "research", "sales", "content"] as const;
 
 export type RentalModel = (typeof RENTAL_MODELS)[number];
 export type ListingStatus = (typeof LISTING_STATUSES)[number];
 export type CredentialStatus = (typeof CREDENTIAL_STATUSES)[number];
+export type CredentialFinality = (typeof CREDENTIAL_FINALITIES)[number];
 export type Category = (typeof CATEGORIES)[number];
 
 export function rentalModelName(onChainModel: number): RentalModel {

@@ -20,7 +20,12 @@ export type RunToAdmit = {
   request: RunRequest;
   requestHash: string;
   idempotencyKey: string | undefined;
+  /** The API key it comes with, if any. */
+  apiKeyId: string | undefined;
 };
+
+/** A per-task run's terms: the balance read, and the daily cap of the API key it comes with. */
+export type PerTaskAdmission = BalanceRead & { dailyCapWei: bigint | null };
 
 export type Admission =
   /** Inserted; `granted` are the runs (this one, if a slot was free) queued in the same transaction. */
@@ -29,6 +34,8 @@ export type Admission =
   | { outcome: "existing"; run: RunRow }
   | { outcome: "idempotency_conflict" }
   | { outcome: "insufficient_balance" }
+  /** The API key's spend today (UTC) and this run's price would pass its daily cap. */
+  | { outcome: "spend_cap_exceeded" }
   /** Whether these debit transactions are in the balance read decides: look them up, admit again. */
   | { outcome: "debits_unknown"; transactions: string[] }
   /** Short, unless debits in flight (`inFlight` runs) charge less: read the chain once they settle. */
@@ -62,17 +69,28 @@ export async function findIdempotentRun(
 export async function admitRun(
   db: Database,
   run: RunToAdmit,
-  perTask: BalanceRead | undefined,
+  perTask: PerTaskAdmission | undefined,
   inBalance: DebitsInBalance = new Map(),
 ): Promise<Admission> {
   const wallet = run.wallet.toLowerCase();
+  const cap = perTask?.dailyCapWei ?? null;
   return db.transaction(async (tx) => {
+    // The key's lock before the credential's: every admission takes them in this order.
+    if (cap !== null && run.apiKeyId !== undefined) {
+      await tx.execute(
+        sql`select pg_advisory_xact_lock(hashtextextended(${`spend:${run.apiKeyId}`}, 0))`,
+      );
+    }
     await tx.execute(
       sql`select pg_advisory_xact_lock(hashtextextended(${`admit:${run.onChainListingId}:${wallet}`}, 0))`,
     );
     if (run.idempotencyKey !== undefined) {
       const existing = await findIdempotentRun(tx, run.wallet, run.idempotencyKey);
       if (existing) return sameRequest(existing, run.requestHash);
+    }
+    if (perTask && cap !== null && run.apiKeyId !== undefined) {
+      const spent = await spentToday(tx, run.apiKeyId);
+      if (spent + perTask.price > cap) return { outcome: "spend_cap_exceeded" };
     }
     if (perTask) {
       const holding = await tx
@@ -132,6 +150,7 @@ export async function admitRun(
         charge: perTask ? "reserved" : "none",
         reservedWei: (perTask?.price ?? 0n).toString(),
         idempotencyKey: run.idempotencyKey,
+        apiKeyId: run.apiKeyId,
         requestHash: run.requestHash,
         request: run.request,
         traceParent: currentTraceParent(),
@@ -145,6 +164,22 @@ export async function admitRun(
     const existing = await findIdempotentRun(tx, run.wallet, run.idempotencyKey);
     return existing ? sameRequest(existing, run.requestHash) : { outcome: "idempotency_conflict" };
   });
+}
+
+/**
+ * What the API key's runs admitted since UTC midnight cost or still hold: a debited run its debit,
+ * a run reserved or being debited its reservation; a released or refused one nothing.
+ */
+async function spentToday(tx: Pick<Database, "execute">, apiKeyId: string): Promise<bigint> {
+  const [row] = await tx.execute<{ spent: string }>(sql`
+    select coalesce(sum(case
+        when ${runs.charge} = 'debited' then ${runs.costWei}
+        when ${runs.charge} in ('reserved', 'debit_pending') then ${runs.reservedWei}
+        else 0 end), 0)::text as spent
+    from ${runs}
+    where ${runs.apiKeyId} = ${apiKeyId}
+      and ${runs.createdAt} >= date_trunc('day', now() at time zone 'utc') at time zone 'utc'`);
+  return BigInt(row?.spent ?? "0");
 }
 
 function sameRequest(existing: RunRow, requestHash: string): Admission {

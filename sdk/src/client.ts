@@ -454,25 +454,42 @@ export class ServiceClient {
       (await this.#get<{ api_keys: ApiKey[] }>("/v1/api-keys", {}, options)).api_keys,
     /**
      * Creates a key that may do `scopes` (default `run` and `read`; `create` registers agents and
-     * reads their webhook secrets), confirmed by the wallet signing a SIWE message that names the
-     * label and scopes. The key's value is in the answer only.
+     * reads their webhook secrets), within its spend limits if given (`dailySpendCapWei`, a
+     * decimal string of wei a UTC day on per-task runs; `allowedListings`, the only listings it may
+     * run), confirmed by the wallet signing a SIWE message that names the label, scopes and limits.
+     * The key's value is in the answer only.
      */
     create: async (
       label: string,
-      options: CallOptions & { scopes?: ApiKeyScope[] } = {},
+      options: CallOptions & {
+        scopes?: ApiKeyScope[];
+        dailySpendCapWei?: string;
+        allowedListings?: string[];
+      } = {},
     ): Promise<CreatedApiKey> => {
       const session = this.#requireSession();
       const scopes = options.scopes ?? ["run", "read"];
+      const limits = {
+        daily_spend_cap_wei: options.dailySpendCapWei,
+        // Sorted, as the API names them in the message.
+        allowed_listings: options.allowedListings && [...new Set(options.allowedListings)].sort(),
+      };
       const { challenge } = await this.#get<{ challenge: string }>(
         "/v1/api-keys/challenge",
-        { format: "siwe", label, scopes: scopes.join(",") },
+        {
+          format: "siwe",
+          label,
+          scopes: scopes.join(","),
+          daily_spend_cap_wei: limits.daily_spend_cap_wei,
+          allowed_listings: limits.allowed_listings?.join(","),
+        },
         options,
       );
       const signature = await session.signSiwe(challenge);
       return this.#transport.json({
         method: "POST",
         path: "/v1/api-keys",
-        body: { label, scopes, challenge, signature },
+        body: { label, scopes, ...limits, challenge, signature },
         ...perCall(options),
       });
     },

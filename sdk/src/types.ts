@@ -6,6 +6,13 @@ export type RentalModel = "one_time" | "subscription" | "per_query";
 export type ListingStatus = "active" | "paused" | "closed";
 export type CredentialStatus = "active" | "expired" | "low_balance" | "revoked";
 
+/**
+ * The deepest block tag a valid credential is valid at: `latest` while the blocks that made it valid
+ * could still be undone, `safe` once the chain's safe block has them, `finalized` once its
+ * finalized block does too.
+ */
+export type CredentialFinality = "latest" | "safe" | "finalized";
+
 export type ListingSummary = {
   /** `lst_` and the on-chain id's 64 hex digits. */
   id: string;
@@ -158,8 +165,22 @@ export type CredentialCheck =
   | {
       listing_id: string;
       rental_model: RentalModel;
-      status: CredentialStatus;
-      valid: boolean;
+      status: "active";
+      valid: true;
+      /**
+       * How deep in the chain the credential is valid: `finalized` when valid at the finalized and
+       * the safe block, else `safe` when valid at the safe block, else `latest`. Each is judged at the
+       * latest block's time. Only in a valid answer.
+       */
+      finality: CredentialFinality;
+      on_chain_listing_id: string;
+      on_chain_verified: true;
+    }
+  | {
+      listing_id: string;
+      rental_model: RentalModel;
+      status: Exclude<CredentialStatus, "active">;
+      valid: false;
       /** Present when the subscription expired. */
       expired_at?: string;
       on_chain_listing_id: string;
@@ -175,6 +196,8 @@ export type ExecuteRequest = {
   input_uri?: string;
   priority?: "standard" | "priority";
   timeout_seconds?: number;
+  /** The most this run may cost, in wei as a decimal string: a higher price is refused (403). */
+  max_cost_wei?: string;
 };
 
 export type RunResult = {
@@ -297,6 +320,10 @@ export type ApiKey = {
   id: string;
   label: string;
   scopes: ApiKeyScope[];
+  /** At most this much wei a UTC day on the per-task runs it starts; null: no cap. */
+  daily_spend_cap_wei: string | null;
+  /** The only listings it may run; null: any. */
+  allowed_listings: string[] | null;
   /** The key's first characters, to tell keys apart. */
   preview: string;
   created_at: string;

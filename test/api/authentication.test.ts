@@ -471,6 +471,8 @@ describe("API keys", () => {
       label: "ci runner",
       // A confirmation of the spec-era format names no scopes: the key gets a renter's.
       scopes: ["run", "read"],
+      daily_spend_cap_wei: null,
+      allowed_listings: null,
       preview: `${key.slice(0, 16)}…`,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       revoked_at: null,
@@ -491,6 +493,8 @@ describe("API keys", () => {
       label: "ci runner",
       // A confirmation of the spec-era format names no scopes: the key gets a renter's.
       scopes: ["run", "read"],
+      daily_spend_cap_wei: null,
+      allowed_listings: null,
       preview: `${key.slice(0, 16)}…`,
       created_at: body.created_at,
       revoked_at: null,
@@ -519,6 +523,8 @@ describe("API keys", () => {
       label: "ci runner",
       // A confirmation of the spec-era format names no scopes: the key gets a renter's.
       scopes: ["run", "read"],
+      daily_spend_cap_wei: null,
+      allowed_listings: null,
       preview: `${key.slice(0, 16)}…`,
       created_at: body.created_at,
       revoked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),

@@ -178,6 +178,9 @@ describe("the OpenAPI document", () => {
         .status,
     ).toBe(403);
 
+    // A valid credential, with its finality, before the runs below spend its balance.
+    expect((await asRenter.get(`/v1/credentials/${id}`)).body.valid).toBe(true);
+
     // Execution, then what it leaves behind.
     const result = await asRenter.post("/v1/execute", { agent_id: id, task: behaving() });
     expect(result.status).toBe(200);

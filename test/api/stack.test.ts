@@ -59,6 +59,8 @@ describe("the API over HTTP against the whole stack", () => {
       rental_model: "one_time",
       status: "active",
       valid: true,
+      // Bought in the latest block: not yet at the safe one, 32 blocks behind on anvil.
+      finality: "latest",
       on_chain_listing_id: onChainId,
       on_chain_verified: true,
     });

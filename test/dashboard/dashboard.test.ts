@@ -470,6 +470,10 @@ describe("the dashboard with an injected wallet", () => {
     expect(once.purchasedAt).toBeGreaterThan(0);
     expect(once.expiresAt, "a one-time credential never expires").toBe(0);
     await page.getByText("Your credential: active").waitFor();
+    // Bought in the latest block, which the chain's safe block (32 behind) does not reach yet.
+    expect(await page.getByTestId("finality").textContent()).toBe(
+      "On-chain: in the latest block only; a reorganisation could still undo it",
+    );
 
     await page.getByRole("link", { name: "My credentials" }).click();
     const boughtOnce = credentialCard(page, "Dashboard One Off");

@@ -250,6 +250,20 @@ describe("a creator", () => {
     expect(error).toBeInstanceOf(ServiceAuthError);
     expect(error).toMatchObject({ code: "invalid_api_key", status: 401 });
   });
+
+  it("creates an API key with spend limits, named in the message the wallet signs", async () => {
+    const wallet = new ServiceClient({ baseUrl: stack().api.url, account: devAccount(6) });
+    const listing = `lst_${"cd".repeat(32)}`;
+    const created = await wallet.apiKeys.create("sdk capped", {
+      dailySpendCapWei: "5000",
+      allowedListings: [listing, listing],
+    });
+    expect(created).toMatchObject({ daily_spend_cap_wei: "5000", allowed_listings: [listing] });
+    expect((await wallet.apiKeys.list()).find(({ id }) => id === created.id)).toMatchObject({
+      daily_spend_cap_wei: "5000",
+      allowed_listings: [listing],
+    });
+  });
 });
 
 describe("finding M-5: the SDK signs only messages naming its own API", () => {

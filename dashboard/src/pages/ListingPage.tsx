@@ -73,6 +73,7 @@ function ListingDetail({ listing }: { listing: Listing }) {
                 onChainId={listing.on_chain_id as Hex}
                 rentalModel={listing.rental_model}
                 status={check.data.status}
+                finality={check.data.valid ? check.data.finality : undefined}
               />
               <p>
                 <Link href={`/playground?agent=${listing.id}`}>Run a task in the playground</Link>
