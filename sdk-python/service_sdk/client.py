@@ -60,6 +60,7 @@ class ServiceClient:
         input_uri: str | None = None,
         priority: str | None = None,
         timeout_seconds: int | None = None,
+        max_cost_wei: int | None = None,
         idempotency_key: str | None = None,
     ) -> JsonObject:
         """Runs a task on a rented agent and answers with its result:
@@ -69,7 +70,9 @@ class ServiceClient:
         Retries send the same ``idempotency_key`` (a new one per call unless given), so the task is
         run and charged once.
         """
-        body = _execute_body(agent_id, task, input, input_uri, priority, timeout_seconds)
+        body = _execute_body(
+            agent_id, task, input, input_uri, priority, timeout_seconds, max_cost_wei
+        )
         return self._transport.json(
             "POST",
             "/v1/execute",
@@ -87,6 +90,7 @@ class ServiceClient:
         input_uri: str | None = None,
         priority: str | None = None,
         timeout_seconds: int | None = None,
+        max_cost_wei: int | None = None,
         idempotency_key: str | None = None,
     ) -> Iterator[JsonObject]:
         """Runs a task and yields its events as the agent produces them:
@@ -99,7 +103,9 @@ class ServiceClient:
         as a ``ServiceConnectionError`` (the run may go on: ``runs.get`` tells how it ended).
         Closing the generator closes the connection; the run itself goes on and is charged as usual.
         """
-        body = _execute_body(agent_id, task, input, input_uri, priority, timeout_seconds)
+        body = _execute_body(
+            agent_id, task, input, input_uri, priority, timeout_seconds, max_cost_wei
+        )
         answer = self._transport.send(
             "POST",
             "/v1/execute/stream",
@@ -194,11 +200,14 @@ class Runs:
         input_uri: str | None = None,
         priority: str | None = None,
         timeout_seconds: int | None = None,
+        max_cost_wei: int | None = None,
         idempotency_key: str | None = None,
     ) -> JsonObject:
         """Starts a task without waiting for it: ``{"run_id", "status"}``; ``get`` reads its
         result. Retries send the same ``idempotency_key``, so it is run and charged once."""
-        body = _execute_body(agent_id, task, input, input_uri, priority, timeout_seconds)
+        body = _execute_body(
+            agent_id, task, input, input_uri, priority, timeout_seconds, max_cost_wei
+        )
         return self._transport.json(
             "POST", "/v1/runs", body=body, idempotency_key=idempotency_key or str(uuid.uuid4())
         )
@@ -249,12 +258,15 @@ def _execute_body(
     input_uri: str | None,
     priority: str | None,
     timeout_seconds: int | None,
+    max_cost_wei: int | None,
 ) -> JsonObject:
     optional = {
         "input": input,
         "input_uri": input_uri,
         "priority": priority,
         "timeout_seconds": timeout_seconds,
+        # A decimal string: exact at any size, as the API reads it.
+        "max_cost_wei": None if max_cost_wei is None else str(max_cost_wei),
     }
     present = {name: value for name, value in optional.items() if value is not None}
     return {"agent_id": agent_id, "task": task, **present}

@@ -109,6 +109,14 @@ class FailuresArriveAsTypedErrors(unittest.TestCase):
         )
         self.assertEqual(stranger.credentials.verify(LISTING_ID)["status"], "not_found")
 
+    def test_a_run_priced_above_its_max_cost_is_an_access_error_and_costs_nothing(self):
+        with self.assertRaises(ServiceAccessError) as raised:
+            renter.execute(LISTING_ID, json.dumps({}), max_cost_wei=PRICE_WEI - 1)
+        error = raised.exception
+        self.assertEqual((error.code, error.status), ("max_cost_exceeded", 403))
+        within = renter.execute(LISTING_ID, json.dumps({}), max_cost_wei=PRICE_WEI)
+        self.assertEqual((within["status"], within["cost_wei"]), ("completed", PRICE_WEI))
+
     def test_a_missing_listing_is_a_not_found_error_with_its_request_id(self):
         with self.assertRaises(ServiceNotFoundError) as raised:
             renter.listings.get("lst_" + "0" * 64)

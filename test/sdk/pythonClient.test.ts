@@ -34,8 +34,8 @@ function run(command: string, args: string[], options: { cwd: string; env: NodeJ
   });
 }
 
-it("passes its unittest suite: API key, search, get, verify, execute, async runs and their history, stream, each typed error, the build", async () => {
-  const renter = await addRenter(PRICE * 4n);
+it("passes its unittest suite: API key, search, get, verify, execute, a max cost, async runs and their history, stream, each typed error, the build", async () => {
+  const renter = await addRenter(PRICE * 6n);
   const { key } = await createApiKey(stack().api.url, renter.account, "python");
   const { code, output } = await run(
     "python3",
