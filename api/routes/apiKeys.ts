@@ -67,7 +67,7 @@ const scopes = z
   .transform((list) => canonicalScopes(list));
 
 /** Most listings a key may be limited to; its statement names each. */
-export const MAX_ALLOWED_LISTINGS = 20;
+const MAX_ALLOWED_LISTINGS = 20;
 
 const dailySpendCap = z
   .string()
@@ -114,7 +114,8 @@ apiKeyRoutes.get(
     tag: "API keys",
     summary: "Get a key-creation challenge",
     description:
-      "With `format=siwe`, an EIP-4361 message naming the key's label and scopes, to sign as is. " +
+      "With `format=siwe`, an EIP-4361 message naming the key's label, scopes and spend limits, " +
+      "to sign as is. " +
       "Otherwise sign `<challenge>:<label>`, which creates a key with the scopes `run` and `read`.",
     security: "wallet",
     query: keyChallengeQuery,
@@ -161,8 +162,9 @@ apiKeyRoutes.post(
     tag: "API keys",
     summary: "Create an API key",
     description:
-      "The key is in this answer only; it is stored hashed. `scopes` (default `run`, `read`) must " +
-      "be those the signed SIWE message names.",
+      "The key is in this answer only; it is stored hashed. `scopes` (default `run`, `read`) and " +
+      "the spend limits (`daily_spend_cap_wei`, `allowed_listings`; none by default) must be " +
+      "those the signed SIWE message names.",
     security: "wallet",
     body: createKeyRequest,
     answer: { status: 201, description: "The new key", schema: answers.createdApiKey },
