@@ -144,6 +144,12 @@ describe("a renter runs a connected agent on each rental model", () => {
     expect((await run(listings.subscription)).body.status).toBe("completed");
 
     await travel(Number(THIRTY_DAYS) + 1);
+    // The API's clock is the head the node announces, which may reach it a few milliseconds after
+    // the mine returns (docs/decisions.md, "How does the API learn the chain's latest block?").
+    const credential = `/v1/credentials/${toApiListingId(listings.subscription)}`;
+    await expect
+      .poll(async () => (await api.get(credential)).body.status, { timeout: 3_000 })
+      .toBe("expired");
     expectOnChainError(
       await run(listings.subscription),
       403,
