@@ -157,7 +157,7 @@ export const debitEvent = onchainTable(
   (table) => ({ listingIndex: index().on(table.listingId, table.timestamp) }),
 );
 
-/** Every run logged on-chain: debited per-task runs and the uncharged ones the authority records. */
+/** Every debited per-task run (`QueryConsumed`); the chain counts the others in `anchoredRunCount`. */
 export const runEvent = onchainTable(
   "run_event",
   (t) => ({
@@ -166,6 +166,25 @@ export const runEvent = onchainTable(
     runId: t.bigint().notNull(),
     succeeded: t.boolean().notNull(),
     charged: t.boolean().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (table) => ({ listingIndex: index().on(table.listingId, table.timestamp) }),
+);
+
+/**
+ * One listing's runs counted by an anchor of receipts (`RunsAnchored`): the finished runs no debit
+ * counted, so that `runEvent` and these rows together hold every run the listing's figures count.
+ */
+export const anchoredRunCount = onchainTable(
+  "anchored_run_count",
+  (t) => ({
+    id: t.text().primaryKey(),
+    root: t.hex().notNull(),
+    listingId: t.hex().notNull(),
+    runs: t.integer().notNull(),
+    failed: t.integer().notNull(),
     blockNumber: t.bigint().notNull(),
     timestamp: t.bigint().notNull(),
     transactionHash: t.hex().notNull(),

@@ -10,7 +10,12 @@ export type DebitGas = {
   runs: number;
   /** The settlement's debit transactions, each with its gas and the debits it made. */
   transactions: { gasUsed: bigint; debits: number }[];
+  /** The transactions that anchored these runs' receipts and debited nothing, with their gas. */
+  anchorTransactions: { gasUsed: bigint }[];
 };
+
+/** How long the runs' receipts may take to be anchored after their last debit. */
+const ANCHORED_WITHIN_MS = 30_000;
 
 /**
  * Runs `runs` per-task tasks through POST /v1/execute from `concurrency` closed-loop clients (each
@@ -73,8 +78,36 @@ export async function measureDebitGas(options: {
         return { gasUsed: receipt.gasUsed, debits: batch.ours };
       }),
     );
-    return { concurrency, runs: runIds.length, transactions };
+    const anchorTransactions = await Promise.all(
+      (await anchorOnlyTransactions(sql, runIds)).map(async (hash) => ({
+        gasUsed: (await options.client.getTransactionReceipt({ hash })).gasUsed,
+      })),
+    );
+    return { concurrency, runs: runIds.length, transactions, anchorTransactions };
   } finally {
     await sql.end();
   }
+}
+
+/**
+ * Once every run's receipt is anchored, the anchors' transactions that carried no debit (a batch of
+ * debited runs' receipts anchored alone, when no debit was waiting to carry it).
+ */
+async function anchorOnlyTransactions(sql: postgres.Sql, runIds: string[]): Promise<Hex[]> {
+  const deadline = Date.now() + ANCHORED_WITHIN_MS;
+  for (;;) {
+    const [row] = await sql<{ waiting: number }[]>`
+      select count(*)::int as waiting from app.runs r
+        left join app.anchors a on a.root = r.anchor_root
+      where r.id = any(${runIds}) and (a.status is distinct from 'anchored')`;
+    const waiting = row?.waiting ?? 0;
+    if (waiting === 0) break;
+    if (Date.now() > deadline) throw new Error(`${waiting} runs' receipts were never anchored`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const rows = await sql<{ tx: Hex }[]>`
+    select distinct a.tx from app.anchors a
+    where a.root in (select anchor_root from app.runs where id = any(${runIds}))
+      and not exists (select 1 from app.runs d where d.debit_tx = a.tx)`;
+  return rows.map(({ tx }) => tx);
 }

@@ -375,7 +375,7 @@ function report(options: {
   );
   const base = options.gas[0] ? gasPerDebit(options.gas[0]) : Number.NaN;
   console.log(
-    "\nGas per debit, from the settlement's consumeQueries receipts (closed loop: each client sends its next run when the last is answered, i.e. debited):\n",
+    "\nGas per debit, from the settlement's settle receipts (closed loop: each client sends its next run when the last is answered, i.e. debited; a debit batch carries the anchor of earlier runs' receipts), and the settlement's whole gas per run with the anchors sent alone:\n",
   );
   console.log(
     table(
@@ -387,10 +387,13 @@ function report(options: {
         "gas per tx (mean)",
         "gas per debit",
         `÷ at ${options.gas[0]?.concurrency}`,
+        "anchors alone",
+        "settlement gas per run",
       ],
       options.gas.map((measured) => {
         const debits = measured.transactions.reduce((sum, tx) => sum + tx.debits, 0);
         const gasUsed = measured.transactions.reduce((sum, tx) => sum + tx.gasUsed, 0n);
+        const anchorGas = measured.anchorTransactions.reduce((sum, tx) => sum + tx.gasUsed, 0n);
         return [
           String(measured.concurrency),
           String(measured.runs),
@@ -399,6 +402,8 @@ function report(options: {
           fixed(Number(gasUsed) / measured.transactions.length, 0),
           fixed(gasPerDebit(measured), 0),
           fixed(gasPerDebit(measured) / base, 2),
+          String(measured.anchorTransactions.length),
+          fixed(Number(gasUsed + anchorGas) / measured.runs, 0),
         ];
       }),
     ),

@@ -1,8 +1,9 @@
-// Backfill throughput of the Ponder indexer over a generated history of 20,000+ marketplace events,
-// against a plain eth_getLogs + decodeEventLog scan of the same range. Run:
+// Backfill throughput of the Ponder indexer over a generated history of 10,000+ marketplace events
+// (and 6,000 runs' counts their anchors carry), against a plain eth_getLogs + decodeEventLog scan of
+// the same range. Run:
 // npm run bench:indexer:backfill
 import postgres from "postgres";
-import { type Address, decodeEventLog, type Hex, hexToNumber, toHex } from "viem";
+import { type Address, decodeEventLog, type Hex, hexToNumber, keccak256, toHex } from "viem";
 import * as marketplace from "../devStack/marketplace.ts";
 import { rpcRequest } from "../devStack/startAnvil.ts";
 import type { Stack } from "../devStack/startStack.ts";
@@ -24,6 +25,7 @@ const LISTINGS_EACH = 2;
 const RENTERS = 600;
 const TOP_UPS_PER_RENTER = 3;
 const DEBITS_PER_RENTER = 10;
+/** Anchors of uncharged runs' receipts, each counting RUNS_PER_BATCH runs over every listing. */
 const RUN_BATCHES = 100;
 const RUNS_PER_BATCH = 100;
 const TXS_PER_BLOCK = 50;
@@ -45,6 +47,8 @@ type Tx = {
   gas: number;
   /** Marketplace events it emits, by name. */
   events: Record<string, number>;
+  /** Listings' run counts its `RunsAnchored` carries: an `anchored_run_count` row each. */
+  anchoredCounts?: number;
 };
 
 /** Emitted by the constructor in the deployment block. */
@@ -94,7 +98,7 @@ await runBenchmark(async (cleanup) => {
   }
   console.log(`eth_getLogs scans: ${seconds(scans.map((s) => s.ms))} s.`);
 
-  const verify = { events: generated.events };
+  const verify = { events: generated.events, anchoredCounts: generated.anchoredCounts };
   const coldRuns: PonderRun[] = [];
   for (let i = 1; i <= COLD_RUNS; i++) {
     coldRuns.push(await timePonder(stack, ponderOutput, `history_${i}`, `cold_${i}`, verify));
@@ -161,7 +165,7 @@ async function timePonder(
   ponderOutput: ReturnType<typeof captureOutput>,
   database: string,
   name: string,
-  verify?: { events: Record<string, number> },
+  verify?: Verification,
 ): Promise<PonderRun> {
   const databaseUrl = await databaseOf(stack, `bench_${database}`);
   const viewsSchema = `marketplace_${name}`;
@@ -175,7 +179,7 @@ async function timePonder(
     });
   const readyMs = performance.now() - started;
   try {
-    if (verify) await verifyProjections(databaseUrl, viewsSchema, verify.events);
+    if (verify) await verifyProjections(databaseUrl, viewsSchema, verify);
     const rpc = parseRpcMetrics(await (await fetch(`${ponder.url}/metrics`)).text());
     const log = ponderOutput.stop();
     return {
@@ -299,7 +303,7 @@ async function generateHistory(stack: Stack) {
     );
   }
 
-  // Usage, interleaved as it would arrive: renewals, top-ups, debits and batches of uncharged runs.
+  // Usage, interleaved as it would arrive: renewals, top-ups, debits and anchors of uncharged runs.
   let runId = 1n;
   const debitTxs: Tx[] = [];
   const renterTxs: Tx[] = [];
@@ -338,16 +342,21 @@ async function generateHistory(stack: Stack) {
   ];
   const runTxs: Tx[] = [];
   for (let b = 0; b < RUN_BATCHES; b++) {
-    const runs = Array.from({ length: RUNS_PER_BATCH }, (_, i) => ({
-      listingId: allListings[(b * RUNS_PER_BATCH + i) % allListings.length] as Hex,
-      runId: runId++,
-      succeeded: i % 10 !== 0,
-    }));
+    // The batch's runs go round the listings; a tenth of them failed.
+    const counts = new Map<Hex, { listingId: Hex; runs: number; failed: number }>();
+    for (let i = 0; i < RUNS_PER_BATCH; i++) {
+      const listingId = allListings[(b * RUNS_PER_BATCH + i) % allListings.length] as Hex;
+      const count = counts.get(listingId) ?? { listingId, runs: 0, failed: 0 };
+      count.runs += 1;
+      if (i % 10 === 0) count.failed += 1;
+      counts.set(listingId, count);
+    }
     runTxs.push({
       from: authority,
-      data: call("recordRuns", [runs]),
+      data: call("settle", [[], keccak256(toHex(`backfill:anchor:${b}`)), [...counts.values()]]),
       gas: 4_000_000,
-      events: { RunRecorded: RUNS_PER_BATCH },
+      events: { RunsAnchored: 1 },
+      anchoredCounts: counts.size,
     });
   }
   // Renter transactions keep their own order (nonces); the authority's are spread between them.
@@ -382,6 +391,7 @@ async function generateHistory(stack: Stack) {
   await rpcRequest(rpcUrl, "evm_setAutomine", [false]);
   let blocks = 0;
   const events: Record<string, number> = {};
+  let anchoredCounts = 0;
   for (const phase of phases) {
     for (let i = 0; i < phase.length; i += TXS_PER_BLOCK) {
       const chunk = phase.slice(i, i + TXS_PER_BLOCK);
@@ -390,6 +400,7 @@ async function generateHistory(stack: Stack) {
         nonces.set(tx.from, nonce + 1);
         for (const [name, count] of Object.entries(tx.events))
           events[name] = (events[name] ?? 0) + count;
+        anchoredCounts += tx.anchoredCounts ?? 0;
         return {
           method: "eth_sendTransaction",
           params: [
@@ -421,7 +432,7 @@ async function generateHistory(stack: Stack) {
   }
   await rpcRequest(rpcUrl, "evm_setAutomine", [true]);
   const transactions = phases.reduce((sum, phase) => sum + phase.length, 0);
-  return { transactions, blocks, events, ms: performance.now() - started };
+  return { transactions, blocks, events, anchoredCounts, ms: performance.now() - started };
 }
 
 /** Spreads `b` evenly through `a`, keeping the order within each. */
@@ -491,11 +502,14 @@ async function scanLogs(
 
 // ─── Checks ─────────────────────────────────────────────────────────────────
 
+/** What the history sent: its events by name, and the run counts its anchors carried. */
+type Verification = { events: Record<string, number>; anchoredCounts: number };
+
 /** The backfill must have indexed everything: row counts against the events sent. */
 async function verifyProjections(
   databaseUrl: string,
   viewsSchema: string,
-  events: Record<string, number>,
+  { events, anchoredCounts }: Verification,
 ) {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   const count = async (tableName: string) => {
@@ -509,7 +523,8 @@ async function verifyProjections(
     ["renewal_event", events.SubscriptionRenewed ?? 0],
     ["top_up_event", events.BalanceToppedUp ?? 0],
     ["debit_event", events.QueryConsumed ?? 0],
-    ["run_event", (events.QueryConsumed ?? 0) + (events.RunRecorded ?? 0)],
+    ["run_event", events.QueryConsumed ?? 0],
+    ["anchored_run_count", anchoredCounts],
     ["withdrawal_event", (events.EarningsWithdrawn ?? 0) + (events.FeesWithdrawn ?? 0)],
   ];
   try {

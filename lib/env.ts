@@ -54,6 +54,10 @@ export const ENV_FIELDS = {
   AUTHORITY_ADDRESS: address.optional(),
   OPERATOR_ADDRESS: address.optional(),
   FEE_RECIPIENT_ADDRESS: address.optional(),
+  /** Whose signature the contract names as the receipts' (docs/receipts.md); unset, dev account 19 on the local chain only. */
+  RECEIPTS_SIGNER_ADDRESS: address.optional(),
+  /** The key the API signs run receipts with; unset, the local receipts signer on the local chain only. */
+  RECEIPTS_PRIVATE_KEY: privateKey.optional(),
   API_HOST: z.string().default("127.0.0.1"),
   API_PORT: port.default(8080),
   /** Processes serving the API alone (`api/process/server.ts`) on its one port; 1 runs no cluster. */

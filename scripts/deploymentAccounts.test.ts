@@ -12,6 +12,7 @@ const OWN_KEY = `0x${"5a".repeat(32)}` as const;
 const OWN_AUTHORITY = "0x1111111111111111111111111111111111111111";
 const OWN_RECIPIENT = "0x2222222222222222222222222222222222222222";
 const OWN_OPERATOR = "0x3333333333333333333333333333333333333333";
+const OWN_SIGNER = "0x4444444444444444444444444444444444444444";
 
 describe("finding: safe deployment defaults (deployment accounts)", () => {
   it("default to anvil's public dev accounts on the local chain", () => {
@@ -20,6 +21,7 @@ describe("finding: safe deployment defaults (deployment accounts)", () => {
       authority: devAccount(0).address,
       operator: devAccount(LOCAL_ROLES.operator).address,
       feeRecipient: devAccount(1).address,
+      receiptsSigner: devAccount(LOCAL_ROLES.receipts).address,
     });
   });
 
@@ -46,6 +48,7 @@ describe("finding: safe deployment defaults (deployment accounts)", () => {
         DEPLOYER_PRIVATE_KEY: OWN_KEY,
         AUTHORITY_ADDRESS: OWN_AUTHORITY,
         FEE_RECIPIENT_ADDRESS: OWN_RECIPIENT,
+        RECEIPTS_SIGNER_ADDRESS: OWN_SIGNER,
       }),
     ).toThrow(/Refusing to deploy on chain 1[\s\S]*\n {2}OPERATOR_ADDRESS must be set on chain 1$/);
   });
@@ -57,6 +60,7 @@ describe("finding: safe deployment defaults (deployment accounts)", () => {
         AUTHORITY_ADDRESS: OWN_AUTHORITY,
         OPERATOR_ADDRESS: OWN_OPERATOR,
         FEE_RECIPIENT_ADDRESS: devAccount(5).address,
+        RECEIPTS_SIGNER_ADDRESS: OWN_SIGNER,
       }),
     ).toThrow(
       /DEPLOYER_PRIVATE_KEY is one of anvil's public dev accounts[\s\S]*FEE_RECIPIENT_ADDRESS is one/,
@@ -67,6 +71,7 @@ describe("finding: safe deployment defaults (deployment accounts)", () => {
         AUTHORITY_ADDRESS: OWN_AUTHORITY,
         OPERATOR_ADDRESS: devAccount(LOCAL_ROLES.operator).address,
         FEE_RECIPIENT_ADDRESS: OWN_RECIPIENT,
+        RECEIPTS_SIGNER_ADDRESS: OWN_SIGNER,
       }),
     ).toThrow(/OPERATOR_ADDRESS is one of anvil's public dev accounts, whose key everyone knows/);
   });
@@ -78,6 +83,7 @@ describe("finding: safe deployment defaults (deployment accounts)", () => {
         AUTHORITY_ADDRESS: OWN_AUTHORITY,
         OPERATOR_ADDRESS: OWN_AUTHORITY,
         FEE_RECIPIENT_ADDRESS: OWN_RECIPIENT,
+        RECEIPTS_SIGNER_ADDRESS: OWN_SIGNER,
       }),
     ).toThrow(/OPERATOR_ADDRESS is the AUTHORITY_ADDRESS/);
   });
@@ -88,12 +94,14 @@ describe("finding: safe deployment defaults (deployment accounts)", () => {
       AUTHORITY_ADDRESS: OWN_AUTHORITY,
       OPERATOR_ADDRESS: OWN_OPERATOR,
       FEE_RECIPIENT_ADDRESS: OWN_RECIPIENT,
+      RECEIPTS_SIGNER_ADDRESS: OWN_SIGNER,
     } as const;
     expect(deploymentAccounts(1, given)).toEqual({
       deployerKey: OWN_KEY,
       authority: OWN_AUTHORITY,
       operator: OWN_OPERATOR,
       feeRecipient: OWN_RECIPIENT,
+      receiptsSigner: OWN_SIGNER,
     });
     expect(privateKeyToAddress(OWN_KEY)).not.toBe(devAccount(0).address);
   });

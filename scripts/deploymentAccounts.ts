@@ -8,10 +8,11 @@ type Given = {
   AUTHORITY_ADDRESS?: Address;
   OPERATOR_ADDRESS?: Address;
   FEE_RECIPIENT_ADDRESS?: Address;
+  RECEIPTS_SIGNER_ADDRESS?: Address;
 };
 
 /**
- * Who deploys the marketplace, administers it, debits its runs and receives its fees. On the local
+ * Who deploys the marketplace, administers it, debits its runs, receives its fees and signs its receipts. On the local
  * chain, anvil's public dev accounts unless given (`LOCAL_ROLES`); on any other chain each must be
  * given, and none may be one of those accounts, whose keys everyone knows.
  */
@@ -23,16 +24,19 @@ export function deploymentAccounts(chainId: number, given: Given): DeploymentAcc
       authority: given.AUTHORITY_ADDRESS ?? local.authority,
       operator: given.OPERATOR_ADDRESS ?? local.operator,
       feeRecipient: given.FEE_RECIPIENT_ADDRESS ?? local.feeRecipient,
+      receiptsSigner: given.RECEIPTS_SIGNER_ADDRESS ?? local.receiptsSigner,
     };
   }
   const { DEPLOYER_PRIVATE_KEY: deployerKey, AUTHORITY_ADDRESS: authority } = given;
   const { OPERATOR_ADDRESS: operator, FEE_RECIPIENT_ADDRESS: feeRecipient } = given;
+  const { RECEIPTS_SIGNER_ADDRESS: receiptsSigner } = given;
   const problems: string[] = [];
   const accounts: [string, Address | undefined][] = [
     ["DEPLOYER_PRIVATE_KEY", deployerKey && privateKeyToAddress(deployerKey)],
     ["AUTHORITY_ADDRESS", authority],
     ["OPERATOR_ADDRESS", operator],
     ["FEE_RECIPIENT_ADDRESS", feeRecipient],
+    ["RECEIPTS_SIGNER_ADDRESS", receiptsSigner],
   ];
   for (const [name, address] of accounts) {
     if (address === undefined) problems.push(`${name} must be set on chain ${chainId}`);
@@ -45,10 +49,17 @@ export function deploymentAccounts(chainId: number, given: Given): DeploymentAcc
       "OPERATOR_ADDRESS is the AUTHORITY_ADDRESS: the key on the API servers would administer the protocol",
     );
   }
-  if (problems.length > 0 || !deployerKey || !authority || !operator || !feeRecipient) {
+  if (
+    problems.length > 0 ||
+    !deployerKey ||
+    !authority ||
+    !operator ||
+    !feeRecipient ||
+    !receiptsSigner
+  ) {
     throw new Error(
       `Refusing to deploy on chain ${chainId} (anvil's dev accounts serve only the local chain ${LOCAL_CHAIN_ID}):\n  ${problems.join("\n  ")}`,
     );
   }
-  return { deployerKey, authority, operator, feeRecipient };
+  return { deployerKey, authority, operator, feeRecipient, receiptsSigner };
 }

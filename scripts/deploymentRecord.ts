@@ -21,7 +21,12 @@ import type { Compilation } from "./verificationInput.ts";
 export type DeploymentRecord = Deployment & {
   blockHash: Hex;
   deployer: Address;
-  constructorArguments: { authority: Address; operator: Address; feeRecipient: Address };
+  constructorArguments: {
+    authority: Address;
+    operator: Address;
+    feeRecipient: Address;
+    receiptsSigner: Address;
+  };
   /** The same, ABI-encoded: what an explorer's form takes. */
   constructorArgumentsEncoded: Hex;
   compiler: Compilation;
@@ -47,15 +52,15 @@ export async function deploymentRecord(
   const constructorArgumentsEncoded = slice(transaction.input, size(serviceMarketplaceBytecode));
   const inputs = serviceMarketplaceAbi.find((item) => item.type === "constructor")?.inputs;
   if (!inputs) throw new Error("ServiceMarketplace's ABI has no constructor");
-  const [authority, operator, feeRecipient] = decodeAbiParameters(
+  const [authority, operator, feeRecipient, receiptsSigner] = decodeAbiParameters(
     inputs,
     constructorArgumentsEncoded,
-  ) as readonly [Address, Address, Address];
+  ) as readonly [Address, Address, Address, Address];
   return {
     ...deployment,
     blockHash: receipt.blockHash,
     deployer: getAddress(transaction.from),
-    constructorArguments: { authority, operator, feeRecipient },
+    constructorArguments: { authority, operator, feeRecipient, receiptsSigner },
     constructorArgumentsEncoded,
     compiler,
     verificationInput,

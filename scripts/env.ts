@@ -10,6 +10,7 @@ const startEnvSchema = z.object({
     "AUTHORITY_ADDRESS",
     "OPERATOR_ADDRESS",
     "FEE_RECIPIENT_ADDRESS",
+    "RECEIPTS_SIGNER_ADDRESS",
     "POSTGRES_PORT",
     "PONDER_PORT",
     "API_PORT",

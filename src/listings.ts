@@ -1,5 +1,5 @@
 import { ponder } from "ponder:registry";
-import { creator, listing, runEvent, withdrawalEvent } from "ponder:schema";
+import { anchoredRunCount, creator, listing, withdrawalEvent } from "ponder:schema";
 import { listingStatusName, rentalModelName } from "../lib/marketplace/vocabulary.ts";
 
 ponder.on("ServiceMarketplace:ListingCreated", async ({ event, context }) => {
@@ -62,24 +62,26 @@ ponder.on("ServiceMarketplace:EarningsWithdrawn", async ({ event, context }) => 
   });
 });
 
-ponder.on("ServiceMarketplace:RunRecorded", async ({ event, context }) => {
-  const { listingId, runId, succeeded } = event.args;
-  // The authority may log a run against any id; only listings that exist keep a count.
-  const existing = await context.db.find(listing, { id: listingId });
-  if (existing) {
-    await context.db.update(listing, { id: listingId }).set((row) => ({
-      runCount: row.runCount + 1,
-      failedRunCount: row.failedRunCount + (succeeded ? 0 : 1),
-    }));
+ponder.on("ServiceMarketplace:RunsAnchored", async ({ event, context }) => {
+  const { root, counts } = event.args;
+  for (const [index, { listingId, runs, failed }] of counts.entries()) {
+    // The operator may count runs against any id; only listings that exist keep a count.
+    const existing = await context.db.find(listing, { id: listingId });
+    if (existing) {
+      await context.db.update(listing, { id: listingId }).set((row) => ({
+        runCount: row.runCount + runs,
+        failedRunCount: row.failedRunCount + failed,
+      }));
+    }
+    await context.db.insert(anchoredRunCount).values({
+      id: `${event.id}-${index}`,
+      root,
+      listingId,
+      runs,
+      failed,
+      blockNumber: event.block.number,
+      timestamp: event.block.timestamp,
+      transactionHash: event.transaction.hash,
+    });
   }
-  await context.db.insert(runEvent).values({
-    id: event.id,
-    listingId,
-    runId,
-    succeeded,
-    charged: false,
-    blockNumber: event.block.number,
-    timestamp: event.block.timestamp,
-    transactionHash: event.transaction.hash,
-  });
 });

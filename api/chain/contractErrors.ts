@@ -35,6 +35,7 @@ export const CONTRACT_ERROR_CODES = {
   RunAlreadyRecorded: "invalid_request",
   ExitPending: "insufficient_balance",
   ListingNotPaused: "invalid_request",
+  InvalidAnchor: "invalid_request",
 } as const satisfies Record<MarketplaceError, ErrorCode>;
 
 const MARKETPLACE_CONTRACT = "ServiceMarketplace";

@@ -29,6 +29,8 @@ export const ERROR_STATUS = {
   job_not_found: 404,
   run_not_found: 404,
   review_not_found: 404,
+  /** The run is not over, or what it costs is not final yet: its receipt comes then. */
+  receipt_pending: 409,
   /** The creator replies to a review once. */
   review_already_replied: 409,
   not_found: 404,

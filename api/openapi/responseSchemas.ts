@@ -263,6 +263,49 @@ export const run = z
   })
   .meta({ id: "Run" });
 
+const bytes32 = z.string().regex(/^0x[0-9a-f]{64}$/);
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+
+export const runReceipt = z
+  .object({
+    receipt: z.object({
+      run_id: z.string().regex(/^run_/),
+      listing_id: bytes32.describe("The listing's on-chain id"),
+      renter: address,
+      manifest_cid: z.string(),
+      vendor: z.string().describe("Declarative agents' model vendor; empty for connected agents"),
+      model: z.string(),
+      endpoint_sha256: bytes32.describe("Connected agents' webhook URL digest; zero otherwise"),
+      task_sha256: bytes32,
+      input_sha256: bytes32,
+      output_sha256: bytes32.describe("SHA-256 of the canonical JSON of the output as delivered"),
+      input_tokens: z.int().min(0).nullable(),
+      output_tokens: z.int().min(0).nullable(),
+      started_at_ms: z.int().min(0).nullable(),
+      finished_at_ms: z.int().min(0),
+      status: runStatus,
+      cost_wei: weiString,
+    }),
+    signature: z
+      .string()
+      .regex(/^0x[0-9a-f]{130}$/)
+      .describe("EIP-712, by the receipts signer"),
+    signer: address.describe("Informational: verifiers read the signer from the contract"),
+    chain_id: z.int(),
+    contract: address,
+    leaf: bytes32.describe("The receipt's EIP-712 struct hash"),
+    anchor: z
+      .object({
+        root: bytes32,
+        proof: z.array(bytes32),
+        transaction: bytes32,
+        block: z.int().min(0),
+      })
+      .nullable()
+      .describe("Null until the run's batch is anchored"),
+  })
+  .meta({ id: "RunReceipt" });
+
 export const runAccepted = z
   .object({ run_id: z.string().regex(/^run_/), status: runStatus })
   .meta({ id: "RunAccepted" });

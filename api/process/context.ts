@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { Address, PublicClient } from "viem";
+import type { Address, LocalAccount, PublicClient } from "viem";
 import type { ApiKeyScope } from "../../lib/auth/apiKeyScopes.ts";
 import type { SpendLimits } from "../../lib/auth/spendLimits.ts";
 import type { Bus } from "../../lib/bus/bus.ts";
@@ -38,8 +38,17 @@ export type ApiDeps = {
   bus: Bus;
   /** Seals registration requests and agents' private parts at rest. */
   sealingKey: Uint8Array;
-  /** The chain the marketplace is deployed on; `chainId` as its deployment recorded it. */
-  chain: { client: PublicClient; reader: ChainReader; marketplace: Address; chainId: number };
+  /**
+   * The chain the marketplace is deployed on; `chainId` as its deployment recorded it. `receipts`
+   * signs run receipts (docs/receipts.md).
+   */
+  chain: {
+    client: PublicClient;
+    reader: ChainReader;
+    marketplace: Address;
+    chainId: number;
+    receipts: LocalAccount;
+  };
   settings: {
     serviceName: string;
     network: Network;

@@ -26,6 +26,7 @@ export const apiEnvSchema = z.object({
     "UNLISTED_AGENTS_PER_WALLET",
     "TRUST_PROXY",
     "SEALING_KEY",
+    "RECEIPTS_PRIVATE_KEY",
     "DASHBOARD_DIR",
     "DASHBOARD_RPC_URL",
     "LOG_LEVEL",

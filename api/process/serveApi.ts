@@ -14,6 +14,7 @@ import {
 } from "../../lib/health/readinessChecks.ts";
 import { startOutboxRelay } from "../../lib/jobs/outboxRelay.ts";
 import type { Logger } from "../../lib/log.ts";
+import { receiptsAccount } from "../../lib/receipts/receiptsAccount.ts";
 import { createApp } from "../app.ts";
 import { jwtSettings } from "../auth/jwt.ts";
 import { createChainClient } from "../chain/chainClient.ts";
@@ -82,6 +83,7 @@ export async function serveApi({
       reader: createChainReader(env.RPC_URL, heads),
       marketplace: deployment.address,
       chainId: deployment.chainId,
+      receipts: receiptsAccount(deployment.chainId, env.RECEIPTS_PRIVATE_KEY),
     },
     settings: {
       serviceName: env.SERVICE_NAME,

@@ -1,5 +1,7 @@
 import { eq } from "drizzle-orm";
 import { runs } from "../../lib/db/appSchema.ts";
+import { receiptDocument } from "../../lib/receipts/receiptDocument.ts";
+import { hasReceipt } from "../../lib/receipts/runReceipt.ts";
 import { apiRunStatus, runView } from "../../lib/runLedger/runView.ts";
 import { executeBody } from "../execution/executeRequest.ts";
 import { startExecution } from "../execution/startExecution.ts";
@@ -10,6 +12,7 @@ import { AUTHENTICATED, CHARGING_RULE, EXECUTION_ERRORS } from "../openapi/commo
 import { DescribedRoutes } from "../openapi/describedRoutes.ts";
 import * as answers from "../openapi/responseSchemas.ts";
 import { callerWallet } from "../process/context.ts";
+import { anchorOf } from "../runs/anchorOf.ts";
 import { callerRun } from "../runs/callerRun.ts";
 import { listRuns, runPageJson } from "../runs/listRuns.ts";
 import { runListQuery } from "../runs/runListQuery.ts";
@@ -94,5 +97,36 @@ runRoutes.get(
     const row = await callerRun(c.get("deps").db, callerWallet(c), c.req.param("run_id"));
     if (!row) throw new ApiError("run_not_found", "No run of yours has this id");
     return reply.exact(c, runView(row));
+  },
+);
+
+/**
+ * A finished run's signed receipt (docs/receipts.md), with its Merkle proof, transaction and block
+ * once its batch is anchored on-chain: what anyone can check against the chain with `verifyReceipt`.
+ */
+runRoutes.get(
+  "/:run_id/receipt",
+  {
+    tag: "Execution",
+    summary: "Get one of the caller's runs' signed receipt",
+    description:
+      "The receipt, its EIP-712 signature by the receipts key the contract names, and, once the " +
+      "run's batch is anchored on-chain, the Merkle proof of its leaf, the anchoring transaction " +
+      "and its block. 409 `receipt_pending` while the run is not over or its cost not final.",
+    security: "bearer",
+    scope: "read",
+    pathParameters: { run_id: "The run's id (`run_…`)" },
+    answer: { status: 200, description: "The receipt", schema: answers.runReceipt },
+    errors: ["run_not_found", "receipt_pending", ...AUTHENTICATED],
+  },
+  async (c, reply) => {
+    const deps = c.get("deps");
+    const row = await callerRun(deps.db, callerWallet(c), c.req.param("run_id"));
+    if (!row) throw new ApiError("run_not_found", "No run of yours has this id");
+    if (!hasReceipt(row)) {
+      throw new ApiError("receipt_pending", "The run's receipt comes once its cost is final");
+    }
+    const anchor = row.anchorRoot ? await anchorOf(deps.db, row.anchorRoot) : undefined;
+    return reply(c, await receiptDocument(row, anchor, deps.chain));
   },
 );

@@ -17,7 +17,7 @@ contract ServiceMarketplace is IServiceMarketplace {
     uint256 public constant EXIT_DELAY = 2 days;
     uint256 private constant BASIS_POINTS = 10_000;
 
-    /// @dev One slot read by every sale and every debit: the operator (the hot key that debits and logs
+    /// @dev One slot read by every sale and every debit: the operator (the hot key that debits and anchors
     /// runs), the fee, the pause switch. The authority, read only to administer, lives apart.
     struct Config {
         address operator;
@@ -28,6 +28,8 @@ contract ServiceMarketplace is IServiceMarketplace {
     Config private _config;
     address public authority;
     address public feeRecipient;
+    /// @dev Read off-chain only, to check receipts: it stays out of the hot `_config` slot.
+    address public receiptsSigner;
 
     mapping(bytes32 listingId => Listing) public listings;
     mapping(bytes32 listingId => mapping(address buyer => AccessCredential)) public credentials;
@@ -35,6 +37,7 @@ contract ServiceMarketplace is IServiceMarketplace {
     mapping(bytes32 listingId => mapping(address buyer => uint40 reclaimableAt)) public exitReclaimableAt;
     /// @dev Settled run ids as a bitmap: sequential ids share a word, so settling costs a warm write.
     mapping(uint256 word => uint256 bits) private _recordedRuns;
+    mapping(bytes32 root => uint256 blockNumber) public anchoredAt;
 
     bool private transient _locked;
 
@@ -50,23 +53,23 @@ contract ServiceMarketplace is IServiceMarketplace {
         _;
     }
 
-    modifier onlyOperator() {
-        _requireOperator(_config.operator);
-        _;
-    }
-
-    constructor(address authority_, address operator_, address feeRecipient_) {
-        if (authority_ == address(0) || operator_ == address(0) || feeRecipient_ == address(0)) {
+    constructor(address authority_, address operator_, address feeRecipient_, address receiptsSigner_) {
+        if (
+            authority_ == address(0) || operator_ == address(0) || feeRecipient_ == address(0)
+                || receiptsSigner_ == address(0)
+        ) {
             revert ZeroAddress();
         }
         _config = Config({operator: operator_, feeBasisPoints: DEFAULT_FEE_BASIS_POINTS, paused: false});
         authority = authority_;
         feeRecipient = feeRecipient_;
+        receiptsSigner = receiptsSigner_;
         // The initial configuration as events too, so an indexer starting at this block knows it.
         emit AuthorityTransferred(address(0), authority_);
         emit OperatorChanged(address(0), operator_);
         emit FeeRecipientUpdated(address(0), feeRecipient_);
         emit FeeBasisPointsUpdated(0, DEFAULT_FEE_BASIS_POINTS);
+        emit ReceiptsSignerChanged(address(0), receiptsSigner_);
     }
 
     // ─── Creators ─────────────────────────────────────────────────────────────
@@ -277,21 +280,17 @@ contract ServiceMarketplace is IServiceMarketplace {
         Config storage config = _config;
         _requireOperator(config.operator);
         if (config.paused) revert ProtocolPaused();
-        uint256 feeBasisPoints_ = config.feeBasisPoints;
-        for (uint256 i; i < debits.length; ++i) {
-            Debit calldata debit = debits[i];
-            bytes4 refusal = _consume(
-                debit.listingId, debit.buyer, debit.runId, debit.maxPrice, debit.succeeded, feeBasisPoints_
-            );
-            if (refusal != 0) emit QueryNotConsumed(debit.listingId, debit.buyer, debit.runId, refusal);
-        }
+        _consumeBatch(debits, config.feeBasisPoints);
     }
 
-    function recordRuns(RunRecord[] calldata runs) external onlyOperator {
-        for (uint256 i; i < runs.length; ++i) {
-            RunRecord calldata run = runs[i];
-            if (_markRunRecorded(run.runId)) emit RunRecorded(run.listingId, run.runId, run.succeeded);
+    function settle(Debit[] calldata debits, bytes32 root, RunCount[] calldata counts) external {
+        Config storage config = _config;
+        _requireOperator(config.operator);
+        if (debits.length != 0) {
+            if (config.paused) revert ProtocolPaused();
+            _consumeBatch(debits, config.feeBasisPoints);
         }
+        _anchor(root, counts);
     }
 
     // ─── Protocol authority ───────────────────────────────────────────────────
@@ -316,6 +315,12 @@ contract ServiceMarketplace is IServiceMarketplace {
     function setPaused(bool paused_) external onlyAuthority {
         _config.paused = paused_;
         emit PausedSet(paused_);
+    }
+
+    function setReceiptsSigner(address signer) external onlyAuthority {
+        if (signer == address(0)) revert ZeroAddress();
+        emit ReceiptsSignerChanged(receiptsSigner, signer);
+        receiptsSigner = signer;
     }
 
     function transferAuthority(address authority_) external onlyAuthority {
@@ -432,7 +437,7 @@ contract ServiceMarketplace is IServiceMarketplace {
         feeBasisPoints_ = config.feeBasisPoints;
     }
 
-    /// @dev Runs are debited and logged by the operator, or by the authority itself.
+    /// @dev Runs are debited and anchored by the operator, or by the authority itself.
     function _requireOperator(address operator_) private view {
         if (msg.sender != operator_ && msg.sender != authority) revert Unauthorized(msg.sender);
     }
@@ -565,6 +570,32 @@ contract ServiceMarketplace is IServiceMarketplace {
         price = _chargedPrice(listingPrice, read.agreedPrice, maxPrice);
         balance = read.balance;
         if (balance < price) refusal = InsufficientBalance.selector;
+    }
+
+    /// @dev Debits each of `debits` as `_consume` does, in order, skipping a refused one with `QueryNotConsumed`.
+    function _consumeBatch(Debit[] calldata debits, uint256 feeBasisPoints_) private {
+        for (uint256 i; i < debits.length; ++i) {
+            Debit calldata debit = debits[i];
+            bytes4 refusal = _consume(
+                debit.listingId, debit.buyer, debit.runId, debit.maxPrice, debit.succeeded, feeBasisPoints_
+            );
+            if (refusal != 0) emit QueryNotConsumed(debit.listingId, debit.buyer, debit.runId, refusal);
+        }
+    }
+
+    /// @dev Anchors `root` with its `counts`, once: a root already anchored is skipped, so resending a
+    /// settlement whose receipt was lost anchors nothing twice. Root zero anchors nothing.
+    function _anchor(bytes32 root, RunCount[] calldata counts) private {
+        if (root == 0) {
+            if (counts.length != 0) revert InvalidAnchor();
+            return;
+        }
+        if (anchoredAt[root] != 0) return;
+        for (uint256 i; i < counts.length; ++i) {
+            if (counts[i].failed > counts[i].runs) revert InvalidAnchor();
+        }
+        anchoredAt[root] = block.number;
+        emit RunsAnchored(root, counts);
     }
 
     /// @dev Reverts with the error `_consume` refused a run for, with the numbers that explain it.

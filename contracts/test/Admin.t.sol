@@ -103,6 +103,33 @@ contract AdminTest is BaseTest {
         market.setFeeRecipient(stranger);
     }
 
+    // ─── setReceiptsSigner ────────────────────────────────────────────────────
+
+    function test_setReceiptsSigner_UpdatesAndEmits() public {
+        vm.expectEmit(address(market));
+        emit IServiceMarketplace.ReceiptsSignerChanged(receiptsSigner, stranger);
+        vm.prank(authority);
+        market.setReceiptsSigner(stranger);
+        assertEq(market.receiptsSigner(), stranger);
+    }
+
+    function test_setReceiptsSigner_RevertWhen_ZeroAddress() public {
+        vm.expectRevert(_err(IServiceMarketplace.ZeroAddress.selector));
+        vm.prank(authority);
+        market.setReceiptsSigner(address(0));
+        assertEq(market.receiptsSigner(), receiptsSigner);
+    }
+
+    function test_setReceiptsSigner_RevertWhen_Unauthorized() public {
+        vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, operator));
+        vm.prank(operator);
+        market.setReceiptsSigner(operator);
+        vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, receiptsSigner));
+        vm.prank(receiptsSigner);
+        market.setReceiptsSigner(stranger);
+        assertEq(market.receiptsSigner(), receiptsSigner);
+    }
+
     // ─── transferAuthority ────────────────────────────────────────────────────
 
     function test_transferAuthority_TransfersAndEmits() public {

@@ -12,6 +12,7 @@ abstract contract BaseTest is Test {
     address internal authority = makeAddr("authority");
     address internal operator = makeAddr("operator");
     address internal feeRecipient = makeAddr("feeRecipient");
+    address internal receiptsSigner = makeAddr("receiptsSigner");
     address internal creator = makeAddr("creator");
     address internal otherCreator = makeAddr("otherCreator");
     address internal renter = makeAddr("renter");
@@ -45,7 +46,7 @@ abstract contract BaseTest is Test {
 
     function setUp() public virtual {
         vm.warp(START);
-        market = new ServiceMarketplace(authority, operator, feeRecipient);
+        market = new ServiceMarketplace(authority, operator, feeRecipient, receiptsSigner);
         vm.deal(renter, 1_000_000_000 ether);
         vm.deal(secondRenter, 1_000_000_000 ether);
         vm.deal(stranger, 1_000_000_000 ether);

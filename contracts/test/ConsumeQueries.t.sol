@@ -191,19 +191,6 @@ contract ConsumeQueriesTest is BaseTest {
         assertEq(_balance(perQuery, renter), PRICE * 3);
     }
 
-    function test_consumeQueries_SkipsRunAlreadyRecorded_ByRecordRuns() public {
-        _buyPerQuery(renter, perQuery, PRICE * 5);
-        IServiceMarketplace.RunRecord[] memory runs = new IServiceMarketplace.RunRecord[](1);
-        runs[0] = IServiceMarketplace.RunRecord(perQuery, 11, false);
-        vm.prank(operator);
-        market.recordRuns(runs);
-        _add(perQuery, renter, 11);
-
-        _expectSkip(perQuery, renter, 11, IServiceMarketplace.RunAlreadyRecorded.selector);
-        _send();
-        assertEq(_balance(perQuery, renter), PRICE * 5);
-    }
-
     function test_consumeQueries_SkipsARunIdRepeatedInTheBatch() public {
         _buyPerQuery(renter, perQuery, PRICE * 5);
         _buyPerQuery(secondRenter, perQuery, PRICE * 5);

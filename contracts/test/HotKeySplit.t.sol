@@ -4,10 +4,11 @@ pragma solidity 0.8.37;
 import {BaseTest} from "./Base.t.sol";
 import {IServiceMarketplace} from "../src/interfaces/IServiceMarketplace.sol";
 
-/// @notice Finding "hot key split": the key on the API servers (the operator) debits and logs runs and
+/// @notice Finding "hot key split": the key on the API servers (the operator) debits and anchors runs and
 /// nothing else; the authority administers, names the operator and may debit too.
 contract HotKeySplitTest is BaseTest {
     address internal nextOperator = makeAddr("nextOperator");
+    bytes32 internal constant ROOT = keccak256("receipts root");
 
     function setUp() public override {
         super.setUp();
@@ -32,6 +33,8 @@ contract HotKeySplitTest is BaseTest {
         vm.expectRevert(refused);
         market.setPaused(true);
         vm.expectRevert(refused);
+        market.setReceiptsSigner(operator);
+        vm.expectRevert(refused);
         market.transferAuthority(operator);
         vm.expectRevert(refused);
         market.withdrawFees(ids);
@@ -41,29 +44,30 @@ contract HotKeySplitTest is BaseTest {
         assertEq(market.operator(), operator);
         assertEq(market.feeBasisPoints(), DEFAULT_FEE_BPS);
         assertEq(market.feeRecipient(), feeRecipient);
+        assertEq(market.receiptsSigner(), receiptsSigner);
         assertFalse(market.paused());
         assertEq(_fees(oneTime), _fee(PRICE));
     }
 
-    function test_operator_DebitsAndLogsRuns() public {
+    function test_operator_DebitsAndAnchorsRuns() public {
         vm.startPrank(operator);
         market.consumeQuery(perQuery, renter, 1, PRICE, true);
-        market.recordRuns(_run(oneTime, 2));
+        _anchor(ROOT);
         vm.stopPrank();
 
         assertEq(_balance(perQuery, renter), PRICE * 9);
         assertTrue(market.isRunRecorded(1));
-        assertTrue(market.isRunRecorded(2));
+        assertEq(market.anchoredAt(ROOT), block.number);
     }
 
-    function test_authority_MayAlsoDebitAndLogRuns() public {
+    function test_authority_MayAlsoDebitAndAnchorRuns() public {
         vm.startPrank(authority);
         market.consumeQuery(perQuery, renter, 1, PRICE, true);
-        market.recordRuns(_run(oneTime, 2));
+        _anchor(ROOT);
         vm.stopPrank();
 
         assertEq(_balance(perQuery, renter), PRICE * 9);
-        assertTrue(market.isRunRecorded(2));
+        assertEq(market.anchoredAt(ROOT), block.number);
     }
 
     function test_finding_RotatingTheOperatorTakesEffectAtOnce() public {
@@ -79,14 +83,16 @@ contract HotKeySplitTest is BaseTest {
         vm.expectRevert(refused);
         market.consumeQuery(perQuery, renter, 1, PRICE, true);
         vm.expectRevert(refused);
-        market.recordRuns(_run(oneTime, 2));
+        _anchor(ROOT);
         vm.stopPrank();
+        assertEq(market.anchoredAt(ROOT), 0);
 
         vm.startPrank(nextOperator);
         market.consumeQuery(perQuery, renter, 1, PRICE, true);
-        market.recordRuns(_run(oneTime, 2));
+        _anchor(ROOT);
         vm.stopPrank();
         assertEq(_balance(perQuery, renter), PRICE * 9);
+        assertEq(market.anchoredAt(ROOT), block.number);
     }
 
     function test_setOperator_ZeroAddressLeavesRunsToTheAuthority() public {
@@ -132,12 +138,10 @@ contract HotKeySplitTest is BaseTest {
         market.consumeQuery(perQuery, renter, runId, PRICE, true);
     }
 
-    function _run(bytes32 listingId, uint256 runId)
-        internal
-        pure
-        returns (IServiceMarketplace.RunRecord[] memory runs)
-    {
-        runs = new IServiceMarketplace.RunRecord[](1);
-        runs[0] = IServiceMarketplace.RunRecord(listingId, runId, true);
+    /// @dev Anchors `root` alone, counting one uncharged run of the one-time listing.
+    function _anchor(bytes32 root) internal {
+        IServiceMarketplace.RunCount[] memory counts = new IServiceMarketplace.RunCount[](1);
+        counts[0] = IServiceMarketplace.RunCount(oneTime, 1, 0);
+        market.settle(new IServiceMarketplace.Debit[](0), root, counts);
     }
 }

@@ -12,6 +12,7 @@ contract ListingsTest is BaseTest {
     function test_constructor_SetsConfig() public view {
         assertEq(market.authority(), authority);
         assertEq(market.feeRecipient(), feeRecipient);
+        assertEq(market.receiptsSigner(), receiptsSigner);
         assertEq(market.feeBasisPoints(), DEFAULT_FEE_BPS);
         assertFalse(market.paused());
         assertEq(market.MAX_FEE_BASIS_POINTS(), MAX_FEE_BPS);
@@ -29,25 +30,34 @@ contract ListingsTest is BaseTest {
         emit IServiceMarketplace.FeeRecipientUpdated(address(0), feeRecipient);
         vm.expectEmit();
         emit IServiceMarketplace.FeeBasisPointsUpdated(0, DEFAULT_FEE_BPS);
-        ServiceMarketplace deployed = new ServiceMarketplace(authority, operator, feeRecipient);
+        vm.expectEmit();
+        emit IServiceMarketplace.ReceiptsSignerChanged(address(0), receiptsSigner);
+        ServiceMarketplace deployed =
+            new ServiceMarketplace(authority, operator, feeRecipient, receiptsSigner);
         assertEq(deployed.authority(), authority);
         assertEq(deployed.operator(), operator);
         assertEq(deployed.feeRecipient(), feeRecipient);
+        assertEq(deployed.receiptsSigner(), receiptsSigner);
     }
 
     function test_constructor_RevertWhen_ZeroAddress_Authority() public {
         vm.expectRevert(_err(IServiceMarketplace.ZeroAddress.selector));
-        new ServiceMarketplace(address(0), operator, feeRecipient);
+        new ServiceMarketplace(address(0), operator, feeRecipient, receiptsSigner);
     }
 
     function test_constructor_RevertWhen_ZeroAddress_Operator() public {
         vm.expectRevert(_err(IServiceMarketplace.ZeroAddress.selector));
-        new ServiceMarketplace(authority, address(0), feeRecipient);
+        new ServiceMarketplace(authority, address(0), feeRecipient, receiptsSigner);
     }
 
     function test_constructor_RevertWhen_ZeroAddress_FeeRecipient() public {
         vm.expectRevert(_err(IServiceMarketplace.ZeroAddress.selector));
-        new ServiceMarketplace(authority, operator, address(0));
+        new ServiceMarketplace(authority, operator, address(0), receiptsSigner);
+    }
+
+    function test_constructor_RevertWhen_ZeroAddress_ReceiptsSigner() public {
+        vm.expectRevert(_err(IServiceMarketplace.ZeroAddress.selector));
+        new ServiceMarketplace(authority, operator, feeRecipient, address(0));
     }
 
     // ─── createListing ────────────────────────────────────────────────────────

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
-import {Vm} from "forge-std/Test.sol";
 import {BaseTest} from "./Base.t.sol";
 import {IServiceMarketplace} from "../src/interfaces/IServiceMarketplace.sol";
 
-/// @notice Prepaid per-task balances: deposits, top-ups, consumption, run logging, revocation, reclaims.
+/// @notice Prepaid per-task balances: deposits, top-ups, consumption, revocation, reclaims.
 contract PerQueryTest is BaseTest {
     // ─── purchasePerQuery ─────────────────────────────────────────────────────
 
@@ -440,19 +439,6 @@ contract PerQueryTest is BaseTest {
         vm.stopPrank();
     }
 
-    function test_consumeQuery_RevertWhen_RunAlreadyRecorded_ByRecordRuns() public {
-        _buyPerQuery(renter, perQuery, PRICE * 5);
-        IServiceMarketplace.RunRecord[] memory runs = new IServiceMarketplace.RunRecord[](1);
-        runs[0] = IServiceMarketplace.RunRecord(perQuery, 11, false);
-        vm.prank(authority);
-        market.recordRuns(runs);
-
-        vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.RunAlreadyRecorded.selector, 11));
-        vm.prank(authority);
-        market.consumeQuery(perQuery, renter, 11, PRICE, true);
-        assertEq(_balance(perQuery, renter), PRICE * 5);
-    }
-
     function test_consumeQuery_RevertWhen_Unauthorized() public {
         _buyPerQuery(renter, perQuery, PRICE);
         vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, creator));
@@ -518,76 +504,6 @@ contract PerQueryTest is BaseTest {
         vm.prank(authority);
         market.consumeQuery(perQuery, renter, 2, PRICE, true);
         assertFalse(market.isRunRecorded(2));
-    }
-
-    // ─── recordRuns ───────────────────────────────────────────────────────────
-
-    function test_recordRuns_RecordsAndEmits() public {
-        IServiceMarketplace.RunRecord[] memory runs = new IServiceMarketplace.RunRecord[](3);
-        runs[0] = IServiceMarketplace.RunRecord(oneTime, 100, true);
-        runs[1] = IServiceMarketplace.RunRecord(subscription, 101, false);
-        runs[2] = IServiceMarketplace.RunRecord(perQuery, 300, true);
-
-        vm.expectEmit(address(market));
-        emit IServiceMarketplace.RunRecorded(oneTime, 100, true);
-        vm.expectEmit(address(market));
-        emit IServiceMarketplace.RunRecorded(subscription, 101, false);
-        vm.expectEmit(address(market));
-        emit IServiceMarketplace.RunRecorded(perQuery, 300, true);
-        vm.prank(authority);
-        market.recordRuns(runs);
-
-        assertTrue(market.isRunRecorded(100));
-        assertTrue(market.isRunRecorded(101));
-        assertTrue(market.isRunRecorded(300));
-        assertFalse(market.isRunRecorded(102));
-        assertEq(address(market).balance, 0);
-    }
-
-    function test_recordRuns_SkipsAlreadyRecorded() public {
-        _buyPerQuery(renter, perQuery, PRICE * 2);
-        _consume(perQuery, renter, 5);
-        IServiceMarketplace.RunRecord[] memory runs = new IServiceMarketplace.RunRecord[](4);
-        runs[0] = IServiceMarketplace.RunRecord(perQuery, 5, true); // settled by consumeQuery
-        runs[1] = IServiceMarketplace.RunRecord(oneTime, 6, true);
-        runs[2] = IServiceMarketplace.RunRecord(oneTime, 6, false); // duplicate within the batch
-        runs[3] = IServiceMarketplace.RunRecord(oneTime, 7, false);
-
-        vm.recordLogs();
-        vm.prank(authority);
-        market.recordRuns(runs);
-        Vm.Log[] memory logs = vm.getRecordedLogs();
-
-        assertEq(logs.length, 2);
-        assertEq(logs[0].topics[0], IServiceMarketplace.RunRecorded.selector);
-        assertEq(logs[0].topics[2], bytes32(uint256(6)));
-        assertEq(abi.decode(logs[0].data, (bool)), true);
-        assertEq(logs[1].topics[2], bytes32(uint256(7)));
-        assertTrue(market.isRunRecorded(6));
-        assertTrue(market.isRunRecorded(7));
-        assertEq(_balance(perQuery, renter), PRICE);
-
-        // Replaying the whole batch logs nothing and does not revert.
-        vm.recordLogs();
-        vm.prank(authority);
-        market.recordRuns(runs);
-        assertEq(vm.getRecordedLogs().length, 0);
-    }
-
-    function test_recordRuns_EmptyBatch() public {
-        vm.recordLogs();
-        vm.prank(authority);
-        market.recordRuns(new IServiceMarketplace.RunRecord[](0));
-        assertEq(vm.getRecordedLogs().length, 0);
-    }
-
-    function test_recordRuns_RevertWhen_Unauthorized() public {
-        IServiceMarketplace.RunRecord[] memory runs = new IServiceMarketplace.RunRecord[](1);
-        runs[0] = IServiceMarketplace.RunRecord(oneTime, 1, true);
-        vm.expectRevert(abi.encodeWithSelector(IServiceMarketplace.Unauthorized.selector, creator));
-        vm.prank(creator);
-        market.recordRuns(runs);
-        assertFalse(market.isRunRecorded(1));
     }
 
     // ─── revokePerQueryAccess ─────────────────────────────────────────────────

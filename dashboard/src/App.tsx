@@ -22,6 +22,10 @@ const MyListingsPage = lazy(() =>
 const NewVersionPage = lazy(() =>
   import("./pages/NewVersionPage.tsx").then((module) => ({ default: module.NewVersionPage })),
 );
+// A run's page checks its receipt against the chain: loaded when first opened.
+const RunPage = lazy(() =>
+  import("./pages/RunPage.tsx").then((module) => ({ default: module.RunPage })),
+);
 
 const NAVIGATION = [
   { href: "/", label: "Catalogue", page: "catalogue" },
@@ -46,7 +50,10 @@ export function App() {
           <ul>
             {NAVIGATION.map((item) => (
               <li key={item.href}>
-                <Link href={item.href} aria-current={route.page === item.page ? "page" : undefined}>
+                <Link
+                  href={item.href}
+                  aria-current={sectionOf(route) === item.page ? "page" : undefined}
+                >
                   {item.label}
                 </Link>
               </li>
@@ -66,6 +73,9 @@ export function App() {
   );
 }
 
+/** The navigation entry a page belongs to: a run's page is in Runs. */
+const sectionOf = (route: Route) => (route.page === "run" ? "runs" : route.page);
+
 function Page({ route }: { route: Route }) {
   switch (route.page) {
     case "listing":
@@ -84,6 +94,8 @@ function Page({ route }: { route: Route }) {
       return <NewVersionPage key={route.listingId} listingId={route.listingId} />;
     case "runs":
       return <RunsPage />;
+    case "run":
+      return <RunPage key={route.runId} runId={route.runId} />;
     default:
       return <CataloguePage />;
   }

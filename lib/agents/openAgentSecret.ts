@@ -59,6 +59,8 @@ export type SealedAgent = {
   publicManifest: unknown;
   /** Names this version among every listing's (listing id and metadata URI): a cache's key for it. */
   version: string;
+  /** Where its public manifest is published: the listing's metadata URI for this version. */
+  metadataUri: string;
   /** Its private part; undefined when none was sealed (an agent saved without one). */
   open: (sealingKey: Uint8Array) => AgentSecret | undefined;
 };
@@ -89,6 +91,7 @@ export function sealedAgent(onChainListingId: string, row: SealedAgentRow): Seal
     return {
       publicManifest: row.version_manifest,
       version: `${listingId} ${row.version_metadata_uri}`,
+      metadataUri: row.version_metadata_uri ?? "",
       open: (sealingKey) => JSON.parse(openRecord(sealingKey, sealed, recordId).toString()),
     };
   }
@@ -101,6 +104,7 @@ export function sealedAgent(onChainListingId: string, row: SealedAgentRow): Seal
   return {
     publicManifest: row.version_manifest ?? row.shown_manifest,
     version: `${listingId} ${row.version_metadata_uri ?? row.shown_metadata_uri}`,
+    metadataUri: row.version_metadata_uri ?? row.shown_metadata_uri ?? "",
     open: (sealingKey) =>
       sealed ? JSON.parse(openRecord(sealingKey, sealed, listingId).toString()) : undefined,
   };

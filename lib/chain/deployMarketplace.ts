@@ -23,13 +23,15 @@ export type Deployment = {
 
 /**
  * Who deploys the marketplace and holds its roles: the authority administers it, the operator (the
- * hot key on the API servers) debits and logs runs, the fee recipient collects the protocol's fees.
+ * hot key on the API servers) debits and anchors runs, the fee recipient collects the protocol's fees,
+ * the receipts signer's key signs every run's receipt (docs/receipts.md).
  */
 export type DeploymentAccounts = {
   deployerKey: Hex;
   authority: Address;
   operator: Address;
   feeRecipient: Address;
+  receiptsSigner: Address;
 };
 
 export type DeployOptions = DeploymentAccounts & { rpcUrl: string };
@@ -40,6 +42,7 @@ export async function deployMarketplace({
   authority,
   operator,
   feeRecipient,
+  receiptsSigner,
 }: DeployOptions): Promise<Deployment> {
   const account = privateKeyToAccount(deployerKey);
   const transport = http(rpcUrl);
@@ -51,7 +54,7 @@ export async function deployMarketplace({
   const transactionHash = await walletClient.deployContract({
     abi: serviceMarketplaceAbi,
     bytecode: serviceMarketplaceBytecode,
-    args: [authority, operator, feeRecipient],
+    args: [authority, operator, feeRecipient, receiptsSigner],
     chain: null,
   });
   const receipt = await publicClient.waitForTransactionReceipt({ hash: transactionHash });

@@ -21,9 +21,16 @@ export function devPrivateKey(index: number): `0x${string}` {
 /**
  * Which dev account holds each role of a deployment on the local chain. The operator, the hot key that
  * debits and logs runs, is not the authority, so the split between them holds locally too; account 8
- * holds no other role in `npm start` (the demo creator is account 9).
+ * holds no other role in `npm start` (the demo creator is account 9). The receipts key only signs, and
+ * account 19 is no test's wallet.
  */
-export const LOCAL_ROLES = { deployer: 0, authority: 0, operator: 8, feeRecipient: 1 } as const;
+export const LOCAL_ROLES = {
+  deployer: 0,
+  authority: 0,
+  operator: 8,
+  feeRecipient: 1,
+  receipts: 19,
+} as const;
 
 /** The deployment accounts of the local chain, by `LOCAL_ROLES`. */
 export function localDeploymentAccounts(): DeploymentAccounts {
@@ -32,6 +39,7 @@ export function localDeploymentAccounts(): DeploymentAccounts {
     authority: devAccount(LOCAL_ROLES.authority).address,
     operator: devAccount(LOCAL_ROLES.operator).address,
     feeRecipient: devAccount(LOCAL_ROLES.feeRecipient).address,
+    receiptsSigner: devAccount(LOCAL_ROLES.receipts).address,
   };
 }
 

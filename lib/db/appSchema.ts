@@ -17,6 +17,8 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import type { Hex } from "viem";
+import type { Receipt } from "../../sdk/src/receipts/receiptTypes.ts";
 import type { JobError } from "../jobs/jobError.ts";
 import type { JobResult } from "../jobs/jobResult.ts";
 import type { DeliveryStatus, WebhookEvent } from "../webhooks/webhookEvents.ts";
@@ -248,8 +250,15 @@ export const runs = appSchema.table(
     quarantinedAt: timestamp({ withTimezone: true }),
     /** Why it was set aside, for the operator. */
     quarantineReason: text(),
-    /** The run is logged on-chain (by `recordRuns`, or by its debit). */
+    /** The chain counts the run: its debit's `QueryConsumed`, or the counts of the anchor holding it. */
     logged: boolean().notNull().default(false),
+    /** What its receipt says beyond the row's own columns, gathered as it is admitted and ended. */
+    receiptFacts: jsonb().$type<ReceiptFacts>(),
+    /** Its receipt as anchored (docs/receipts.md): written once, with `anchorRoot`, never changed. */
+    receipt: jsonb().$type<Receipt>(),
+    /** The Merkle root of the batch its receipt is anchored in (`anchors`), and the leaf's proof. */
+    anchorRoot: text(),
+    anchorProof: jsonb().$type<Hex[]>(),
     /**
      * The W3C `traceparent` of the request that admitted it, while tracing is on: its publish, its
      * worker and its settlement continue that trace (lib/tracing/). Null with tracing off.
@@ -270,7 +279,8 @@ export const runs = appSchema.table(
     index().on(table.apiKeyId, table.createdAt).where(sql`${table.apiKeyId} is not null`),
     index().on(table.charge),
     index().on(table.status, table.leaseUntil),
-    index().on(table.finishedAt).where(sql`not ${table.logged}`),
+    index().on(table.finishedAt).where(sql`${table.anchorRoot} is null`),
+    index().on(table.anchorRoot),
     // Outputs past RUN_OUTPUT_RETENTION_DAYS are dropped oldest first; rows already dropped are not in it.
     index("runs_output_retention_index")
       .on(table.finishedAt)
@@ -283,6 +293,36 @@ export const runs = appSchema.table(
 );
 
 export type RunRow = typeof runs.$inferSelect;
+
+/** A run's receipt facts that its row holds nowhere else (hex SHA-256 digests, docs/receipts.md). */
+export type ReceiptFacts = {
+  task_sha256?: Hex;
+  input_sha256?: Hex;
+  output_sha256?: Hex;
+  manifest_cid?: string;
+  vendor?: string;
+  model?: string;
+  endpoint_sha256?: Hex;
+  input_tokens?: number;
+  output_tokens?: number;
+};
+
+/**
+ * A batch of finished runs' receipts, anchored on-chain by its Merkle root with the runs the chain is
+ * to count (`counts`). `pending` from when its runs are assigned to it until the chain holds the root.
+ */
+export const anchors = appSchema.table("anchors", {
+  root: text().primaryKey(),
+  counts: jsonb().$type<AnchorCount[]>().notNull(),
+  status: text().$type<"pending" | "anchored">().notNull(),
+  /** The last transaction sent with it; once anchored, the one that anchored it. */
+  tx: text(),
+  block: bigint({ mode: "bigint" }),
+  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+});
+
+/** One listing's runs an anchor makes the chain count (`RunCount` in the contract). */
+export type AnchorCount = { listingId: Hex; runs: number; failed: number };
 
 /** Sequence behind on-chain run ids, and the random epoch of this database they start from. */
 export const runSequence = appSchema.sequence("run_sequence");

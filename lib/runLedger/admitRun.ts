@@ -4,6 +4,7 @@ import type { RunRow } from "../db/appSchema.ts";
 import { type RunPriority, type RunRequest, runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
 import type { RentalModel } from "../marketplace/vocabulary.ts";
+import { requestFacts } from "../receipts/runReceipt.ts";
 import { currentTraceParent } from "../tracing/spans.ts";
 import { queueWaitingRuns } from "./grantSlots.ts";
 import { nextOnChainRunId } from "./onChainRunId.ts";
@@ -153,6 +154,7 @@ export async function admitRun(
         apiKeyId: run.apiKeyId,
         requestHash: run.requestHash,
         request: run.request,
+        receiptFacts: requestFacts(run.request),
         traceParent: currentTraceParent(),
       })
       .onConflictDoNothing({ target: [runs.wallet, runs.idempotencyKey] })

@@ -1,6 +1,7 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { sha256Json } from "../../sdk/src/receipts/canonicalJson.ts";
 import type { Bus } from "../bus/bus.ts";
-import { type RunCharge, runs } from "../db/appSchema.ts";
+import { type ReceiptFacts, type RunCharge, runs } from "../db/appSchema.ts";
 import type { Database } from "../db/projections.ts";
 import type { Logger } from "../log.ts";
 import { runsEnded } from "../metrics/metrics.ts";
@@ -20,7 +21,15 @@ export type RunEnd = {
   durationMs: number;
   /** The output announced as deltas so far (what a failed run keeps), as much as is kept of it. */
   streamed: string;
+  /** What ran it, for its receipt. */
+  ranBy?: AgentFacts;
 };
+
+/** The receipt facts only the run's worker knows (docs/receipts.md). */
+export type AgentFacts = Pick<
+  ReceiptFacts,
+  "manifest_cid" | "vendor" | "model" | "endpoint_sha256" | "input_tokens" | "output_tokens"
+>;
 
 export type FinishedRun = { onChainListingId: string; charge: RunCharge };
 
@@ -89,7 +98,7 @@ export async function finishRun(
 async function writeEnd(
   { db, bus, storage }: { db: Database; bus: Bus; storage: RunStorage },
   runId: string,
-  { outcome, durationMs, streamed }: RunEnd,
+  { outcome, durationMs, streamed, ranBy }: RunEnd,
 ): Promise<WrittenEnd | undefined> {
   const failed = outcome.status === "failed";
   const kept = storable(streamed);
@@ -98,6 +107,7 @@ async function writeEnd(
   // Before the end is announced, so that whoever answers the run has it all by then.
   if (stored.truncated) announceWholeOutput(bus, runId, JSON.stringify(output));
   const failure = failed ? storable(outcome.failure) : null;
+  const facts: ReceiptFacts = { ...ranBy, output_sha256: sha256Json(output) };
   const written = {
     output: stored.output,
     outputSha256: stored.sha256,
@@ -110,6 +120,7 @@ async function writeEnd(
       .set({
         ...endedRunColumns(outcome.status, failure, !failed || kept !== ""),
         ...written,
+        receiptFacts: sql`coalesce(${runs.receiptFacts}, '{}'::jsonb) || ${JSON.stringify(facts)}::jsonb`,
       })
       .where(and(eq(runs.id, runId), eq(runs.status, COMPLETE.from)))
       .returning({

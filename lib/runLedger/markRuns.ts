@@ -66,11 +66,11 @@ export async function markRefused(db: Database, onChainRunId: bigint, tx: Hex): 
   return ids(updated);
 }
 
-/** The run id is settled on-chain without any debit of it: uncharged, and logged already. */
+/** The run id is settled on-chain without any debit of it: uncharged, counted by its anchor. */
 export async function markSettledUncharged(db: Database, onChainRunId: bigint): Promise<string[]> {
   const updated = await db
     .update(runs)
-    .set({ charge: "refused", costWei: "0", logged: true })
+    .set({ charge: "refused", costWei: "0" })
     .where(and(eq(runs.onChainRunId, onChainRunId.toString()), eq(runs.charge, "debit_pending")))
     .returning({ id: runs.id });
   return ids(updated);

@@ -37,3 +37,14 @@ export const chargeMove = <From extends RunCharge, To extends (typeof CHARGE_MOV
   from: From,
   to: To,
 ) => ({ from, to });
+
+/**
+ * Charges settlement has done with: a run at one of them has its receipt, whose `cost_wei` is final.
+ * A refused one is checked against the chain's run ids before it is anchored (it may yet be debited).
+ */
+export const SETTLED_CHARGES = [
+  "none",
+  "released",
+  "refused",
+  "debited",
+] as const satisfies readonly RunCharge[];

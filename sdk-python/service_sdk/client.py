@@ -216,6 +216,13 @@ class Runs:
         """One of the caller's runs: its result once final, else how far it got."""
         return self._transport.json("GET", f"/v1/runs/{path_segment(run_id)}")
 
+    def receipt(self, run_id: str) -> JsonObject:
+        """A finished run's signed receipt document (docs/receipts.md): ``receipt``,
+        ``signature``, ``anchor`` (None until its batch is anchored on-chain) and the rest. Check
+        it with the TypeScript SDK's ``verifyReceipt`` or ``npm run verify-receipt``. A run whose
+        cost is not final yet is a ``ServiceAPIError`` of status 409 (``receipt_pending``)."""
+        return self._transport.json("GET", f"/v1/runs/{path_segment(run_id)}/receipt")
+
     def list(
         self,
         *,

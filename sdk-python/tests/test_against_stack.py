@@ -58,6 +58,14 @@ class ARenterWithAnApiKey(unittest.TestCase):
             (result["run_id"], "completed", PRICE_WEI),
         )
 
+        # Debited before it was answered: its receipt is final, its cost an exact decimal string.
+        document = renter.runs.receipt(result["run_id"])
+        self.assertEqual(
+            (document["receipt"]["run_id"], document["receipt"]["cost_wei"]),
+            (result["run_id"], str(PRICE_WEI)),
+        )
+        self.assertRegex(document["signature"], r"^0x[0-9a-f]{130}$")
+
     def test_starts_a_run_without_waiting_then_finds_it_in_its_run_history(self):
         key = "python-client-async-run"
         started = renter.runs.create(LISTING_ID, json.dumps({}), input={"topic": "async"},

@@ -7,6 +7,7 @@ import {
   listingsStreamEvents,
 } from "./listingsStream.ts";
 import { type Paged, paged } from "./paged.ts";
+import type { ReceiptDocument } from "./receipts/receiptTypes.ts";
 import { type PurchaseWallet, type Rental, type RentChoice, rent as rentListing } from "./rent.ts";
 import { type RetryOptions, sleep } from "./retry.ts";
 import { type Authorization, Transport } from "./transport.ts";
@@ -381,6 +382,18 @@ export class ServiceClient {
     /** One of the caller's runs: its result once final, else how far it got. */
     get: (runId: string, options: CallOptions = {}): Promise<Run> =>
       this.#get(`/v1/runs/${encodeURIComponent(runId)}`, {}, options),
+    /**
+     * A finished run's signed receipt, as the API sends it (its `cost_wei` a decimal string): check
+     * it with `verifyReceipt`. A run not final yet is a `ServiceAPIError` of status 409.
+     */
+    receipt: async (runId: string, options: CallOptions = {}): Promise<ReceiptDocument> => {
+      const response = await this.#transport.send({
+        method: "GET",
+        path: `/v1/runs/${encodeURIComponent(runId)}/receipt`,
+        ...perCall(options),
+      });
+      return (await response.json()) as ReceiptDocument;
+    },
     /** The caller's runs, newest first: the first page awaited, all of them iterated (`for await`). */
     list: (
       params: RunListParams = {},

@@ -17,6 +17,24 @@ export {
   ServiceTimeoutError,
 } from "./errors.ts";
 export type { Paged } from "./paged.ts";
+export { canonicalJson, sha256Json } from "./receipts/canonicalJson.ts";
+export { ChainReadError } from "./receipts/marketplaceReads.ts";
+export { buildMerkleTree, type MerkleTree, verifyMerkleProof } from "./receipts/merkleTree.ts";
+export { receiptLeaf } from "./receipts/receiptLeaf.ts";
+export {
+  RECEIPT_TYPES,
+  type Receipt,
+  type ReceiptAnchor,
+  type ReceiptDocument,
+  type ReceiptMessage,
+  receiptDomain,
+  receiptMessage,
+} from "./receipts/receiptTypes.ts";
+export {
+  type ReceiptVerification,
+  type VerifyReceiptOptions,
+  verifyReceipt,
+} from "./receipts/verifyReceipt.ts";
 export type { PurchaseWallet, Rental, RentChoice } from "./rent.ts";
 export type { RetryOptions } from "./retry.ts";
 export type * from "./types.ts";

@@ -1,7 +1,7 @@
 // GET /v1/listings and GET /v1/listings/:id over HTTP against the whole stack: every field of the
 // spec's summary and detail shapes, how on-chain changes show, and every error either can return.
 import { randomBytes } from "node:crypto";
-import { parseEther } from "viem";
+import { parseEther, toHex } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { METADATA_URI, ONE_TIME, PER_QUERY, SUBSCRIPTION } from "../../devStack/marketplace.ts";
@@ -411,7 +411,7 @@ describe("on-chain changes as the API shows them", () => {
     );
   });
 
-  it("counts runs the authority records and per-task debits in run_count and success_rate", async () => {
+  it("counts runs anchors count and per-task debits in run_count and success_rate", async () => {
     const [oneTime, perTask] = (await publish([
       draft(quantWorks, ONE_TIME, "0.01", {
         name: "run-counter",
@@ -426,17 +426,15 @@ describe("on-chain changes as the API shows them", () => {
     ])) as [Published, Published];
     const byAuthority = (send: Transaction["send"]) => transaction(authority, send);
 
-    // Three successes and a failure, logged by the authority in one batch; a retried batch logs
-    // nothing twice. A deposit for three tasks alongside.
-    const runs = [
-      { listingId: oneTime.onChainId, runId: 1n, succeeded: true },
-      { listingId: oneTime.onChainId, runId: 2n, succeeded: true },
-      { listingId: oneTime.onChainId, runId: 3n, succeeded: false },
-      { listingId: oneTime.onChainId, runId: 4n, succeeded: true },
-    ];
+    // Three successes and a failure, counted by an anchor the authority sends; the same root sent
+    // again counts nothing twice. A deposit for three tasks alongside.
+    const anchor = [
+      toHex(randomBytes(32)),
+      [{ listingId: oneTime.onChainId, runs: 4, failed: 1 }],
+    ] as const;
     await mined(
-      byAuthority((market) => market.write.recordRuns([runs])),
-      byAuthority((market) => market.write.recordRuns([runs])),
+      byAuthority((market) => market.write.settle([[], ...anchor])),
+      byAuthority((market) => market.write.settle([[], ...anchor])),
       transaction(renter, (market) =>
         market.write.purchasePerQuery([perTask.onChainId, parseEther("0.001")], {
           value: parseEther("0.003"),
@@ -444,7 +442,7 @@ describe("on-chain changes as the API shows them", () => {
       ),
     );
     oneTime.runs = { succeeded: 3, failed: 1 };
-    // Two debited tasks (each a completed run), then a failed run logged.
+    // Two debited tasks (each a completed run), then a failed run counted by an anchor.
     const taskPrice = parseEther("0.001");
     await mined(
       byAuthority((market) =>
@@ -454,7 +452,11 @@ describe("on-chain changes as the API shows them", () => {
         market.write.consumeQuery([perTask.onChainId, renter.address, 11n, taskPrice, true]),
       ),
       byAuthority((market) =>
-        market.write.recordRuns([[{ listingId: perTask.onChainId, runId: 12n, succeeded: false }]]),
+        market.write.settle([
+          [],
+          toHex(randomBytes(32)),
+          [{ listingId: perTask.onChainId, runs: 1, failed: 1 }],
+        ]),
       ),
     );
     perTask.runs = { succeeded: 2, failed: 1 };

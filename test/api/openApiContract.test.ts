@@ -190,6 +190,9 @@ describe("the OpenAPI document", () => {
     expect((await asRenter.post("/v1/execute", { agent_id: "nope", task: "x" })).status).toBe(400);
     expect((await asRenter.get(`/v1/runs/${result.body.run_id}`)).status).toBe(200);
     expect((await asRenter.get(`/v1/runs/run_${"0".repeat(24)}`)).status).toBe(404);
+    // Debited before it was answered: its receipt is final, anchored or not yet.
+    expect((await asRenter.get(`/v1/runs/${result.body.run_id}/receipt`)).status).toBe(200);
+    expect((await asRenter.get(`/v1/runs/run_${"0".repeat(24)}/receipt`)).status).toBe(404);
     expect((await asRenter.post("/v1/runs", { agent_id: id, task: behaving() })).status).toBe(202);
     expect((await asRenter.post("/v1/runs", { agent_id: "nope", task: "x" })).status).toBe(400);
     expect((await asRenter.get("/v1/runs?limit=5")).status).toBe(200);

@@ -29,6 +29,11 @@ const renter = makeAddr("renter");
 const secondRenter = makeAddr("secondRenter");
 const newRenter = makeAddr("newRenter");
 const BATCH_SIZES = [1, 10, 50] as const;
+const ANCHOR_SIZES = [1, 10, 100] as const;
+const SETTLE_SIZES = [10, 50] as const;
+const ANCHORED_LISTINGS = 10;
+const RECEIPTS_ROOT = keccak256(toHex("receipts root"));
+const NO_DEBITS: never[] = [];
 const batchRenters = Array.from({ length: 50 }, (_, i) => makeAddr(`batchRenter${i}`));
 
 const stack = useStack({ chain: true, postgres: false });
@@ -114,18 +119,50 @@ describe("gas on a real chain", () => {
     };
 
     // A batch of `size` debits of as many renters, run ids from 2: the transaction and its cost per debit.
-    const batchGas: Record<string, bigint> = {};
-    for (const size of BATCH_SIZES) {
-      const debits = batchRenters.slice(0, size).map((batchRenter, i) => ({
+    const debitsOf = (size: number) =>
+      batchRenters.slice(0, size).map((batchRenter, i) => ({
         listingId: perQuery,
         buyer: batchRenter.address,
         runId: 2n + BigInt(i),
         maxPrice: PRICE,
         succeeded: true,
       }));
-      const gas = await gasOf(() => market(operator).write.consumeQueries([debits]));
+    const batchGas: Record<string, bigint> = {};
+    for (const size of BATCH_SIZES) {
+      const gas = await gasOf(() => market(operator).write.consumeQueries([debitsOf(size)]));
       batchGas[`consumeQueries_${size}`] = gas;
       batchGas[`consumeQueries_${size}_perDebit`] = gas / BigInt(size);
+    }
+
+    // An anchor alone of `size` runs, counted per listing over min(size, 10) listings, a tenth failed.
+    const runCountsOf = async (runs: number) => {
+      const listings = Math.min(runs, ANCHORED_LISTINGS);
+      const perListing = Math.floor(runs / listings);
+      return Promise.all(
+        Array.from({ length: listings }, async (_, i) => ({
+          listingId: await market(creator).read.deriveListingId([creator.address, seed(100 + i)]),
+          runs: perListing,
+          failed: Math.floor(perListing / 10),
+        })),
+      );
+    };
+    for (const size of ANCHOR_SIZES) {
+      const counts = await runCountsOf(size);
+      const gas = await gasOf(() =>
+        market(operator).write.settle([NO_DEBITS, RECEIPTS_ROOT, counts]),
+      );
+      batchGas[`anchor_${size}`] = gas;
+      batchGas[`anchor_${size}_perRun`] = gas / BigInt(size);
+    }
+
+    // `size` debits and, in the same transaction, an anchor counting `size` runs of the one-time listing.
+    for (const size of SETTLE_SIZES) {
+      const counts = [{ listingId: oneTime, runs: size, failed: 0 }];
+      const gas = await gasOf(() =>
+        market(operator).write.settle([debitsOf(size), RECEIPTS_ROOT, counts]),
+      );
+      batchGas[`settle_${size}`] = gas;
+      batchGas[`settle_${size}_perDebit`] = gas / BigInt(size);
     }
 
     expect({ ...receiptGas, ...batchGas }).toEqual(await readGasSnapshot());

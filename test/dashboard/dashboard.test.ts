@@ -1,15 +1,17 @@
 // The dashboard in a real Chromium against the real stack, with a wallet injected the way a browser
 // extension injects one: connect, sign in, manage an API key, rent a per-task agent and run a task
 // with its output streamed in, fill the form an agent's input schema makes, review an agent once it
-// ran a task, and follow pages by title and focus. axe-core checks every page visited; the main flow
-// runs at phone width too. The build served is the production one, and its initial JavaScript stays within budget. With
-// UPDATE_SCREENSHOTS=1, the other pages' screenshots are written into docs/screenshots (the
-// catalogue, a listing and the playground come from the demo catalogue: demoCatalogue.test.ts).
+// ran a task, check a run's receipt against the chain on its page (pending, verified, and altered on
+// its way from the API), and follow pages by title and focus. axe-core checks every page visited;
+// the main flow runs at phone width too. The build served is the production one, and its initial
+// JavaScript stays within budget. With UPDATE_SCREENSHOTS=1, the other pages' screenshots are
+// written into docs/screenshots (the catalogue, a listing and the playground come from the demo
+// catalogue: demoCatalogue.test.ts).
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
-import { type Address, formatEther, type Hex, parseEther } from "viem";
+import { type Address, formatEther, type Hex, keccak256, parseEther, stringToHex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import type { Rolldown } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,8 +23,10 @@ import { ONE_TIME, SUBSCRIPTION } from "../../devStack/marketplace.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
 import { toApiListingId } from "../../lib/ids/listingId.ts";
+import type { ReceiptDocument } from "../../sdk/src/receipts/receiptTypes.ts";
 import { newWallet } from "../settlement/settlementFixtures.ts";
 import { expectAccessible } from "../support/accessibility.ts";
+import { anchoredReceipt } from "../support/anchoredReceipt.ts";
 import { behaving } from "../support/behavingAgent.ts";
 import { launchBrowser, screenshotPath } from "../support/browser.ts";
 import { listPerTaskAgent, perTaskRenter } from "../support/connectedListing.ts";
@@ -569,6 +573,104 @@ describe("the dashboard with an injected wallet", () => {
     await expectAccessible(page, "a listing with a review");
     await screenshot(page, "listing-reviews.png");
     await close();
+  }, 180_000);
+
+  it("links each run to its page, whose receipt the browser checks on-chain: pending while the run goes on, verified once anchored, not valid once altered", async () => {
+    const renter = await addRenter(PRICE * 2n);
+    const finished = await renter.api.post("/v1/execute", {
+      agent_id: listing().agentId,
+      task: behaving(),
+    });
+    expect(finished.status).toBe(200);
+    const finishedId: string = finished.body.run_id;
+    const { anchor } = await anchoredReceipt(renter.api, finishedId);
+    if (!anchor) throw new Error("anchoredReceipt answers an anchored receipt");
+    const started = await renter.api.post("/v1/runs", {
+      agent_id: listing().agentId,
+      task: behaving({ hold: "receipt-page" }),
+    });
+    expect(started.status).toBe(202);
+    const goingOnId: string = started.body.run_id;
+    await agent().held("receipt-page");
+
+    const { page, close } = await openDashboard(DESKTOP, {
+      path: "/runs",
+      account: renter.account,
+    });
+    await connectAndSignIn(page, "Runs");
+    await page.getByRole("link", { name: goingOnId }).click();
+    await expect.poll(() => focusedElement(page)).toBe("H1 Run");
+    expect(await page.title()).toBe(`Run · ${SITE_NAME}`);
+    const fact = (testId: string) => page.getByTestId(testId).textContent();
+    await expect
+      .poll(() => fact("receipt-status"))
+      .toBe("Pending: the receipt comes once the run's cost is final.");
+    await expectAccessible(page, "a run's page, its receipt pending");
+    agent().release("receipt-page");
+
+    await page.getByRole("link", { name: "All your runs" }).click();
+    await page.getByRole("link", { name: finishedId }).click();
+    await expect.poll(() => fact("receipt-status")).toBe("Verified against the chain");
+    expect(await fact("receipt-signature")).toBe("Valid: signed by the marketplace's receipts key");
+    expect(await fact("receipt-inclusion")).toBe(
+      `Valid: in the batch of Merkle root ${anchor.root}`,
+    );
+    expect(await fact("receipt-anchored")).toBe(
+      `At block ${anchor.block}, transaction ${anchor.transaction}`,
+    );
+    expect(await page.getByRole("list", { name: "Problems" }).count()).toBe(0);
+    await expectAccessible(page, "a run's page, its receipt verified");
+    await screenshot(page, "run-receipt.png");
+    await close();
+
+    // The API's answer altered on its way to the page: the page checks it against the chain, not the API.
+    const altered = await openDashboard(DESKTOP, {
+      path: `/runs/${finishedId}`,
+      account: renter.account,
+    });
+    let alter = (document: ReceiptDocument): ReceiptDocument => ({
+      ...document,
+      receipt: { ...document.receipt, cost_wei: "1" },
+    });
+    await altered.page.route(`**/v1/runs/${finishedId}/receipt`, async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, json: alter((await response.json()) as ReceiptDocument) });
+    });
+    await connectAndSignIn(altered.page, "Run");
+    const alteredFact = (testId: string) => altered.page.getByTestId(testId).textContent();
+    await expect.poll(() => alteredFact("receipt-status")).toBe("Not valid");
+    expect(await alteredFact("receipt-signature")).toBe(
+      "Invalid: not signed by the marketplace's receipts key",
+    );
+    expect(await alteredFact("receipt-inclusion")).toBe(
+      `Invalid: the Merkle proof does not lead to root ${anchor.root}`,
+    );
+    await altered.page.getByRole("list", { name: "Problems" }).waitFor();
+    await expectAccessible(altered.page, "a run's page, its receipt altered");
+    await screenshot(altered.page, "run-receipt-altered.png");
+    // Hashes and addresses wrap at phone width rather than widen the page.
+    await altered.page.setViewportSize(PHONE);
+    const width = await altered.page.evaluate("document.documentElement.scrollWidth");
+    await screenshot(altered.page, "run-receipt-altered-phone.png");
+    expect(width, "no horizontal scrolling").toBeLessThanOrEqual(PHONE.width);
+    await altered.page.setViewportSize(DESKTOP);
+
+    // A root the chain never anchored, under a receipt as signed.
+    const unanchoredRoot = keccak256(stringToHex("a root never anchored"));
+    alter = (document) => ({ ...document, anchor: { ...anchor, root: unanchoredRoot } });
+    await altered.page.getByRole("link", { name: "All your runs" }).click();
+    await altered.page.getByRole("link", { name: finishedId }).click();
+    await expect
+      .poll(() => alteredFact("receipt-anchored"))
+      .toBe(`Invalid: the chain does not hold this root at block ${anchor.block}`);
+    expect(await alteredFact("receipt-status")).toBe("Not valid");
+    expect(await alteredFact("receipt-signature")).toBe(
+      "Valid: signed by the marketplace's receipts key",
+    );
+    expect(await alteredFact("receipt-inclusion")).toBe(
+      `Invalid: the Merkle proof does not lead to root ${unanchoredRoot}`,
+    );
+    await altered.close();
   }, 180_000);
 
   it("names each page in the document's title and moves the focus to its heading", async () => {

@@ -32,6 +32,8 @@ const operatorKey = generatePrivateKey();
 const operatorAddress = privateKeyToAccount(operatorKey).address;
 const authority = privateKeyToAccount(generatePrivateKey()).address;
 const feeRecipient = privateKeyToAccount(generatePrivateKey()).address;
+const receiptsKey = generatePrivateKey();
+const receiptsSigner = privateKeyToAccount(receiptsKey).address;
 
 const stops: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
@@ -87,6 +89,7 @@ function deployEnv(given: Record<string, string> = {}) {
       AUTHORITY_ADDRESS: authority,
       OPERATOR_ADDRESS: operatorAddress,
       FEE_RECIPIENT_ADDRESS: feeRecipient,
+      RECEIPTS_SIGNER_ADDRESS: receiptsSigner,
       ...given,
     },
     { DEPLOYMENT_FILE: join(dir, "deployments", `${CHAIN_ID}.json`) },
@@ -173,6 +176,7 @@ describe("docs/deploy.md, on a chain other than the local one", () => {
       authority,
       operator: operatorAddress,
       feeRecipient,
+      receiptsSigner,
     });
 
     // The standard-JSON input beside it holds this build's sources and settings.
@@ -230,6 +234,7 @@ describe("docs/deploy.md, on a chain other than the local one", () => {
         },
       ),
       "operator.env": fillEnvFile("operator.env", { OPERATOR_PRIVATE_KEY: operatorKey }),
+      "receipts.env": fillEnvFile("receipts.env", { RECEIPTS_PRIVATE_KEY: receiptsKey }),
     };
 
     const started: Record<string, Record<string, string>> = {};

@@ -1,7 +1,7 @@
 // A seeded random workload over every marketplace operation. It keeps a model of the contract so it
 // only sends transactions that succeed, and the model supplies what the chain cannot answer (totals,
 // counters).
-import { type Address, type Hex, parseEther, toHex } from "viem";
+import { type Address, type Hex, keccak256, parseEther, toHex, zeroHash } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { METADATA_URI, seedOf } from "../../devStack/marketplace.ts";
 import { feeOf } from "../../devStack/money.ts";
@@ -27,7 +27,7 @@ export const creators = [2, 3, 4].map(devAccount);
 export const renters = [5, 6, 7, 8, 9].map(devAccount);
 // Authority and fee recipient are handed back and forth between these two during the workload.
 const [protocolAccountA, protocolAccountB] = [devAccount(0), devAccount(1)] as const;
-// The operator, which debits and logs runs, rotates between the deployment's and another hot key.
+// The operator, which debits runs and anchors their receipts, rotates between the deployment's and another hot key.
 const [deployedOperator, rotatedOperator] = [devAccount(LOCAL_ROLES.operator), devAccount(10)];
 
 /** Gives the accounts the workload sends from beyond anvil's ten funded ones their gas money. */
@@ -109,12 +109,14 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
     totalFeesWithdrawn: 0n,
   };
   const settledRunIds: bigint[] = [];
+  const anchoredRoots: Hex[] = [];
   let nextRunId = 1n;
+  let anchorsPlanned = 0;
   let listingsCreated = 0;
   let timeJumps = 0;
 
   const market = (account: HDAccount) => marketplace.as(account).write;
-  /** Who debits or logs a run: the operator mostly, the authority (which may too) now and then. */
+  /** Who debits runs or anchors them: the operator mostly, the authority (which may too) now and then. */
   const runKeeper = () => (random.chance(0.2) ? protocol.authority : protocol.operator);
   const randomPrice = () => random.bigint(MIN_PRICE, parseEther("0.01"));
   const openListings = () => listings.filter((listing) => listing.status !== "closed");
@@ -211,6 +213,64 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
       send: () => send(next.address),
       apply: () => {
         protocol[role] = next;
+      },
+    };
+  }
+
+  /**
+   * A batch of debits of runs whose next debit the contract would make now, and what it does to the
+   * model once mined; nothing when no run is debitable.
+   */
+  function planDebitBatch() {
+    const candidates = debitable();
+    if (candidates.length === 0) return undefined;
+    // Debited in order, as the contract does: a credential picked twice pays twice while its
+    // balance lasts, and a debit it can no longer pay is skipped.
+    const picks = Array.from({ length: 1 + random.int(4) }, () => random.pick(candidates));
+    const left = new Map<CredentialState, bigint>();
+    const debited: {
+      listing: ListingState;
+      credential: CredentialState;
+      price: bigint;
+      runId: bigint;
+      succeeded: boolean;
+    }[] = [];
+    const debits = picks.flatMap((picked) => {
+      if (!picked) return [];
+      const { listing, credential } = picked;
+      const price = nextDebit({ ...credential, price: listing.price });
+      const balance = left.get(credential) ?? credential.balance;
+      const runId = nextRunId++;
+      const succeeded = random.chance(0.7);
+      if (balance >= price) {
+        left.set(credential, balance - price);
+        debited.push({ listing, credential, price, runId, succeeded });
+      }
+      return [
+        {
+          listingId: listing.id,
+          buyer: credential.renter.address,
+          runId,
+          maxPrice: price,
+          succeeded,
+        },
+      ];
+    });
+    // A settled run id again: skipped by the contract, never projected.
+    const replayed = random.chance(0.5) ? random.pick(settledRunIds) : undefined;
+    const first = debits[0];
+    if (replayed !== undefined && first) debits.push({ ...first, runId: replayed });
+    return {
+      debits,
+      apply: () => {
+        for (const { listing, credential, price, runId, succeeded } of debited) {
+          credential.balance -= price;
+          credential.tasksConsumed += 1;
+          listing.runCount += 1;
+          if (!succeeded) listing.failedRunCount += 1;
+          settledRunIds.push(runId);
+          collect(listing, price);
+        }
       },
     };
   }
@@ -390,96 +450,52 @@ export function createWorkload(marketplace: Stack["marketplace"], seed: number) 
       name: "consumeQueries",
       weight: 4,
       plan: () => {
-        const candidates = debitable();
-        if (candidates.length === 0) return undefined;
-        // Debited in order, as the contract does: a credential picked twice pays twice while its
-        // balance lasts, and a debit it can no longer pay is skipped.
-        const picks = Array.from({ length: 1 + random.int(4) }, () => random.pick(candidates));
-        const left = new Map<CredentialState, bigint>();
-        const debited: {
-          listing: ListingState;
-          credential: CredentialState;
-          price: bigint;
-          runId: bigint;
-          succeeded: boolean;
-        }[] = [];
-        const debits = picks.flatMap((picked) => {
-          if (!picked) return [];
-          const { listing, credential } = picked;
-          const price = nextDebit({ ...credential, price: listing.price });
-          const balance = left.get(credential) ?? credential.balance;
-          const runId = nextRunId++;
-          const succeeded = random.chance(0.7);
-          if (balance >= price) {
-            left.set(credential, balance - price);
-            debited.push({ listing, credential, price, runId, succeeded });
-          }
-          return [
-            {
-              listingId: listing.id,
-              buyer: credential.renter.address,
-              runId,
-              maxPrice: price,
-              succeeded,
-            },
-          ];
-        });
-        // A settled run id again: skipped by the contract, never projected.
-        const replayed = random.chance(0.5) ? random.pick(settledRunIds) : undefined;
-        const first = debits[0];
-        if (replayed !== undefined && first) debits.push({ ...first, runId: replayed });
+        const batch = planDebitBatch();
+        if (!batch) return undefined;
         return {
-          send: () => market(runKeeper()).consumeQueries([debits]),
-          apply: () => {
-            for (const { listing, credential, price, runId, succeeded } of debited) {
-              credential.balance -= price;
-              credential.tasksConsumed += 1;
-              listing.runCount += 1;
-              if (!succeeded) listing.failedRunCount += 1;
-              settledRunIds.push(runId);
-              collect(listing, price);
-            }
-          },
+          send: () => market(runKeeper()).consumeQueries([batch.debits]),
+          apply: batch.apply,
         };
       },
     },
     {
-      name: "recordRuns",
+      name: "settle",
       weight: 3,
       plan: () => {
         if (listings.length === 0) return undefined;
-        const runs = Array.from({ length: 1 + random.int(3) }, () => ({
-          listing: random.pick(listings) as ListingState,
-          runId: nextRunId++,
-          succeeded: random.chance(0.7),
-        }));
-        // A run id settled before is skipped by the contract and must not be counted again.
-        const replayed = random.pick(settledRunIds);
-        const replays = replayed === undefined || random.chance(0.5) ? [] : [replayed];
-        // The contract logs runs against any id, even one without a listing, which must not appear.
-        const strayRunIds = random.chance(0.2) ? [nextRunId++] : [];
-        const records = [
-          ...runs.map(({ listing, runId, succeeded }) => ({
-            listingId: listing.id,
-            runId,
-            succeeded,
-          })),
-          ...replays.map((runId) => ({
-            listingId: (random.pick(listings) as ListingState).id,
-            runId,
-            succeeded: true,
-          })),
-          ...strayRunIds.map((runId) => ({ listingId: UNLISTED_ID, runId, succeeded: false })),
+        // Debits ride along now and then, as settlement sends them; an anchor alone works while paused.
+        const batch = random.chance(0.4) ? planDebitBatch() : undefined;
+        if (batch && random.chance(0.2)) {
+          // Debits without an anchor: root zero, no counts.
+          return {
+            send: () => market(runKeeper()).settle([batch.debits, zeroHash, []]),
+            apply: batch.apply,
+          };
+        }
+        const counts = Array.from({ length: 1 + random.int(3) }, () => {
+          const listing = random.pick(listings) as ListingState;
+          const runs = 1 + random.int(5);
+          return { listing, runs, failed: random.int(runs + 1) };
+        });
+        // The contract counts runs against any id, even one without a listing, which must not appear.
+        const stray = random.chance(0.2) ? [{ listingId: UNLISTED_ID, runs: 2, failed: 1 }] : [];
+        // A root anchored before is skipped by the contract, its counts never added again.
+        const replayed = random.chance(0.3) ? random.pick(anchoredRoots) : undefined;
+        const root = replayed ?? keccak256(toHex(`drift anchor ${anchorsPlanned++}`));
+        const runCounts = [
+          ...counts.map(({ listing, runs, failed }) => ({ listingId: listing.id, runs, failed })),
+          ...stray,
         ];
         return {
-          send: () => market(runKeeper()).recordRuns([records]),
+          send: () => market(runKeeper()).settle([batch?.debits ?? [], root, runCounts]),
           apply: () => {
-            for (const { listing, runId, succeeded } of runs) {
-              listing.runCount += 1;
-              if (!succeeded) listing.failedRunCount += 1;
-              settledRunIds.push(runId);
+            batch?.apply();
+            if (replayed) return;
+            anchoredRoots.push(root);
+            for (const { listing, runs, failed } of counts) {
+              listing.runCount += runs;
+              listing.failedRunCount += failed;
             }
-            settledRunIds.push(...strayRunIds);
           },
         };
       },

@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import { type Hex, parseEther, zeroAddress } from "viem";
+import { type Hex, keccak256, parseEther, toHex, zeroAddress, zeroHash } from "viem";
 import type { HDAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { seedOf, THIRTY_DAYS } from "../../devStack/marketplace.ts";
@@ -31,6 +31,7 @@ const {
   topUpEvent,
   debitEvent,
   runEvent,
+  anchoredRunCount,
   revocationEvent,
   withdrawalEvent,
   feeChangeEvent,
@@ -79,6 +80,7 @@ const renewalRows = () => db().select().from(renewalEvent).orderBy(renewalEvent.
 const topUpRows = () => db().select().from(topUpEvent).orderBy(topUpEvent.id);
 const debitRows = () => db().select().from(debitEvent).orderBy(debitEvent.id);
 const runRows = () => db().select().from(runEvent).orderBy(runEvent.id);
+const anchoredRows = () => db().select().from(anchoredRunCount).orderBy(anchoredRunCount.id);
 const revocationRows = () => db().select().from(revocationEvent).orderBy(revocationEvent.id);
 const withdrawalRows = () => db().select().from(withdrawalEvent).orderBy(withdrawalEvent.id);
 const feeChangeRows = () => db().select().from(feeChangeEvent).orderBy(feeChangeEvent.id);
@@ -454,32 +456,33 @@ describe("projections follow every marketplace operation", () => {
     expect(await runRows()).toEqual(runs);
   });
 
-  it("records uncharged runs, counting failures and skipping settled run ids", async () => {
+  it("anchors uncharged runs' counts, ignoring unknown listings and a root anchored before", async () => {
     const unknownListing = seedOf("no such listing");
-    const landed = await indexed(
-      marketplace()
-        .as(authority)
-        .write.recordRuns([
-          [
-            { listingId: oneTimeId, runId: 2001n, succeeded: true },
-            { listingId: oneTimeId, runId: 2002n, succeeded: false },
-            { listingId: subscriptionId, runId: 2003n, succeeded: true },
-            { listingId: unknownListing, runId: 2004n, succeeded: false },
-            { listingId: perQueryId, runId: 1001n, succeeded: false },
-          ],
-        ]),
-    );
+    const root = keccak256(toHex("receipts of the first uncharged runs"));
+    const counts = [
+      { listingId: oneTimeId, runs: 2, failed: 1 },
+      { listingId: subscriptionId, runs: 1, failed: 0 },
+      { listingId: unknownListing, runs: 3, failed: 3 },
+    ];
+    const landed = await indexed(marketplace().as(authority).write.settle([[], root, counts]));
     oneTime = { ...oneTime, runCount: 2, failedRunCount: 1 };
     subscription = { ...subscription, runCount: 1 };
     await expectAggregates();
     expect(await listingRows(db(), unknownListing)).toEqual([]);
-    const uncharged = { id: anyId, charged: false, ...landed };
-    runs.push(
-      { ...uncharged, listingId: oneTimeId, runId: 2001n, succeeded: true },
-      { ...uncharged, listingId: oneTimeId, runId: 2002n, succeeded: false },
-      { ...uncharged, listingId: subscriptionId, runId: 2003n, succeeded: true },
-      { ...uncharged, listingId: unknownListing, runId: 2004n, succeeded: false },
+    const anchored = counts.map((count) => ({ id: anyId, root, ...count, ...landed }));
+    expect(await anchoredRows()).toEqual(anchored);
+    expect(await marketplace().as(authority).read.anchoredAt([root])).toBe(landed.blockNumber);
+
+    // The same root again, as a resend would carry it: skipped, nothing counted twice.
+    await indexed(
+      marketplace()
+        .as(operator)
+        .write.settle([[], root, [{ listingId: oneTimeId, runs: 5, failed: 5 }]]),
     );
+    await expectAggregates();
+    expect(await anchoredRows()).toEqual(anchored);
+    expect(await marketplace().as(authority).read.anchoredAt([root])).toBe(landed.blockNumber);
+    // Debits counted by `QueryConsumed` alone: no anchor touched `run_event`.
     expect(await runRows()).toEqual(runs);
   });
 
@@ -639,11 +642,11 @@ describe("projections follow every marketplace operation", () => {
   it("finding: hot key split — follows each operator the authority names, from its block on", async () => {
     const asAuthority = marketplace().as(authority);
     const nextOperator = devAccount(10);
-    /** Whether `account` may log runs now: an empty batch, read at the latest block. */
-    const mayLogRuns = (account: typeof operator) =>
+    /** Whether `account` may settle now: nothing to debit nor anchor, read at the latest block. */
+    const maySettle = (account: typeof operator) =>
       marketplace()
         .as(account)
-        .simulate.recordRuns([[]], { account })
+        .simulate.settle([[], zeroHash, []], { account })
         .then(
           () => true,
           (error: unknown) => contractErrorName(error),
@@ -659,8 +662,8 @@ describe("projections follow every marketplace operation", () => {
       ...rotated,
     });
     expect(await operatorChangeRows()).toEqual(operatorChanges);
-    expect(await mayLogRuns(operator)).toBe("Unauthorized");
-    expect(await mayLogRuns(nextOperator)).toBe(true);
+    expect(await maySettle(operator)).toBe("Unauthorized");
+    expect(await maySettle(nextOperator)).toBe(true);
 
     const restored = await indexed(asAuthority.write.setOperator([operator.address]));
     protocolRow = { ...protocolRow, operator: lower(operator.address) };

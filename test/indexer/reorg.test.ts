@@ -1,4 +1,4 @@
-import { encodeFunctionData, type Hex, numberToHex, parseEther } from "viem";
+import { encodeFunctionData, type Hex, keccak256, numberToHex, parseEther, toHex } from "viem";
 import { describe, expect, it } from "vitest";
 import { feeOf, shareOf } from "../../devStack/money.ts";
 import { rpcRequest } from "../../devStack/startAnvil.ts";
@@ -16,7 +16,7 @@ import {
 } from "../support/projectionRows.ts";
 import { useStack } from "../support/useStack.ts";
 
-const { creator, protocol, purchaseEvent, debitEvent, runEvent } = projections;
+const { creator, protocol, purchaseEvent, debitEvent, runEvent, anchoredRunCount } = projections;
 
 const authority = devAccount(0);
 const alice = devAccount(2); // creates both listings
@@ -28,6 +28,8 @@ const frank = devAccount(7); // buys one-time access in the replacement block
 const ONE_TIME_PRICE = parseEther("0.01");
 const TASK_PRICE = parseEther("0.001");
 const DEPOSIT = 5n * TASK_PRICE;
+/** The anchor the settlement in the doomed block carries, of the one-time listing's runs. */
+const DOOMED_ROOT = keccak256(toHex("receipts anchored in a block the reorg removes"));
 
 const stack = useStack({ chain: true, postgres: true, ponder: true });
 const db = () => stack().db;
@@ -36,7 +38,7 @@ const marketplace = () => stack().marketplace;
 const send = async (transaction: Promise<Hex>) =>
   landedIn(marketplace(), await marketplace().mined(transaction));
 
-describe("a reorg replacing a purchase and a debit", () => {
+describe("a reorg replacing a purchase and a settlement (a debit and an anchor)", () => {
   let oneTimeId: Hex;
   let perQueryId: Hex;
   const history = {} as Record<
@@ -53,7 +55,7 @@ describe("a reorg replacing a purchase and a debit", () => {
     return { id, landed: await send(transaction) };
   }
 
-  it("indexes a purchase and a debit at the chain's tip", async () => {
+  it("indexes a purchase and a settlement at the chain's tip", async () => {
     const oneTime = await list("one-time", "one_time", ONE_TIME_PRICE);
     const perQuery = await list("per-task", "per_query", TASK_PRICE);
     oneTimeId = oneTime.id;
@@ -75,10 +77,18 @@ describe("a reorg replacing a purchase and a debit", () => {
     doomedPurchase = await send(
       marketplace().as(erin).write.purchaseOneTime([oneTimeId], { value: ONE_TIME_PRICE }),
     );
+    const debit = {
+      listingId: perQueryId,
+      buyer: carol.address,
+      runId: 2n,
+      maxPrice: TASK_PRICE,
+      succeeded: true,
+    };
+    const counts = [{ listingId: oneTimeId, runs: 2, failed: 1 }];
     doomedDebit = await send(
       marketplace()
         .as(authority)
-        .write.consumeQuery([perQueryId, carol.address, 2n, TASK_PRICE, true]),
+        .write.settle([[debit], DOOMED_ROOT, counts]),
     );
     await stack().ponder.waitForBlock(doomedDebit.blockNumber);
 
@@ -87,13 +97,17 @@ describe("a reorg replacing a purchase and a debit", () => {
     const [oneTimeRow] = await listingRows(db(), oneTimeId);
     expect(oneTimeRow?.escrow).toBe(2n * shareOf(ONE_TIME_PRICE));
     expect(oneTimeRow?.credentialCount).toBe(2);
+    expect([oneTimeRow?.runCount, oneTimeRow?.failedRunCount]).toEqual([2, 1]);
+    expect(await db().select().from(anchoredRunCount)).toMatchObject([
+      { root: DOOMED_ROOT, listingId: oneTimeId, runs: 2, failed: 1 },
+    ]);
     const [perQueryRow] = await listingRows(db(), perQueryId);
     expect(perQueryRow?.escrow).toBe(2n * shareOf(TASK_PRICE));
     expect(perQueryRow?.runCount).toBe(2);
   });
 
   it("converges to the new canonical chain after anvil_reorg replaces both blocks", async () => {
-    // Two blocks deep: the purchase block becomes frank's purchase, the debit block an empty one.
+    // Two blocks deep: the purchase block becomes frank's purchase, the settlement's block an empty one.
     const frankPurchase = {
       from: frank.address,
       to: stack().deployment.address,
@@ -126,6 +140,7 @@ describe("a reorg replacing a purchase and a debit", () => {
       transactionHash: replacementHash,
     });
     expect(await marketplace().as(authority).read.isRunRecorded([2n])).toBe(false);
+    expect(await marketplace().as(authority).read.anchoredAt([DOOMED_ROOT])).toBe(0n);
 
     expect(await credentialRows(db(), oneTimeId, erin.address)).toEqual([]);
     expect(await credentialRows(db(), oneTimeId, frank.address)).toEqual([
@@ -199,7 +214,7 @@ describe("a reorg replacing a purchase and a debit", () => {
     ]);
   });
 
-  it("drops the removed purchase and debit events and records the replacement's", async () => {
+  it("drops the removed purchase, debit and anchor events and records the replacement's", async () => {
     const anyId = expect.any(String);
     const oneTimePurchase = {
       id: anyId,
@@ -246,5 +261,6 @@ describe("a reorg replacing a purchase and a debit", () => {
         ...history.firstDebit,
       },
     ]);
+    expect(await db().select().from(anchoredRunCount)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { is, sql } from "drizzle-orm";
 import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
-import { type Hex, parseEther } from "viem";
+import { type Hex, keccak256, parseEther, toHex } from "viem";
 import { describe, expect, it } from "vitest";
 import { THIRTY_DAYS } from "../../devStack/marketplace.ts";
 import { devAccount } from "../../lib/chain/devAccounts.ts";
@@ -99,10 +99,12 @@ async function sendRounds(blocks: TransactionBatches, rounds: { from: number; to
       ]),
     );
     await send(
-      asAuthority.write.recordRuns([
+      asAuthority.write.settle([
+        [],
+        keccak256(toHex(`receipts of round ${round}`)),
         [
-          { listingId: oneTimeId, runId: runId + 3n, succeeded: true },
-          { listingId: subscriptionId, runId: runId + 4n, succeeded: round % 3 !== 0 },
+          { listingId: oneTimeId, runs: 1, failed: 0 },
+          { listingId: subscriptionId, runs: 1, failed: round % 3 === 0 ? 1 : 0 },
         ],
       ]),
     );
@@ -178,6 +180,7 @@ describe("Ponder killed mid-stream", () => {
     expect(cleanTables.listing).toHaveLength(3 * ROUNDS);
     expect(cleanTables.credential).toHaveLength(3 * ROUNDS);
     expect(cleanTables.debit_event).toHaveLength(2 * ROUNDS);
+    expect(cleanTables.anchored_run_count).toHaveLength(2 * ROUNDS);
     for (const row of cleanTables.listing ?? []) {
       const id = row.id as Hex;
       const [, , escrow, accruedFees] = await stack().marketplace.as(authority).read.listings([id]);

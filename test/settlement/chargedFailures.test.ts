@@ -1,5 +1,5 @@
 // Finding: a per-task run that failed after its output reached the renter is charged, and its debit
-// counted as a success: only `RunRecorded` carried an outcome, and such a run's id is settled by its
+// counted as a success: only the run log carried an outcome, and such a run's id is settled by its
 // debit, so it could never be logged failed. On the real stack (API, a worker process settling on
 // anvil, Ponder indexing, a connected agent): the debit carries the run's outcome, and the listing's
 // `success_rate` counts the charged failure as a failure.
@@ -9,7 +9,7 @@ import { behaving } from "../support/behavingAgent.ts";
 import type { Renter } from "../support/connectedListing.ts";
 import { indexedFigures } from "../support/listingFigures.ts";
 import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
-import { runEvents, settledRuns } from "./settlementFixtures.ts";
+import { anchoredCounts, anchoredRuns, runEvents, settledRuns } from "./settlementFixtures.ts";
 
 const PRICE = parseEther("0.001");
 const { stack, listing, addRenter, expectBooksBalance } = usePerTaskAgentOnStack({
@@ -57,8 +57,9 @@ it("counts a run charged for the output it streamed before failing as a failure"
     output: "some text",
   });
   expect(await debitedOutcome(failed)).toBe(false);
-  // Settled by its debit: never logged again with `recordRuns`.
-  expect(await runEvents(stack(), "RunRecorded", [BigInt(failed.onChainRunId)])).toEqual([]);
+  // Counted by its debit: its receipt is anchored, but no anchor counts it again.
+  await anchoredRuns(stack(), [completed.id, failed.id]);
+  expect(await anchoredCounts(stack(), listing().listingId)).toEqual({ runs: 0, failed: 0 });
   expect(await figures()).toEqual({ run_count: 2, success_rate: 0.5 });
 
   await expectBooksBalance();

@@ -1,12 +1,14 @@
 // Settlement on the real stack: a worker process debits per-task runs exactly once, in batches, and
-// logs every other finished run on-chain; a refused debit is logged uncharged; an unreachable chain
-// changes nothing. The worker reaches the chain through a proxy that can fail its requests.
-import { eq } from "drizzle-orm";
+// anchors every finished run's receipt, its anchor counting each run no debit counted once; a refused
+// debit is counted uncharged; an unreachable chain changes nothing. The worker reaches the chain
+// through a proxy that can fail its requests.
+import { inArray } from "drizzle-orm";
 import { type Hex, parseEther, toFunctionSelector } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Bus } from "../../lib/bus/bus.ts";
 import { createJetStreamBus } from "../../lib/bus/jetStreamBus.ts";
-import { runs } from "../../lib/db/appSchema.ts";
+import { devAccount } from "../../lib/chain/devAccounts.ts";
+import { anchors } from "../../lib/db/appSchema.ts";
 import { projections } from "../../lib/db/projections.ts";
 import { newRunId } from "../../lib/ids/randomIds.ts";
 import {
@@ -24,6 +26,9 @@ import { until } from "../support/registration.ts";
 import { settlementFailedTwice } from "../support/settlementRetries.ts";
 import { useStack } from "../support/useStack.ts";
 import {
+  anchoredCounts,
+  anchoredRuns,
+  anchorLogs,
   balanceOf,
   debitPendingRun,
   insertDebitPendingRuns,
@@ -64,6 +69,7 @@ afterAll(async () => {
   await proxy?.close();
 });
 
+const NOTHING_COUNTED = { runs: 0, failed: 0 };
 const sum = (values: bigint[]) => values.reduce((total, value) => total + value, 0n);
 const wake = () => bus.notify(SETTLEMENT_TOPIC, encodeNotice({ kind: "changed" }));
 
@@ -134,16 +140,12 @@ describe("settlement debits per-task runs exactly once", () => {
     const transactions = new Set(rows.map((row) => row.debitTx));
     expect(transactions.size).toBeGreaterThanOrEqual(2);
     expect(transactions.size).toBeLessThanOrEqual(10);
-    // Nothing logs a debited run a second time.
-    const recorded = await runEvents(
-      stack(),
-      "RunRecorded",
-      inserted.map(({ onChainRunId }) => onChainRunId),
-    );
-    expect(recorded).toEqual([]);
+    // Their receipts are anchored, but no anchor counts a debited run a second time.
+    await anchoredRuns(stack(), ids);
+    expect(await anchoredCounts(stack(), listing.listingId)).toEqual(NOTHING_COUNTED);
   });
 
-  it("refuses, uncharged, a run whose renter was revoked mid-run, debits the rest of its batch, and logs it", async () => {
+  it("refuses, uncharged, a run whose renter was revoked mid-run, debits the rest of its batch, and counts it in an anchor", async () => {
     const listing = await newListing(stack(), "per_query", PRICE);
     const [revoked, kept] = await perTaskRenters(stack(), listing, 2, PRICE * 5n);
     if (!revoked || !kept) throw new Error("two renters expected");
@@ -159,11 +161,8 @@ describe("settlement debits per-task runs exactly once", () => {
     if (!refusedRun || !debitedRun) throw new Error("two runs expected");
     wake();
 
-    const refused = await until("the refused run logged", async () => {
-      const row = await runRow(stack(), refusedRun.id);
-      return row.charge === "refused" && row.logged && row;
-    });
-    expect(refused.costWei).toBe("0");
+    const [refused] = await anchoredRuns(stack(), [refusedRun.id]);
+    expect(refused).toMatchObject({ charge: "refused", costWei: "0", logged: true });
     expect((await runRow(stack(), debitedRun.id)).charge).toBe("debited");
     expect(await balanceOf(stack(), listing.listingId, revoked.address)).toBe(PRICE * 5n);
     expect(await balanceOf(stack(), listing.listingId, kept.address)).toBe(PRICE * 4n);
@@ -174,15 +173,14 @@ describe("settlement debits per-task runs exactly once", () => {
     expect(moreSkips).toEqual([]);
     expect(skip?.args.reason).toBe(toFunctionSelector("CredentialRevoked(bytes32,address)"));
     expect(await runEvents(stack(), "QueryConsumed", [refusedRun.onChainRunId])).toEqual([]);
-    const logged = await runEvents(stack(), "RunRecorded", [refusedRun.onChainRunId]);
-    expect(logged.map((log) => log.args)).toEqual([
-      { listingId: listing.listingId, runId: refusedRun.onChainRunId, succeeded: true },
-    ]);
+    // Counted once, as a success, by an anchor; the debited run by its debit alone.
+    await anchoredRuns(stack(), [debitedRun.id]);
+    expect(await anchoredCounts(stack(), listing.listingId)).toEqual({ runs: 1, failed: 0 });
   });
 });
 
-describe("settlement logs every other finished run on-chain, once", () => {
-  it("logs one-time and failed runs exactly once, even when a log is sent again; Ponder counts them", async () => {
+describe("settlement anchors every finished run's receipt, counting each uncharged run once", () => {
+  it("counts one-time and failed runs exactly once, even when an anchor is confirmed or sent again; Ponder counts them", async () => {
     const oneTime = await newListing(stack(), "one_time", PRICE);
     const perTask = await newListing(stack(), "per_query", PRICE);
     const [renter] = await perTaskRenters(stack(), perTask, 1, PRICE * 5n);
@@ -209,42 +207,44 @@ describe("settlement logs every other finished run on-chain, once", () => {
       },
     ]);
     const ids = inserted.map(({ id }) => id);
-    const uncharged = inserted.slice(0, 4);
-    const allLogged = async () => {
-      const rows = await runRows(stack(), ids);
-      return rows.every((row) => row.logged) && rows;
+    wake();
+    const rows = await anchoredRuns(stack(), ids);
+    expect(rows.every((row) => row.logged)).toBe(true);
+    const roots = [...new Set(rows.map((row) => row.anchorRoot as Hex))];
+    const expected = {
+      oneTime: { runs: 3, failed: 1 },
+      // The released failure by an anchor; the debited run by its debit.
+      perTask: { runs: 1, failed: 1 },
     };
-    wake();
-    await until("every run logged", allLogged);
+    const countedNow = async () => ({
+      oneTime: await anchoredCounts(stack(), oneTime.listingId),
+      perTask: await anchoredCounts(stack(), perTask.listingId),
+    });
+    expect(await countedNow()).toEqual(expected);
+    const anchored = await stack().db.select().from(anchors).where(inArray(anchors.root, roots));
 
-    // As after a crash between sending a log and marking it: the contract skips what it holds.
-    await stack()
-      .db.update(runs)
-      .set({ logged: false })
-      .where(eq(runs.id, uncharged[0]?.id as string));
-    await stack()
-      .db.update(runs)
-      .set({ logged: false })
-      .where(eq(runs.id, uncharged[3]?.id as string));
+    // As after a crash between sending the anchors and marking them: read back, never counted again.
+    await stack().db.update(anchors).set({ status: "pending" }).where(inArray(anchors.root, roots));
     wake();
-    await until("every run logged again", allLogged);
+    const confirmed = await until("the anchors confirmed again", async () => {
+      const rows = await stack().db.select().from(anchors).where(inArray(anchors.root, roots));
+      return rows.every((row) => row.status === "anchored") && rows;
+    });
+    const sorted = <T extends { root: string }>(rows: T[]) =>
+      [...rows].sort((a, b) => a.root.localeCompare(b.root));
+    expect(sorted(confirmed)).toEqual(sorted(anchored));
+    // Sent again by hand, as a resend after a lost receipt would be: the contract skips them.
+    for (const { root, counts } of anchored) {
+      await stack().marketplace.mined(
+        stack()
+          .marketplace.as(devAccount(0))
+          .write.settle([[], root as Hex, counts]),
+      );
+    }
 
-    const recorded = await runEvents(
-      stack(),
-      "RunRecorded",
-      inserted.map(({ onChainRunId }) => onChainRunId),
-    );
-    expect(recorded.map((log) => log.args.runId).sort()).toEqual(
-      uncharged.map(({ onChainRunId }) => onChainRunId).sort(),
-    );
-    expect(recorded.map((log) => [log.args.runId, log.args.succeeded])).toEqual(
-      expect.arrayContaining([
-        [uncharged[0]?.onChainRunId, true],
-        [uncharged[1]?.onChainRunId, false],
-        [uncharged[2]?.onChainRunId, true],
-        [uncharged[3]?.onChainRunId, false],
-      ]),
-    );
+    const logs = await anchorLogs(stack(), roots);
+    expect(logs.map((log) => log.args.root).sort()).toEqual([...roots].sort());
+    expect(await countedNow()).toEqual(expected);
     const latest = await stack().marketplace.publicClient.getBlockNumber();
     await stack().ponder.waitForBlock(latest);
     const counts = await stack()
@@ -282,21 +282,28 @@ describe("settlement while the chain fails", () => {
 
     const rows = await runRows(stack(), ids);
     for (const row of rows) {
-      expect(row).toMatchObject({ debitTx: null, costWei: "0", logged: false });
-      expect(["debit_pending", "released"]).toContain(row.charge);
+      expect(row).toMatchObject({ debitTx: null, costWei: "0" });
+      if (row.charge === "debit_pending") {
+        expect(row).toMatchObject({ logged: false, anchorRoot: null });
+      } else {
+        // Its cost is final: it may be assigned to an anchor, one the chain cannot have seen.
+        expect(row.charge).toBe("released");
+        expect(row.logged).toBe(row.anchorRoot !== null);
+      }
     }
+    const roots = rows.flatMap((row) => (row.anchorRoot === null ? [] : [row.anchorRoot]));
+    const assigned = await stack().db.select().from(anchors).where(inArray(anchors.root, roots));
+    expect(assigned.map((anchor) => anchor.status)).toEqual(roots.map(() => "pending"));
     const onChainRunIds = inserted.map(({ onChainRunId }) => onChainRunId);
     expect(await runEvents(stack(), "QueryConsumed", onChainRunIds)).toEqual([]);
-    expect(await runEvents(stack(), "RunRecorded", onChainRunIds)).toEqual([]);
+    expect(await anchoredCounts(stack(), listing.listingId)).toEqual(NOTHING_COUNTED);
 
     proxy.restore();
-    const settled = await until("the runs settled once the chain answers", async () => {
-      const rows = await runRows(stack(), ids);
-      return rows.every((row) => row.logged) && rows;
-    });
+    const settled = await anchoredRuns(stack(), ids);
     expect(settled.filter((row) => row.charge === "debited")).toHaveLength(9);
+    expect(settled.every((row) => row.logged)).toBe(true);
     expect(await runEvents(stack(), "QueryConsumed", onChainRunIds)).toHaveLength(9);
-    expect(await runEvents(stack(), "RunRecorded", onChainRunIds)).toHaveLength(1);
+    expect(await anchoredCounts(stack(), listing.listingId)).toEqual({ runs: 1, failed: 1 });
   });
 
   it("reads back a debit batch whose receipt was lost instead of sending it again", async () => {

@@ -1,14 +1,14 @@
 // Runs as the run worker leaves them, on credentials really bought on the stack's chain: what the
 // settlement tests hand to the settling processes.
 import { randomBytes } from "node:crypto";
-import { eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { type Address, type Hex, parseEther, toHex } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { METADATA_URI } from "../../devStack/marketplace.ts";
 import { rpcRequest } from "../../devStack/startAnvil.ts";
 import type { Stack } from "../../devStack/startStack.ts";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
-import { type RunCharge, type RunStatus, runs } from "../../lib/db/appSchema.ts";
+import { anchors, type RunCharge, type RunStatus, runs } from "../../lib/db/appSchema.ts";
 import { newRunId } from "../../lib/ids/randomIds.ts";
 import { RENTAL_MODELS, type RentalModel } from "../../lib/marketplace/vocabulary.ts";
 import { nextOnChainRunId } from "../../lib/runLedger/onChainRunId.ts";
@@ -140,7 +140,10 @@ export async function runRow(stack: Stack, id: string) {
   return row;
 }
 
-/** Waits until these runs are settled for good: charge final and logged (on-chain or not). */
+/**
+ * Waits until these runs are settled for good: charge final and counted (by their debit, or by the
+ * anchor they are assigned to, which the chain may not hold yet: see `anchoredRuns`).
+ */
 export function settledRuns(stack: Stack, ids: string[]) {
   return until(`${ids.length} runs settled`, async () => {
     const rows = await runRows(stack, ids);
@@ -151,8 +154,48 @@ export function settledRuns(stack: Stack, ids: string[]) {
   });
 }
 
+/** Waits until the chain holds the anchor of each of these runs' receipts; returns their rows. */
+export function anchoredRuns(stack: Stack, ids: string[]) {
+  return until(`${ids.length} runs' receipts anchored`, async () => {
+    const rows = await runRows(stack, ids);
+    const roots = rows.flatMap((row) => (row.anchorRoot === null ? [] : [row.anchorRoot]));
+    if (rows.length !== ids.length || roots.length !== ids.length) return false;
+    const held = await stack.db
+      .select({ root: anchors.root })
+      .from(anchors)
+      .where(and(inArray(anchors.root, roots), eq(anchors.status, "anchored")));
+    return held.length === new Set(roots).size && rows;
+  });
+}
+
+/** The chain's `RunsAnchored` logs since the deployment, of `roots` only when given. */
+export function anchorLogs(stack: Stack, roots?: Hex[]) {
+  return stack.marketplace.publicClient.getContractEvents({
+    address: stack.deployment.address,
+    abi: serviceMarketplaceAbi,
+    eventName: "RunsAnchored",
+    args: roots ? { root: roots } : undefined,
+    fromBlock: BigInt(stack.deployment.startBlock),
+    toBlock: "latest",
+    strict: true,
+  });
+}
+
+/** The runs and failures every anchor on the chain so far counted for `listingId`. */
+export async function anchoredCounts(stack: Stack, listingId: Hex) {
+  const total = { runs: 0, failed: 0 };
+  for (const log of await anchorLogs(stack)) {
+    for (const count of log.args.counts) {
+      if (count.listingId.toLowerCase() !== listingId.toLowerCase()) continue;
+      total.runs += count.runs;
+      total.failed += count.failed;
+    }
+  }
+  return total;
+}
+
 /** The marketplace's logs of `eventName` for these run ids, since the deployment. */
-export function runEvents<E extends "QueryConsumed" | "QueryNotConsumed" | "RunRecorded">(
+export function runEvents<E extends "QueryConsumed" | "QueryNotConsumed">(
   stack: Stack,
   eventName: E,
   onChainRunIds: bigint[],

@@ -3,8 +3,9 @@
 // freed) was logged on-chain as the agent's failure.
 // On the real stack (API, a worker process settling on anvil, Ponder indexing, a connected agent):
 // the creator's runs are debited like anyone's but counted nowhere (a failure charged because it
-// streamed output included), its other failures and refused runs are never sent to the chain (no gas
-// for them), and another renter's runs are counted as before; its answers are kept only in part.
+// streamed output included), its other failures and refused runs are anchored with every receipt but
+// counted by no anchor, and another renter's runs are counted as before; its answers are kept only in
+// part.
 import { createHash } from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { parseEther } from "viem";
@@ -20,7 +21,7 @@ import { expectError, http, signIn } from "../support/http.ts";
 import { indexedFigures } from "../support/listingFigures.ts";
 import { usePerTaskAgentOnStack } from "../support/perTaskAgentOnStack.ts";
 import { until } from "../support/registration.ts";
-import { runEvents, settledRuns } from "./settlementFixtures.ts";
+import { anchoredCounts, anchoredRuns, runEvents } from "./settlementFixtures.ts";
 
 const PRICE = parseEther("0.001");
 const STORE_BYTES = 64 * 1024;
@@ -50,18 +51,13 @@ beforeAll(async () => {
 const execute = (api: ReturnType<typeof http>, task: string) =>
   api.post("/v1/execute", { agent_id: listing().agentId, task });
 
-const settled = (ids: string[]) => settledRuns(stack(), ids);
+/** Waits until these runs are settled and their receipts anchored on-chain; returns their rows. */
+const settled = (ids: string[]) => anchoredRuns(stack(), ids);
 /** The listing's figures, indexed and as its detail shows them. */
 const figures = () => indexedFigures(stack(), listing(), renter.api);
 
-/** The chain's `RunRecorded` logs of these runs. */
-async function recorded(rows: { onChainRunId: string }[]) {
-  return runEvents(
-    stack(),
-    "RunRecorded",
-    rows.map((row) => BigInt(row.onChainRunId)),
-  );
-}
+/** What the chain's anchors counted for the listing so far. */
+const counted = () => anchoredCounts(stack(), listing().listingId);
 
 it("counts none of a creator's runs of its own listing, and another renter's as before", async () => {
   expect(await figures()).toEqual({ run_count: 0, success_rate: 0 });
@@ -88,9 +84,10 @@ it("counts none of a creator's runs of its own listing, and another renter's as 
     BigInt(chargedFailure?.onChainRunId ?? 0),
   ]);
   expect(debits.map((log) => log.args.succeeded).sort()).toEqual([false, true]);
-  // ...but the failure is never sent: no transaction, no gas.
+  // ...and the failure's receipt is anchored like any, but no anchor counts it.
   expect(failed).toMatchObject({ status: "failed", charge: "released", logged: true });
-  expect(await recorded([failed as { onChainRunId: string }])).toEqual([]);
+  expect(failed?.anchorRoot).not.toBeNull();
+  expect(await counted()).toEqual({ runs: 0, failed: 0 });
   expect(await figures()).toEqual({ run_count: 0, success_rate: 0 });
 
   const theirs = [
@@ -98,15 +95,19 @@ it("counts none of a creator's runs of its own listing, and another renter's as 
     await execute(renter.api, behaving({ status: 500 })),
   ];
   expect(theirs.map((reply) => reply.body.status)).toEqual(["completed", "failed"]);
-  const [, theirFailure] = await settled(theirs.map((reply) => reply.body.run_id)).then((rows) =>
-    theirs.map((reply) => rows.find((row) => row.id === reply.body.run_id)),
+  const [theirSuccess, theirFailure] = await settled(theirs.map((reply) => reply.body.run_id)).then(
+    (rows) => theirs.map((reply) => rows.find((row) => row.id === reply.body.run_id)),
   );
-  expect(await recorded([theirFailure as { onChainRunId: string }])).toHaveLength(1);
+  expect(theirSuccess).toMatchObject({ charge: "debited" });
+  // Their released failure is counted once by an anchor; their success by its debit.
+  expect(theirFailure).toMatchObject({ status: "failed", charge: "released" });
+  expect(await counted()).toEqual({ runs: 1, failed: 1 });
   expect(await figures()).toEqual({ run_count: 2, success_rate: 0.5 });
 });
 
-it("counts a run refused before it started (no slot freed) as no failure, and sends it nowhere", async () => {
+it("counts a run refused before it started (no slot freed) as no failure, in no anchor", async () => {
   const before = await figures();
+  const countedBefore = await counted();
   // The creator's slow runs hold every slot of the listing.
   const holding = Array.from({ length: RUNS_IN_FLIGHT_PER_LISTING }, () =>
     execute(creatorApi, behaving({ delayMs: SLOW_MS })),
@@ -141,7 +142,9 @@ it("counts a run refused before it started (no slot freed) as no failure, and se
     refused?.id as string,
     ...held.map((reply) => reply.body.run_id as string),
   ]);
-  expect(await recorded(rows)).toEqual([]);
+  // Their receipts are anchored, the refused run's too, but no anchor counts any of them.
+  expect(rows.every((row) => row.anchorRoot !== null)).toBe(true);
+  expect(await counted()).toEqual(countedBefore);
   expect(await figures()).toEqual(before);
   expect(before).toEqual({ run_count: 2, success_rate: 0.5 });
 });

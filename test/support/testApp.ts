@@ -11,9 +11,11 @@ import type { ApiDeps } from "../../api/process/context.ts";
 import { startLocalState } from "../../api/process/startLocalState.ts";
 import { JWT_SECRET, SEALING_KEY, type Stack } from "../../devStack/startStack.ts";
 import { createInProcessBus } from "../../lib/bus/inProcessBus.ts";
+import { LOCAL_CHAIN_ID } from "../../lib/chain/devAccounts.ts";
 import { ENV_FIELDS } from "../../lib/env.ts";
 import { createLogger } from "../../lib/log.ts";
 import type { TrustProxy } from "../../lib/net/trustProxy.ts";
+import { receiptsAccount } from "../../lib/receipts/receiptsAccount.ts";
 import { http } from "./http.ts";
 
 export type TestAppOptions = {
@@ -66,6 +68,7 @@ export function createTestApp(stack: Stack, options: TestAppOptions = {}) {
       reader: createChainReader(options.rpcUrl ?? stack.anvil.rpcUrl),
       marketplace: stack.deployment.address,
       chainId: options.chainId ?? stack.deployment.chainId,
+      receipts: receiptsAccount(LOCAL_CHAIN_ID, undefined),
     },
     settings: {
       serviceName,

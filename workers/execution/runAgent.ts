@@ -51,6 +51,7 @@ export function runAgent({
   const deadline = Date.now() + request.timeoutSeconds * 1000;
   let partial = "";
   let ended = false;
+  let ranBy: Runtime["ranBy"];
   const failed = (failure: string): RunOutcome => ({ status: "failed", output: partial, failure });
 
   return new Promise<RunOutcome>((resolve) => {
@@ -60,7 +61,7 @@ export function runAgent({
       clearTimeout(timer);
       interrupt.removeEventListener("abort", onInterrupt);
       if (stopAgent) controller.abort();
-      resolve(outcome);
+      resolve(ranBy ? { ...outcome, ranBy } : outcome);
     };
     const onInterrupt = () => end(failed(RUN_INTERRUPTED), true);
     // A timer may fire a fraction of a millisecond early: the run is given all of its time.
@@ -76,6 +77,7 @@ export function runAgent({
 
     const run = async () => {
       const runtime = await runtimeFor(agent);
+      ranBy = runtime.ranBy;
       return runtime({
         runId,
         listingId: onChainListingId,

@@ -14,6 +14,10 @@ import { MAX_PARTIAL_OUTPUT_CHARS, type RuntimeFor, runAgent } from "./runAgent.
 import { keepRunLeases } from "./runLeases.ts";
 import type { RunOutcome } from "./runtime.ts";
 
+/** The CID of an `ipfs://` metadata URI; any other URI as it is. */
+const manifestCid = (metadataUri: string | undefined) =>
+  metadataUri?.replace(/^ipfs:\/\//, "") ?? "";
+
 /** The consumer group every run worker shares: each command goes to one of them. */
 export const RUN_GROUP = "run-workers";
 /** Deliveries of one command; a run left `queued` after them is republished by the sweeper. */
@@ -82,6 +86,7 @@ export async function startRunWorker({
             log,
           })
         : { status: "failed", output: "", failure: RUN_INTERNAL_ERROR };
+      const { ranBy } = outcome;
       if (outcome.status === "completed") {
         const refused = await checkWithRetries(runId, taken, outcome.output);
         if (refused) outcome = { status: "failed", output: "", failure: refused };
@@ -90,6 +95,7 @@ export async function startRunWorker({
         outcome,
         durationMs: performance.now() - started,
         streamed: partial,
+        ranBy: { manifest_cid: manifestCid(taken.agent?.metadataUri), ...ranBy },
       });
       trace.getActiveSpan()?.setAttribute("marketplace.run_status", outcome.status);
       log.info("run ended", {

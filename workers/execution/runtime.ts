@@ -1,3 +1,5 @@
+import type { Hex } from "viem";
+
 // What every kind of agent runs behind: a worker hands a run to a runtime and gets its outcome.
 
 /** One run as a runtime sees it. */
@@ -20,8 +22,19 @@ export type RunContext = {
  * agent's `output_schema` by the worker afterwards); when it failed, the partial output so far and a
  * short reason for the renter that never holds a secret.
  */
-export type RunOutcome =
+export type RunOutcome = (
   | { status: "completed"; output: unknown }
-  | { status: "failed"; output: string; failure: string };
+  | { status: "failed"; output: string; failure: string }
+) & {
+  /** What ran it, for its receipt: set by `runAgent` from the runtime's `ranBy`. */
+  ranBy?: AgentIdentity;
+};
 
-export type Runtime = (run: RunContext) => Promise<RunOutcome>;
+/** What a run's receipt names as its agent (docs/receipts.md). */
+export type AgentIdentity = { vendor: string; model: string } | { endpoint_sha256: Hex };
+
+export type Runtime = ((run: RunContext) => Promise<RunOutcome>) & { ranBy?: AgentIdentity };
+
+/** `runtime`, naming what runs it. */
+export const identified = (runtime: Runtime, ranBy: AgentIdentity): Runtime =>
+  Object.assign((run: RunContext) => runtime(run), { ranBy });

@@ -1,3 +1,4 @@
+import { sha256, stringToBytes } from "viem";
 import type { AgentSecret } from "../../lib/agents/openAgentSecret.ts";
 import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
@@ -11,7 +12,7 @@ import { type VendorEndpoints, vendorChatModel } from "./declarative/vendorChatM
 import { guardedFetch } from "./outbound/guardedFetch.ts";
 import type { OutboundPolicy } from "./outbound/outboundPolicy.ts";
 import type { RuntimeFor } from "./runAgent.ts";
-import type { Runtime } from "./runtime.ts";
+import { identified, type Runtime } from "./runtime.ts";
 
 /** What a run of a listing no agent was registered under fails with. */
 export const NO_RUNTIME = "this agent cannot be run";
@@ -42,14 +43,20 @@ export function runtimeForListing(deps: RuntimeDeps): RuntimeFor {
   return (agent) => {
     const secret = agent?.open(deps.sealingKey);
     if (secret?.entrypoint_url && secret.webhook_secret) {
-      return connectedAgent(
-        { entrypointUrl: secret.entrypoint_url, webhookSecret: secret.webhook_secret },
-        { policy: deps.policy, log: deps.log },
+      return identified(
+        connectedAgent(
+          { entrypointUrl: secret.entrypoint_url, webhookSecret: secret.webhook_secret },
+          { policy: deps.policy, log: deps.log },
+        ),
+        { endpoint_sha256: sha256(stringToBytes(secret.entrypoint_url)) },
       );
     }
     const manifest = agent?.publicManifest as PublicManifest | null | undefined;
     if (!secret?.system_prompt || !manifest) return cannotRun(NO_RUNTIME);
-    return declarativeRuntime(secret.system_prompt, secret, manifest, deps);
+    return identified(declarativeRuntime(secret.system_prompt, secret, manifest, deps), {
+      vendor: manifest.model.provider,
+      model: manifest.model.model ?? "",
+    });
   };
 }
 

@@ -9,7 +9,7 @@ import {
 } from "viem";
 import { describe, expect, it } from "vitest";
 import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts";
-import { debitOutcomes, recordedRunIds } from "./debitOutcomes.ts";
+import { debitOutcomes } from "./debitOutcomes.ts";
 import { refusalName } from "./refusalName.ts";
 
 const MARKETPLACE: Address = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
@@ -58,17 +58,6 @@ const skipped = (runId: bigint, reason: Hex) =>
     encodeAbiParameters([{ type: "bytes4" }], [reason]),
   );
 
-const recorded = (address: Address, runId: bigint) =>
-  log(
-    address,
-    encodeEventTopics({
-      abi: serviceMarketplaceAbi,
-      eventName: "RunRecorded",
-      args: { listingId: LISTING, runId },
-    }) as Hex[],
-    encodeAbiParameters([{ type: "bool" }], [true]),
-  );
-
 const receipt = (logs: Log[]) => ({ logs, blockNumber: 7n }) as unknown as TransactionReceipt;
 
 describe("what a settlement receipt says about each run", () => {
@@ -95,9 +84,6 @@ describe("what a settlement receipt says about each run", () => {
   it("believes only the marketplace's own logs", () => {
     const outcomes = debitOutcomes(receipt([consumed(ELSEWHERE, 1n, 1000n)]), MARKETPLACE);
     expect(outcomes.size).toBe(0);
-    expect(
-      recordedRunIds(receipt([recorded(ELSEWHERE, 5n), recorded(MARKETPLACE, 6n)]), MARKETPLACE),
-    ).toEqual(new Set([6n]));
   });
 
   it("names an unknown refusal by its selector", () => {

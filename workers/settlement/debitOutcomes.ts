@@ -37,13 +37,3 @@ export function debitOutcomes(
   }
   return outcomes;
 }
-
-/** The run ids a `recordRuns` receipt logged; the others were settled before and skipped. */
-export function recordedRunIds(receipt: TransactionReceipt, marketplace: Address): Set<bigint> {
-  const logs = parseEventLogs({
-    abi: serviceMarketplaceAbi,
-    eventName: "RunRecorded",
-    logs: receipt.logs.filter((log) => isAddressEqual(log.address, marketplace)),
-  });
-  return new Set(logs.map((log) => log.args.runId));
-}

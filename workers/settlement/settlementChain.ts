@@ -21,12 +21,11 @@ import { serviceMarketplaceAbi } from "../../lib/contracts/serviceMarketplace.ts
 const GAS_HEADROOM_PERCENT = 25n;
 
 type Abi = typeof serviceMarketplaceAbi;
-type CallOf<F extends "consumeQueries" | "recordRuns"> = {
-  functionName: F;
-  args: ContractFunctionArgs<Abi, "nonpayable", F>;
+/** The one transaction settlement sends: debits, an anchor of receipts, or both. */
+export type SettlementCall = {
+  functionName: "settle";
+  args: ContractFunctionArgs<Abi, "nonpayable", "settle">;
 };
-/** The two transactions settlement sends. */
-export type SettlementCall = CallOf<"consumeQueries"> | CallOf<"recordRuns">;
 
 /** The marketplace as the settlement sees it: reads, and transactions signed by the operator's key. */
 export function connectSettlementChain({

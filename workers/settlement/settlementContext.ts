@@ -11,10 +11,12 @@ export type SettlementContext = {
   chain: SettlementChain;
   leadership: SettlementLeadership;
   log: Logger;
-  /** Most runs debited by one `consumeQueries`. */
+  /** Most runs debited by one `settle`. */
   debitBatchSize: number;
-  /** Most runs logged by one `recordRuns`. */
+  /** Most receipts in one anchor. */
   logBatchSize: number;
+  /** At most one anchor every `intervalMs` unless a full one waits; when the last was prepared. */
+  anchoring: { intervalMs: number; lastPreparedAt: number };
   /** How long to wait for a sent transaction's receipt before looking again on the next round. */
   receiptTimeoutMs: number;
   /** How long a submitted batch may fail to reconcile, while the chain answers, before it is set aside. */

@@ -10,9 +10,9 @@ import type { Database } from "../../lib/db/projections.ts";
 import type { Logger } from "../../lib/log.ts";
 import { SETTLEMENT_TOPIC } from "../../lib/runLedger/notices.ts";
 import { createAlarm } from "./alarm.ts";
+import { nextAnchor, sendAnchor } from "./anchorRuns.ts";
 import { debitPendingRuns } from "./debitPendingRuns.ts";
 import { describeFailure } from "./describeFailure.ts";
-import { logFinishedRuns } from "./logFinishedRuns.ts";
 import { reconcileDebits } from "./reconcileDebits.ts";
 import { connectSettlementChain } from "./settlementChain.ts";
 import type { SettlementContext } from "./settlementContext.ts";
@@ -27,6 +27,8 @@ export type SettlementOptions = {
   log: Logger;
   debitBatchSize?: number;
   logBatchSize?: number;
+  /** The shortest time between two anchors of receipts, unless a full batch waits. */
+  anchorIntervalMs?: number;
   /** How often the leader looks for runs to settle when no notice woke it. */
   pollIntervalMs?: number;
   /** How often a standby tries to take the leadership. */
@@ -48,9 +50,9 @@ const LIVE_CONFIRMATIONS = 2;
 
 /**
  * The one path that signs with the operator's key. Every settling process runs this; the one holding
- * the leadership debits runs awaiting their debit in `consumeQueries` batches and logs every other
- * finished run with `recordRuns`, reconciling submitted transactions first (docs/execution.md,
- * "Settlement"). A leader woken by a notice on `SETTLEMENT_TOPIC` settles at once; otherwise it looks
+ * the leadership debits runs awaiting their debit in `settle` batches, anchoring with them (or alone)
+ * the receipts of runs whose cost is final, reconciling submitted transactions first
+ * (docs/execution.md, "Settlement"; docs/receipts.md). A leader woken by a notice on `SETTLEMENT_TOPIC` settles at once; otherwise it looks
  * every `pollIntervalMs`. While the chain is unreachable it backs off and changes nothing.
  */
 export async function startSettlement({
@@ -61,6 +63,7 @@ export async function startSettlement({
   log,
   debitBatchSize = 50,
   logBatchSize = 200,
+  anchorIntervalMs = 2_000,
   pollIntervalMs = 500,
   leadershipRetryMs = 1_000,
   receiptTimeoutMs = 60_000,
@@ -100,6 +103,7 @@ export async function startSettlement({
     log,
     debitBatchSize,
     logBatchSize,
+    anchoring: { intervalMs: anchorIntervalMs, lastPreparedAt: 0 },
     receiptTimeoutMs,
     reconcilePatienceMs,
     confirmations: BigInt(confirmations),
@@ -127,12 +131,14 @@ export async function startSettlement({
         if (mayHoldSubmissions || context.confirmations > 0n) {
           mayHoldSubmissions = (await reconcileDebits(context)) > 0;
         }
-        const debited = await debitPendingRuns(context);
-        const logged = await logFinishedRuns(context);
+        const anchor = await nextAnchor(context);
+        const debited = await debitPendingRuns(context, anchor);
+        if (anchor && debited === 0) await sendAnchor(context, anchor);
+        const anchored = anchor?.runs ?? 0;
         failures = 0;
         // A full batch may have left more behind; otherwise a notice that came meanwhile (kept by
         // the alarm) or the poll says when to look again.
-        if (debited < debitBatchSize && logged < logBatchSize) await wake.sleep(pollIntervalMs);
+        if (debited < debitBatchSize && anchored < logBatchSize) await wake.sleep(pollIntervalMs);
       } catch (error) {
         if (!running) return;
         mayHoldSubmissions = true;

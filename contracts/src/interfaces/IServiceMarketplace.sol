@@ -68,13 +68,6 @@ interface IServiceMarketplace {
         uint40 reclaimableAt;
     }
 
-    /// @notice One run to log on-chain, charged or not.
-    struct RunRecord {
-        bytes32 listingId;
-        uint256 runId;
-        bool succeeded;
-    }
-
     /// @notice One run to debit from `buyer`'s per-task balance on `listingId`, at most `maxPrice`: the price
     /// the run was admitted at (see `consumeQuery`). `succeeded` is the run's outcome: a run that failed after
     /// its output reached the renter is charged too, and its `QueryConsumed` says it failed.
@@ -84,6 +77,13 @@ interface IServiceMarketplace {
         uint256 runId;
         uint256 maxPrice;
         bool succeeded;
+    }
+
+    /// @notice One listing's runs counted by an anchor: `runs` finished runs, of which `failed` failed.
+    struct RunCount {
+        bytes32 listingId;
+        uint32 runs;
+        uint32 failed;
     }
 
     // ─── Errors ───────────────────────────────────────────────────────────────
@@ -145,6 +145,8 @@ interface IServiceMarketplace {
     error ExitPending(bytes32 listingId, address buyer, uint256 reclaimableAt);
     /// @notice Thrown when `withdrawAndClose` is called on a listing that is not paused.
     error ListingNotPaused(bytes32 listingId);
+    /// @notice Thrown when `settle` is given counts without a root, or a count with more failed runs than runs.
+    error InvalidAnchor();
 
     // ─── Events ───────────────────────────────────────────────────────────────
 
@@ -182,8 +184,8 @@ interface IServiceMarketplace {
         bytes32 indexed listingId, address indexed buyer, uint256 amount, uint256 balance, uint256 agreedPrice
     );
     /// @notice Emitted when one run is debited from a per-task balance, at `price`; `succeeded` is the run's
-    /// outcome (a charged run may have failed after its output reached the renter), so a debit counts as a
-    /// run of the listing exactly as `RunRecorded` does.
+    /// outcome (a charged run may have failed after its output reached the renter): each counts one run of the
+    /// listing, which no `RunsAnchored` counts again.
     event QueryConsumed(
         bytes32 indexed listingId,
         address indexed buyer,
@@ -198,8 +200,10 @@ interface IServiceMarketplace {
     event QueryNotConsumed(
         bytes32 indexed listingId, address indexed buyer, uint256 indexed runId, bytes4 reason
     );
-    /// @notice Emitted for each uncharged run logged by the operator (or the authority).
-    event RunRecorded(bytes32 indexed listingId, uint256 indexed runId, bool succeeded);
+    /// @notice Emitted when `settle` anchors `root`, the Merkle root of a batch of run receipts, once per root.
+    /// `counts` cover the batch's runs no `QueryConsumed` counted (uncharged runs), so an indexer adding both
+    /// never counts a run twice; a listing id it does not know is to be ignored.
+    event RunsAnchored(bytes32 indexed root, RunCount[] counts);
     /// @notice Emitted when a creator revokes a one-time or subscription credential.
     event AccessRevoked(bytes32 indexed listingId, address indexed buyer);
     /// @notice Emitted when a creator revokes a per-task balance; the renter may reclaim what is left.
@@ -224,8 +228,10 @@ interface IServiceMarketplace {
     event PausedSet(bool paused);
     /// @notice Emitted when the protocol authority changes.
     event AuthorityTransferred(address indexed previousAuthority, address indexed authority);
-    /// @notice Emitted when the authority names a new operator, the key that debits and logs runs.
+    /// @notice Emitted when the authority names a new operator, the key that debits and anchors runs.
     event OperatorChanged(address indexed previousOperator, address indexed operator);
+    /// @notice Emitted when the authority names the key that signs run receipts (`receiptsSigner`).
+    event ReceiptsSignerChanged(address indexed previousSigner, address indexed newSigner);
 
     // ─── Creators ─────────────────────────────────────────────────────────────
 
@@ -290,7 +296,7 @@ interface IServiceMarketplace {
     function reclaimBalance(bytes32 listingId) external;
 
     // ─── Protocol operator ────────────────────────────────────────────────────
-    // The operator is the hot key on the API servers: it may only debit and log runs. The authority may
+    // The operator is the hot key on the API servers: it may only debit and anchor runs. The authority may
     // do both too, and alone administers the protocol.
 
     /// @notice Debits one run from a per-task balance, at the lowest of the price its renter agreed to, the
@@ -300,8 +306,8 @@ interface IServiceMarketplace {
     /// the current price then), so a raise between admission and debit never reaches a run already started,
     /// while a cut since still does.
     /// @param succeeded The run's outcome, carried by `QueryConsumed`: a run is charged once its output reached
-    /// the renter, even if it failed afterwards, and the run bitmap then holds its id, so `recordRuns` could
-    /// never log that failure.
+    /// the renter, even if it failed afterwards, and its failure is then counted by this event alone, never
+    /// by an anchor's counts.
     function consumeQuery(bytes32 listingId, address buyer, uint256 runId, uint256 maxPrice, bool succeeded)
         external;
 
@@ -311,13 +317,19 @@ interface IServiceMarketplace {
     /// protocol reverts the whole batch.
     function consumeQueries(Debit[] calldata debits) external;
 
-    /// @notice Logs uncharged runs (one-time, subscription, failed); already-settled run ids are skipped.
-    function recordRuns(RunRecord[] calldata runs) external;
+    /// @notice Debits `debits` exactly as `consumeQueries` does (a paused protocol reverts the call when there
+    /// are any), then anchors `root`: the Merkle root whose leaves are the EIP-712 struct hashes of run
+    /// receipts signed by `receiptsSigner` (docs/receipts.md). `counts` cover the batch's runs no
+    /// `QueryConsumed` counted, so an indexer adding both never counts a run twice; they are not checked
+    /// against listings. A zero root anchors nothing and takes no counts; a root already anchored is skipped
+    /// silently, its debits still made, so resending a settlement whose receipt was lost is harmless.
+    /// Anchoring alone is allowed while the protocol is paused.
+    function settle(Debit[] calldata debits, bytes32 root, RunCount[] calldata counts) external;
 
     // ─── Protocol authority ───────────────────────────────────────────────────
 
     /// @notice Names the operator; the previous one is refused from the next call on. The zero address
-    /// leaves debits and run logs to the authority alone, e.g. until a leaked key is replaced.
+    /// leaves debits and anchors to the authority alone, e.g. until a leaked key is replaced.
     function setOperator(address operator) external;
 
     /// @notice Sets the protocol fee on sales and debits from now on, at most `MAX_FEE_BASIS_POINTS`.
@@ -328,6 +340,9 @@ interface IServiceMarketplace {
 
     /// @notice Stops or restarts money coming in and runs being charged; exits stay open.
     function setPaused(bool paused) external;
+
+    /// @notice Names the key that signs run receipts from now on, the one verifiers read from `receiptsSigner`.
+    function setReceiptsSigner(address signer) external;
 
     /// @notice Hands the authority over in one step.
     function transferAuthority(address authority) external;
@@ -385,7 +400,14 @@ interface IServiceMarketplace {
     /// @notice How long after `requestExit` runs in flight may still be debited before the renter reclaims.
     function EXIT_DELAY() external view returns (uint256);
 
+    /// @notice True when the run id was debited (each settles once).
     function isRunRecorded(uint256 runId) external view returns (bool);
+
+    /// @notice The block `root` was anchored in by `settle`; 0 if never.
+    function anchoredAt(bytes32 root) external view returns (uint256);
+
+    /// @notice The key that signs run receipts, whose batches `settle` anchors.
+    function receiptsSigner() external view returns (address);
 
     function authority() external view returns (address);
 

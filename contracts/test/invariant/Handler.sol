@@ -30,9 +30,10 @@ contract Handler is CommonBase, StdCheats, StdUtils {
     uint256 private constant OPEN = (1 << 1) | (1 << 2); // Active | Paused
     uint256 private constant ACTIVE = 1 << 1;
     bytes32 private constant QUERY_CONSUMED = IServiceMarketplace.QueryConsumed.selector;
-    bytes32 private constant RUN_RECORDED = IServiceMarketplace.RunRecorded.selector;
+    bytes32 private constant RUNS_ANCHORED = IServiceMarketplace.RunsAnchored.selector;
     bytes32 private constant QUERY_NOT_CONSUMED = IServiceMarketplace.QueryNotConsumed.selector;
     uint256 private constant MAX_BATCH = 5;
+    uint256 private constant MAX_COUNTS = 3;
 
     address[] public creators;
     address[] public renters;
@@ -41,6 +42,8 @@ contract Handler is CommonBase, StdCheats, StdUtils {
     uint256[] public usedRunIds;
     Pair[] internal _revoked;
     bytes32[] internal _closed;
+    /// @dev Every root `anchor` anchored, in order.
+    bytes32[] public anchoredRoots;
 
     // ─── Ghosts ───────────────────────────────────────────────────────────────
 
@@ -58,7 +61,21 @@ contract Handler is CommonBase, StdCheats, StdUtils {
     uint256 public ghost_replaysAttempted;
     uint256 public ghost_replaysReverted;
     uint256 public ghost_replayStateChanges;
-    uint256 public ghost_recordRunsMismatches;
+    /// @dev The block each root was first anchored in, as this handler saw it.
+    mapping(bytes32 root => uint256 blockNumber) public ghost_anchorBlock;
+    /// @dev `RunsAnchored` events emitted per root, and over all roots.
+    mapping(bytes32 root => uint256 count) public ghost_anchorEvents;
+    uint256 public ghost_anchorEventsTotal;
+    /// @dev Runs and failed runs in the counts of the calls that anchored a new root.
+    uint256 public ghost_anchoredRuns;
+    uint256 public ghost_anchoredFailed;
+    /// @dev Runs and failed runs in the counts of every emitted `RunsAnchored`.
+    uint256 public ghost_emittedRuns;
+    uint256 public ghost_emittedFailed;
+    /// @dev Emitted counts with more failed runs than runs: must stay 0.
+    uint256 public ghost_emittedFailedAboveRuns;
+    /// @dev Roots sent again after they were anchored (each must be skipped).
+    uint256 public ghost_anchorResends;
     /// @dev Calls a rotated-out operator made that the contract did not refuse: must stay 0.
     uint256 public ghost_staleOperatorAccepted;
     /// @dev Debits above the price the renter last agreed to (purchase or top-up): must stay 0.
@@ -439,19 +456,23 @@ contract Handler is CommonBase, StdCheats, StdUtils {
     /// @dev A batch of up to `MAX_BATCH` debits: fresh run ids on credentials that can pay and, by `mixSeed`,
     /// replayed run ids, a run id repeated within the batch, and pairs the contract must skip (any listing
     /// and renter, an unknown listing). Each debit must end as `_expectedOutcome` says; a paused protocol
-    /// must refuse the whole batch.
+    /// must refuse the whole batch. Sent by `consumeQueries` or, by `mixSeed`, by `settle` with no anchor,
+    /// which must debit the same.
     function consumeQueries(uint256 sizeSeed, uint256 listingSeed, uint256 renterSeed, uint256 mixSeed)
         external
     {
         IServiceMarketplace.Debit[] memory debits =
             _batch(_bound(sizeSeed, 1, MAX_BATCH), listingSeed, renterSeed, mixSeed);
         address caller = mixSeed >> 255 == 1 ? authority : operator;
+        bool bySettle = (mixSeed >> 254) & 1 == 1;
         if (market.paused()) {
+            bytes memory batchCall = bySettle
+                ? abi.encodeCall(market.settle, (debits, bytes32(0), new IServiceMarketplace.RunCount[](0)))
+                : abi.encodeCall(market.consumeQueries, (debits));
             vm.prank(caller);
-            try market.consumeQueries(debits) {
+            (bool sent, bytes memory reason) = address(market).call(batchCall);
+            if (sent || bytes4(reason) != IServiceMarketplace.ProtocolPaused.selector) {
                 ++ghost_batchMismatches;
-            } catch (bytes memory reason) {
-                if (bytes4(reason) != IServiceMarketplace.ProtocolPaused.selector) ++ghost_batchMismatches;
             }
             ++calls["consumeQueries.paused"];
             return;
@@ -460,12 +481,13 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         (uint256 escrowBefore, uint256 feesBefore) = _totals();
         vm.recordLogs();
         vm.prank(caller);
-        market.consumeQueries(debits);
+        if (bySettle) market.settle(debits, bytes32(0), new IServiceMarketplace.RunCount[](0));
+        else market.consumeQueries(debits);
         _checkBatch(debits, expected, vm.getRecordedLogs());
         (uint256 escrowAfter, uint256 feesAfter) = _totals();
         ghost_fees += feesAfter - feesBefore;
         ghost_creatorShares += escrowAfter - escrowBefore;
-        ++calls["consumeQueries"];
+        ++calls[bySettle ? "consumeQueries.settle" : "consumeQueries"];
     }
 
     /// @dev A renter whose per-task credential on an open listing `id` can pay one run at the lower of the
@@ -501,25 +523,29 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         }
     }
 
-    function recordRuns(uint256 countSeed, uint256 listingSeed, bool includeSettled) external {
-        uint256 fresh = _bound(countSeed, 1, 3);
-        bool replay = includeSettled && usedRunIds.length != 0;
-        IServiceMarketplace.RunRecord[] memory runs =
-            new IServiceMarketplace.RunRecord[](fresh + (replay ? 1 : 0));
-        bytes32 id = listingIds.length == 0 ? bytes32(0) : listingIds[listingSeed % listingIds.length];
-        for (uint256 i; i < fresh; ++i) {
-            uint256 runId = nextRunId++;
-            runs[i] = IServiceMarketplace.RunRecord(id, runId, i % 2 == 0);
-            usedRunIds.push(runId);
-        }
-        if (replay) {
-            runs[fresh] = IServiceMarketplace.RunRecord(id, usedRunIds[countSeed % usedRunIds.length], true);
-        }
+    /// @dev Anchors a root alone (`settle` with no debits), in a block of its own, by the operator or the
+    /// authority, paused or not: by `rootSeed` a fresh root, a root anchored before (half the time once there
+    /// is one: it must be skipped) or, rarely, the zero root with no counts (nothing anchored); with up to
+    /// `MAX_COUNTS` counts of any listing id, known or not, each with at most as many failed runs as runs.
+    function anchor(uint256 rootSeed, uint256 countSeed, bool byAuthority) external {
+        bytes32 root = _anchorRoot(rootSeed);
+        IServiceMarketplace.RunCount[] memory counts = _runCounts(root == 0 ? 0 : countSeed);
+        bool fresh = root != 0 && ghost_anchorBlock[root] == 0;
+        if (!fresh && root != 0) ++ghost_anchorResends;
+        vm.roll(block.number + 1);
         vm.recordLogs();
-        vm.prank(operator);
-        market.recordRuns(runs);
-        if (_countLogs(RUN_RECORDED, 0, false) != fresh) ++ghost_recordRunsMismatches;
-        ++calls["recordRuns"];
+        vm.prank(byAuthority ? authority : operator);
+        market.settle(new IServiceMarketplace.Debit[](0), root, counts);
+        _countAnchors(vm.getRecordedLogs());
+        if (fresh) {
+            ghost_anchorBlock[root] = block.number;
+            anchoredRoots.push(root);
+            for (uint256 i; i < counts.length; ++i) {
+                ghost_anchoredRuns += counts[i].runs;
+                ghost_anchoredFailed += counts[i].failed;
+            }
+        }
+        ++calls["anchor"];
     }
 
     function withdrawFees() external {
@@ -549,14 +575,16 @@ contract Handler is CommonBase, StdCheats, StdUtils {
         ++calls["setPaused"];
     }
 
-    /// @dev Rotates the hot key; the one rotated out is refused at once, even for an empty run log.
+    /// @dev Rotates the hot key; the one rotated out is refused at once, even for an empty settlement.
     function rotateOperator() external {
         address previous = operator;
         operator = _operators[0] == previous ? _operators[1] : _operators[0];
         vm.prank(authority);
         market.setOperator(operator);
         vm.prank(previous);
-        try market.recordRuns(new IServiceMarketplace.RunRecord[](0)) {
+        try market.settle(
+            new IServiceMarketplace.Debit[](0), bytes32(0), new IServiceMarketplace.RunCount[](0)
+        ) {
             ++ghost_staleOperatorAccepted;
         } catch {}
         ++calls["rotateOperator"];
@@ -579,6 +607,10 @@ contract Handler is CommonBase, StdCheats, StdUtils {
 
     function usedRunIdCount() external view returns (uint256) {
         return usedRunIds.length;
+    }
+
+    function anchoredRootCount() external view returns (uint256) {
+        return anchoredRoots.length;
     }
 
     function revoked() external view returns (Pair[] memory) {
@@ -890,6 +922,46 @@ contract Handler is CommonBase, StdCheats, StdUtils {
             }
         }
         return (bytes32(0), false);
+    }
+
+    /// @dev A root to anchor, by `seed`: one anchored before (half the time, once there is one), the zero
+    /// root (one time in 16), else a fresh one.
+    function _anchorRoot(uint256 seed) internal view returns (bytes32) {
+        if (seed % 2 == 0 && anchoredRoots.length != 0) {
+            return anchoredRoots[(seed >> 8) % anchoredRoots.length];
+        }
+        if ((seed >> 1) % 16 == 0) return bytes32(0);
+        return keccak256(abi.encode("receipts root", seed));
+    }
+
+    /// @dev Up to `MAX_COUNTS` counts by `seed` (none when `seed` is 0): of a known or an unknown listing,
+    /// each of up to a batch's worth of runs, of which at most all failed.
+    function _runCounts(uint256 seed) internal view returns (IServiceMarketplace.RunCount[] memory counts) {
+        counts = new IServiceMarketplace.RunCount[](seed == 0 ? 0 : _bound(seed, 0, MAX_COUNTS));
+        for (uint256 i; i < counts.length; ++i) {
+            uint256 word = uint256(keccak256(abi.encode(seed, i)));
+            bytes32 id = word % 4 == 0 || listingIds.length == 0
+                ? keccak256(abi.encode("no such listing", word))
+                : listingIds[(word >> 8) % listingIds.length];
+            uint32 runs = uint32(_bound(word >> 16, 0, 1000));
+            counts[i] = IServiceMarketplace.RunCount(id, runs, uint32(_bound(word >> 64, 0, runs)));
+        }
+    }
+
+    /// @dev Counts the recorded `RunsAnchored` events per root and sums their counts.
+    function _countAnchors(Vm.Log[] memory logs) internal {
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].emitter != address(market) || logs[i].topics[0] != RUNS_ANCHORED) continue;
+            ++ghost_anchorEvents[logs[i].topics[1]];
+            ++ghost_anchorEventsTotal;
+            IServiceMarketplace.RunCount[] memory counts =
+                abi.decode(logs[i].data, (IServiceMarketplace.RunCount[]));
+            for (uint256 j; j < counts.length; ++j) {
+                ghost_emittedRuns += counts[j].runs;
+                ghost_emittedFailed += counts[j].failed;
+                if (counts[j].failed > counts[j].runs) ++ghost_emittedFailedAboveRuns;
+            }
+        }
     }
 
     /// @dev The `QueryConsumed` events of `runId` among the recorded logs, each checked to carry `succeeded`.

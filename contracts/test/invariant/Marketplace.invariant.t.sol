@@ -21,7 +21,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
 
     function setUp() public {
         vm.warp(1_700_000_000);
-        market = new ServiceMarketplace(authority, operator, feeRecipient);
+        market = new ServiceMarketplace(authority, operator, feeRecipient, makeAddr("receiptsSigner"));
         handler = new Handler(market, authority, operator, feeRecipient);
         // One listing of each model, so every sequence can trade from its first call.
         handler.createListing(0, 0, 0.01 ether);
@@ -33,7 +33,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         handler.purchasePerQuery(2, 2, 0.01 ether);
         handler.purchasePerQuery(2, 3, 0.005 ether);
 
-        bytes4[] memory selectors = new bytes4[](31);
+        bytes4[] memory selectors = new bytes4[](32);
         selectors[0] = Handler.createListing.selector;
         selectors[1] = Handler.updatePrice.selector;
         selectors[2] = Handler.setListingActive.selector;
@@ -48,7 +48,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         selectors[11] = Handler.topUpBalance.selector;
         selectors[12] = Handler.reclaimBalance.selector;
         selectors[13] = Handler.consumeQuery.selector;
-        selectors[14] = Handler.recordRuns.selector;
+        selectors[14] = Handler.anchor.selector;
         selectors[15] = Handler.withdrawFees.selector;
         selectors[16] = Handler.setFeeBasisPoints.selector;
         selectors[17] = Handler.setPaused.selector;
@@ -66,6 +66,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         selectors[28] = Handler.requestExit.selector;
         selectors[29] = Handler.debitDueExit.selector;
         selectors[30] = Handler.withdrawAndClose.selector;
+        selectors[31] = Handler.anchor.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
         targetContract(address(handler));
     }
@@ -83,6 +84,8 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         _checkBatchDebitsSettleAsSingleDebits();
         _checkDebitCarriesTheRunsOutcome();
         _checkExitsHoldNoBalanceHostage();
+        _checkRootAnchoredOnce();
+        _checkAnchoredCountsAddUp();
     }
 
     /// @notice (a) The contract holds exactly every listing's escrow and fees plus every per-task balance.
@@ -144,7 +147,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         assertLe(handler.ghost_consumed(), handler.ghost_deposited());
     }
 
-    /// @notice (d) A run id settles at most once, across `consumeQuery`, `consumeQueries` and `recordRuns`;
+    /// @notice (d) A run id settles at most once, across `consumeQuery`, `consumeQueries` and `settle`;
     /// every replay reverted RunAlreadyRecorded (or was skipped for it in a batch) and debited nothing.
     function _checkRunIdNeverDebitsTwice() internal view {
         uint256 n = handler.usedRunIdCount();
@@ -156,7 +159,6 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         assertFalse(market.isRunRecorded(handler.nextRunId()), "unused run id recorded");
         assertEq(handler.ghost_replaysReverted(), handler.ghost_replaysAttempted(), "replay not rejected");
         assertEq(handler.ghost_replayStateChanges(), 0, "replay changed balances");
-        assertEq(handler.ghost_recordRunsMismatches(), 0, "recordRuns logged a settled run");
     }
 
     /// @notice (e) No credential is valid after its revocation or its listing's close.
@@ -184,7 +186,7 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
     }
 
     /// @notice (g) Finding "hot key split": an operator rotated out is refused from the very next call, while
-    /// its successor debits and logs runs (the handler's calls never revert).
+    /// its successor debits and anchors runs (the handler's calls never revert).
     function _checkRotatedOutOperatorIsRefused() internal view {
         assertEq(handler.ghost_staleOperatorAccepted(), 0, "a rotated-out operator was accepted");
         assertEq(market.operator(), handler.operator(), "operator drift");
@@ -220,6 +222,27 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         }
     }
 
+    /// @notice (m) A root is anchored once: `anchoredAt` keeps the block of its first anchor, and it has
+    /// exactly one `RunsAnchored`, however often it is sent again; nothing else emits one.
+    function _checkRootAnchoredOnce() internal view {
+        uint256 n = handler.anchoredRootCount();
+        for (uint256 i; i < n; ++i) {
+            bytes32 root = handler.anchoredRoots(i);
+            assertEq(market.anchoredAt(root), handler.ghost_anchorBlock(root), "anchor block moved");
+            assertEq(handler.ghost_anchorEvents(root), 1, "a root anchored more than once");
+        }
+        assertEq(handler.ghost_anchorEventsTotal(), n, "RunsAnchored without a new root");
+        assertEq(market.anchoredAt(bytes32(0)), 0, "the zero root anchored");
+    }
+
+    /// @notice (n) Anchored counts add up: the runs and failed runs of every `RunsAnchored` are those of the
+    /// calls that anchored a new root, and no emitted count has more failed runs than runs.
+    function _checkAnchoredCountsAddUp() internal view {
+        assertEq(handler.ghost_emittedRuns(), handler.ghost_anchoredRuns(), "anchored runs drift");
+        assertEq(handler.ghost_emittedFailed(), handler.ghost_anchoredFailed(), "anchored failed runs drift");
+        assertEq(handler.ghost_emittedFailedAboveRuns(), 0, "a count with more failed runs than runs");
+    }
+
     /// @notice (j) `requireAccess` refuses every credential with the access rule's error (the API's, over
     /// `getAccessState`), and lets run exactly the valid ones on active listings. Checked in the state each run
     /// ends in (from `afterInvariant`): after every call it would triple the suite's time.
@@ -236,9 +259,10 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
 
     /// @notice (i) The runs really debit fresh run ids, refuse replayed ones, revoke credentials, close
     /// listings, debit balances whose price was raised above what their renter agreed to, debit runs whose
-    /// admission price was below the price now, rotate the operator, debit and skip in batches, debit
-    /// failed runs, top up, reclaim and renew, and withdraw earnings and fees, so (a) to (h) and (k) are
-    /// never checked against nothing. A run of 50 calls often closes nothing, so the totals are kept over the
+    /// admission price was below the price now, rotate the operator, debit and skip in batches (by
+    /// `consumeQueries` and `settle`), anchor roots and send them again, debit failed runs, top up, reclaim
+    /// and renew, and withdraw earnings and fees, so (a) to (h) and (k) to (n) are never checked against
+    /// nothing. A run of 50 calls often closes nothing, so the totals are kept over the
     /// campaign. They cannot live in the handler's storage: forge restores the state after `setUp` before
     /// every run, and only the process environment outlives a run. The suite is one campaign (one
     /// `invariant_` function), so one thread alone reads and writes them.
@@ -264,6 +288,11 @@ contract MarketplaceInvariantTest is Test, AccessRuleAssertions {
         );
         _exercised(runs, "BATCH_DEBITS", handler.ghost_batchDebits(), "no batch ever debited");
         _exercised(runs, "BATCH_SKIPS", handler.ghost_batchSkips(), "no batch ever skipped a debit");
+        _exercised(
+            runs, "SETTLE_BATCHES", handler.calls("consumeQueries.settle"), "settle never debited a batch"
+        );
+        _exercised(runs, "ANCHORS", handler.anchoredRootCount(), "no root was ever anchored");
+        _exercised(runs, "ANCHOR_RESENDS", handler.ghost_anchorResends(), "no anchored root was sent again");
         _exercised(
             runs,
             "DEBITS_CAPPED",

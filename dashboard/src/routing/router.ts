@@ -10,7 +10,8 @@ export type Route =
   | { page: "register" }
   | { page: "my-listings" }
   | { page: "new-version"; listingId: string }
-  | { page: "runs" };
+  | { page: "runs" }
+  | { page: "run"; runId: string };
 
 export function routeOf(location: Location): Route {
   const path = location.pathname;
@@ -26,6 +27,8 @@ export function routeOf(location: Location): Route {
     return { page: "new-version", listingId: decodeURIComponent(newVersion[1]) };
   }
   if (path === "/runs") return { page: "runs" };
+  const run = /^\/runs\/([^/]+)$/.exec(path);
+  if (run?.[1]) return { page: "run", runId: decodeURIComponent(run[1]) };
   if (path === "/register") return { page: "register" };
   if (path === "/my-listings") return { page: "my-listings" };
   return { page: "catalogue" };

@@ -45,7 +45,9 @@ export function RunsTable({
               <td>{formatEth(run.cost_wei)}</td>
               <td>{run.duration_ms === null ? "—" : `${(run.duration_ms / 1000).toFixed(2)} s`}</td>
               <td>
-                <code>{run.run_id}</code>
+                <Link href={`/runs/${encodeURIComponent(run.run_id)}`}>
+                  <code>{run.run_id}</code>
+                </Link>
               </td>
             </tr>
           ))}
