@@ -52,8 +52,9 @@ const LIVE_CONFIRMATIONS = 2;
  * The one path that signs with the operator's key. Every settling process runs this; the one holding
  * the leadership debits runs awaiting their debit in `settle` batches, anchoring with them (or alone)
  * the receipts of runs whose cost is final, reconciling submitted transactions first
- * (docs/execution.md, "Settlement"; docs/receipts.md). A leader woken by a notice on `SETTLEMENT_TOPIC` settles at once; otherwise it looks
- * every `pollIntervalMs`. While the chain is unreachable it backs off and changes nothing.
+ * (docs/execution.md, "Settlement"; docs/receipts.md). A leader woken by a notice on
+ * `SETTLEMENT_TOPIC` settles at once; otherwise it looks every `pollIntervalMs`. While the chain is
+ * unreachable it backs off and changes nothing.
  */
 export async function startSettlement({
   db,
