@@ -170,6 +170,8 @@ describe("a run's receipt", () => {
       renter: connectedRenter.account.address.toLowerCase(),
       vendor: "",
       model: "",
+      input_tokens: null,
+      output_tokens: null,
       endpoint_sha256: digest(agent.url("/agents/receipted-agent")),
       task_sha256: digest(JSON.stringify(task)),
       // Canonical JSON: keys sorted, whatever order they were sent in.
@@ -210,6 +212,9 @@ describe("a run's receipt", () => {
       output_sha256: digest(JSON.stringify(run.output)),
       cost_wei: PRICE.toString(),
     });
+    // As the vendor counted them for the run's turns; a connected agent reports none.
+    expect(document.receipt.input_tokens).toBeGreaterThan(0);
+    expect(document.receipt.output_tokens).toBeGreaterThan(0);
     expect((await verifyReceipt(document, verifyOptions())).valid).toBe(true);
     expect(await independentlyValid(document)).toBe(true);
 

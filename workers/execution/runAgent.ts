@@ -119,11 +119,15 @@ export function runAgent({
 
 /** The runtime's outcome as the run keeps it; undefined for one that breaks the `Runtime` contract. */
 function acceptedOutcome(outcome: RunOutcome | undefined): RunOutcome | undefined {
-  if (outcome?.status === "completed") return { status: "completed", output: outcome.output };
+  const usage = outcome?.usage && { usage: outcome.usage };
+  if (outcome?.status === "completed") {
+    return { status: "completed", output: outcome.output, ...usage };
+  }
   if (outcome?.status !== "failed" || typeof outcome.failure !== "string") return undefined;
   return {
     status: "failed",
     output: typeof outcome.output === "string" ? outcome.output : "",
     failure: outcome.failure.slice(0, MAX_FAILURE_CHARS),
+    ...usage,
   };
 }

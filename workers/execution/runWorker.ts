@@ -86,7 +86,7 @@ export async function startRunWorker({
             log,
           })
         : { status: "failed", output: "", failure: RUN_INTERNAL_ERROR };
-      const { ranBy } = outcome;
+      const { ranBy, usage } = outcome;
       if (outcome.status === "completed") {
         const refused = await checkWithRetries(runId, taken, outcome.output);
         if (refused) outcome = { status: "failed", output: "", failure: refused };
@@ -95,7 +95,11 @@ export async function startRunWorker({
         outcome,
         durationMs: performance.now() - started,
         streamed: partial,
-        ranBy: { manifest_cid: manifestCid(taken.agent?.metadataUri), ...ranBy },
+        ranBy: {
+          manifest_cid: manifestCid(taken.agent?.metadataUri),
+          ...ranBy,
+          ...(usage && { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens }),
+        },
       });
       trace.getActiveSpan()?.setAttribute("marketplace.run_status", outcome.status);
       log.info("run ended", {

@@ -1,4 +1,5 @@
 import type { Hex } from "viem";
+import type { TokenUsage } from "./declarative/chatModel.ts";
 
 // What every kind of agent runs behind: a worker hands a run to a runtime and gets its outcome.
 
@@ -28,6 +29,8 @@ export type RunOutcome = (
 ) & {
   /** What ran it, for its receipt: set by `runAgent` from the runtime's `ranBy`. */
   ranBy?: AgentIdentity;
+  /** The tokens its model vendor counted, summed over its turns, where the vendor reports them. */
+  usage?: TokenUsage;
 };
 
 /** What a run's receipt names as its agent (docs/receipts.md). */

@@ -4,7 +4,7 @@ import type {
   MessageParam,
   ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { ChatMessage, ChatModel, ToolCall, TurnRequest } from "./chatModel.ts";
+import type { ChatMessage, ChatModel, TokenUsage, ToolCall, TurnRequest } from "./chatModel.ts";
 
 /**
  * The tool an object output is given through: the second vendor has no response format, so the
@@ -25,7 +25,15 @@ export function anthropicChatModel(client: Anthropic, model: string): ChatModel 
     let text = "";
     const calls = new Map<number, ToolCall>();
     let outputBlock: number | undefined;
+    const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
     for await (const event of stream) {
+      // The input's tokens come first; the output's, counted so far, with each message delta.
+      if (event.type === "message_start") {
+        usage.inputTokens = event.message.usage.input_tokens;
+        usage.outputTokens = event.message.usage.output_tokens;
+      } else if (event.type === "message_delta") {
+        usage.outputTokens = event.usage.output_tokens;
+      }
       if (event.type === "content_block_start" && event.content_block.type === "tool_use") {
         const { id, name } = event.content_block;
         if (name === OUTPUT_TOOL && request.outputSchema) outputBlock = event.index;
@@ -46,7 +54,7 @@ export function anthropicChatModel(client: Anthropic, model: string): ChatModel 
         }
       }
     }
-    return { text, toolCalls: [...calls.values()] };
+    return { text, toolCalls: [...calls.values()], usage };
   };
 }
 

@@ -15,8 +15,11 @@ export type ChatMessage =
   | { role: "assistant"; text: string; toolCalls: ToolCall[] }
   | { role: "tool"; callId: string; content: string };
 
-/** One answer of the model: text, tool calls, or both. */
-export type ModelTurn = { text: string; toolCalls: ToolCall[] };
+/** Tokens a vendor counted for a turn, when it reports them. */
+export type TokenUsage = { inputTokens: number; outputTokens: number };
+
+/** One answer of the model: text, tool calls, or both, and its tokens where the vendor counts them. */
+export type ModelTurn = { text: string; toolCalls: ToolCall[]; usage?: TokenUsage };
 
 export type TurnRequest = {
   system: string;

@@ -107,7 +107,11 @@ describe.each(["openai", "anthropic", "self_hosted"] as const)("a %s agent", (pr
     ]);
     const { context, deltas } = run();
     const outcome = await agentOn(provider, model)(context);
-    expect(outcome).toEqual({ status: "completed", output: "Transaction 2 deviates most." });
+    expect(outcome).toEqual({
+      status: "completed",
+      output: "Transaction 2 deviates most.",
+      ...countedBy(provider),
+    });
     expect(deltas.join("")).toBe("Transaction 2 deviates most.");
   });
 
@@ -116,7 +120,11 @@ describe.each(["openai", "anthropic", "self_hosted"] as const)("a %s agent", (pr
     serverOf(provider).script(model, [{ kind: "json", value: { findings: ["2 is off by 31%"] } }]);
     const { context, deltas } = run();
     const outcome = await agentOn(provider, model, FINDINGS)(context);
-    expect(outcome).toEqual({ status: "completed", output: { findings: ["2 is off by 31%"] } });
+    expect(outcome).toEqual({
+      status: "completed",
+      output: { findings: ["2 is off by 31%"] },
+      ...countedBy(provider),
+    });
     expect(JSON.parse(deltas.join(""))).toEqual({ findings: ["2 is off by 31%"] });
   });
 
@@ -142,6 +150,15 @@ describe.each(["openai", "anthropic", "self_hosted"] as const)("a %s agent", (pr
   });
 });
 
+/** The vendor's count of a turn's tokens, as its emulator reports it: some of each. */
+const COUNTED = {
+  inputTokens: expect.toSatisfy((tokens: number) => tokens > 0),
+  outputTokens: expect.toSatisfy((tokens: number) => tokens > 0),
+};
+
+/** A self-hosted server is not asked for its count (not every one knows `stream_options`). */
+const countedBy = (provider: string) => (provider === "self_hosted" ? {} : { usage: COUNTED });
+
 describe("a vendor's faults", () => {
   it("retries a rate limit and completes", async () => {
     const model = freshModel();
@@ -150,7 +167,8 @@ describe("a vendor's faults", () => {
       { kind: "text", text: "fine now" },
     ]);
     const outcome = await agentOn("openai", model)(run().context);
-    expect(outcome).toEqual({ status: "completed", output: "fine now" });
+    // The refused call counted nothing: the tokens are the answering turn's.
+    expect(outcome).toEqual({ status: "completed", output: "fine now", usage: COUNTED });
     expect(vendor.requests).toHaveLength(2);
   });
 

@@ -2,7 +2,7 @@ import type { Logger } from "../../../lib/log.ts";
 import { OutboundFailure } from "../outbound/outboundFailure.ts";
 import type { RunContext, RunOutcome, Runtime } from "../runtime.ts";
 import { untilDeadline } from "../untilDeadline.ts";
-import type { ChatMessage, ChatModel, ToolDefinition } from "./chatModel.ts";
+import type { ChatMessage, ChatModel, TokenUsage, ToolDefinition } from "./chatModel.ts";
 import type { OutputContract } from "./outputContract.ts";
 import { systemMessage, userMessage } from "./promptLayout.ts";
 import { promptLeakGuard } from "./promptLeakGuard.ts";
@@ -57,7 +57,13 @@ export function declarativeAgent(agent: DeclarativeAgent, log: Logger): Runtime 
       sent += text;
       run.onDelta(text);
     });
-    const failed = (failure: string): RunOutcome => ({ status: "failed", output: sent, failure });
+    let usage: TokenUsage | undefined;
+    const failed = (failure: string): RunOutcome => ({
+      status: "failed",
+      output: sent,
+      failure,
+      ...(usage && { usage }),
+    });
     const signal = untilDeadline(run);
     try {
       const inputText = run.inputUri ? await agent.readInputUri(run.inputUri, signal) : undefined;
@@ -86,11 +92,13 @@ export function declarativeAgent(agent: DeclarativeAgent, log: Logger): Runtime 
             }),
           { deadline: run.deadline, signal, streamed: () => streamed },
         );
+        if (answer.usage) usage = addedUp(usage, answer.usage);
         // The vendors' clients end a stream stopped mid-way as if it were whole.
         signal.throwIfAborted();
         if (answer.toolCalls.length === 0) {
           if (!guard.flush()) throw new RunFailed(PROMPT_REPEATED);
-          return { status: "completed", output: readOutput(agent, written, answer.text, guard) };
+          const output = readOutput(agent, written, answer.text, guard);
+          return { status: "completed", output, ...(usage && { usage }) };
         }
         if (turn === MAX_MODEL_TURNS) throw new RunFailed(TOO_MANY_TURNS);
         messages.push({ role: "assistant", text: answer.text, toolCalls: answer.toolCalls });
@@ -121,6 +129,11 @@ export function declarativeAgent(agent: DeclarativeAgent, log: Logger): Runtime 
     }
   };
 }
+
+const addedUp = (sum: TokenUsage | undefined, turn: TokenUsage): TokenUsage => ({
+  inputTokens: (sum?.inputTokens ?? 0) + turn.inputTokens,
+  outputTokens: (sum?.outputTokens ?? 0) + turn.outputTokens,
+});
 
 /** A text output is all the model wrote; a JSON one, the last answer read back. */
 function readOutput(

@@ -3,7 +3,7 @@ import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
-import type { ChatMessage, ChatModel, ToolCall, TurnRequest } from "./chatModel.ts";
+import type { ChatMessage, ChatModel, TokenUsage, ToolCall, TurnRequest } from "./chatModel.ts";
 
 /**
  * A chat model behind the Chat Completions protocol: the first vendor, and every self-hosted server
@@ -24,7 +24,15 @@ export function openaiChatModel(
     );
     let text = "";
     const calls: ToolCall[] = [];
+    let usage: TokenUsage | undefined;
     for await (const chunk of stream) {
+      // The last chunk, with no choices, when the request asked for it (`include_usage`).
+      if (chunk.usage) {
+        usage = {
+          inputTokens: chunk.usage.prompt_tokens,
+          outputTokens: chunk.usage.completion_tokens,
+        };
+      }
       const delta = chunk.choices[0]?.delta;
       if (!delta) continue;
       if (delta.content) {
@@ -39,7 +47,7 @@ export function openaiChatModel(
         call.arguments += piece.function?.arguments ?? "";
       }
     }
-    return { text, toolCalls: calls.filter(Boolean) };
+    return { text, toolCalls: calls.filter(Boolean), ...(usage && { usage }) };
   };
 }
 
@@ -51,6 +59,8 @@ function completionRequest(
   return {
     model,
     stream: true,
+    // Self-hosted servers may not know it; the vendor then ends the stream with the turn's tokens.
+    ...(!selfHosted && { stream_options: { include_usage: true } }),
     // Self-hosted servers know the older name; the vendor's newer models only the newer one.
     ...(selfHosted ? { max_tokens: maxOutputTokens } : { max_completion_tokens: maxOutputTokens }),
     messages: [{ role: "system", content: system }, ...messages.map(completionMessage)],
